@@ -1,0 +1,60 @@
+// Scaled dot-product attention, multi-head by column split:
+//
+//   for each head h: weights_h = normalise(q_h · k_hᵀ · scale + bias_h, masked to -Infinity)
+//                    context[:, head h's value columns] = weights_h · v_h
+//
+// where q_h, k_h are columns [h·dh, (h+1)·dh) of q and k, and v_h the matching slice of v.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attn/mask.hpp"
+#include "attn/matrix.hpp"
+#include "attn/normalization.hpp"
+#include "attn/positional.hpp"
+
+namespace attn {
+
+enum class Kernel {
+  automatic,     // materialise when the matrices fit in kMaterializedBudgetBytes, else flash
+  materialized,  // keep the n×m scores and weights of every head
+  flash          // tiled online softmax: context only, memory independent of n·m
+};
+
+const char* to_string(Kernel kernel);
+
+struct ScaleOption {
+  enum class Mode { inverse_sqrt_head_width, none, factor };
+  Mode mode = Mode::inverse_sqrt_head_width;  // default: divide scores by sqrt(dh)
+  double factor = 1.0;                        // Mode::factor: multiply scores by this
+};
+
+struct AttentionOptions {
+  long heads = 1;
+  ScaleOption scale;
+  Normalization normalization = Normalization::softmax;
+  MaskOptions mask;
+  PositionalOptions positional;  // none, rope or alibi (sinusoidal belongs to self_attention)
+  Kernel kernel = Kernel::automatic;
+};
+
+struct AttentionResult {
+  std::vector<Matrix> scores;   // H matrices n×m, scaled and biased, masked = -Infinity; empty for flash
+  std::vector<Matrix> weights;  // H matrices n×m, rows normalised; empty for flash
+  Matrix context;               // n×dv, heads concatenated in head order
+  Kernel kernel_used = Kernel::materialized;
+};
+
+// The most the materialised kernel may hold: scores and weights of all heads together.
+constexpr std::uint64_t kMaterializedBudgetBytes = std::uint64_t{1} << 30;
+
+// q: n×dk, k: m×dk, v: m×dv. Throws attn::InvalidArgument on bad shapes, non-finite
+// entries, or options that do not fit (for example heads not dividing dk).
+AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                          const AttentionOptions& options = {});
+
+// The factor every score is multiplied by for heads of width `head_width`.
+float score_scale(const ScaleOption& scale, long head_width);
+
+}  // namespace attn

@@ -1,0 +1,35 @@
+// Input validation. Every entry point of the engine checks its arguments with these
+// helpers and throws attn::InvalidArgument whose message names the argument, what was
+// expected and what was given.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "attn/matrix.hpp"
+
+namespace attn {
+
+class InvalidArgument : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+[[noreturn]] void fail(const std::string& message);
+
+// Throws unless every entry of `matrix` is finite: "q[1][2] is NaN".
+void require_finite(const char* name, const Matrix& matrix);
+void require_finite(const char* name, const Vector& vector);
+
+// Throws unless the matrix has at least one row and one column.
+void require_non_empty(const char* name, const Matrix& matrix);
+
+// Throws unless matrix.shape(1) == expected: "k has 4 columns but q has 3 (q is 2×3, k is 5×4)".
+void require_same_columns(const char* name, const Matrix& matrix, const char* other_name,
+                          const Matrix& other);
+
+// Throws unless a.shape(0) == b.shape(0).
+void require_same_rows(const char* name, const Matrix& matrix, const char* other_name,
+                       const Matrix& other);
+
+}  // namespace attn

@@ -1,0 +1,47 @@
+// Hot kernels over contiguous row-major storage, register-blocked so that they vectorise
+// (wasm SIMD128 under -msimd128, AVX natively). attn/reference.hpp holds the plain
+// version of the same arithmetic; the tests compare the two on random shapes.
+#pragma once
+
+#include <cstddef>
+
+#include "attn/mask.hpp"
+#include "attn/matrix.hpp"
+#include "attn/normalization.hpp"
+
+namespace attn::kernels {
+
+// c (rows×cols, row stride ldc) = a (rows×depth, stride lda) · b (depth×cols, stride ldb),
+// or c += a·b when `accumulate`.
+void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+            std::size_t ldc, std::size_t rows, std::size_t depth, std::size_t cols,
+            bool accumulate);
+
+// a: rows×depth, b: depth×cols → rows×cols, through matmul. Shapes are assumed to fit.
+Matrix multiply(const Matrix& a, const Matrix& b);
+
+// One head of attention, inputs already sliced, rotated and contiguous.
+struct Head {
+  const float* q = nullptr;        // n×dh
+  const float* k_transposed = nullptr;  // dh×m
+  const float* v = nullptr;        // m×dvh
+  long n = 0, m = 0, dh = 0, dvh = 0;
+  float scale = 1.0f;              // multiplies every score
+  bool alibi = false;
+  float alibi_slope = 0.0f;
+  MaskOptions mask;
+  Normalization normalization = Normalization::softmax;
+};
+
+// Materialised head: fills scores (n×m), weights (n×m) and context (n×dvh, row stride ldc).
+void attend_materialized(const Head& head, float* scores, float* weights, float* context,
+                         std::size_t ldc);
+
+// Tiled online softmax: context (n×dvh, row stride ldc) without storing an n×m matrix.
+void attend_flash(const Head& head, float* context, std::size_t ldc);
+
+// Query rows and key columns of one flash tile.
+constexpr long kFlashTileRows = 32;
+constexpr long kFlashTileCols = 64;
+
+}  // namespace attn::kernels

@@ -1,0 +1,35 @@
+// Which keys a query may see: causal mask, sliding window and attention sinks.
+//
+// Query i sits at position p = i + (m - n). The keys it sees are a band [band_begin,
+// band_end) plus, with a window, the sink prefix [0, sink_end). Both kernels and the
+// reference use this one definition.
+#pragma once
+
+#include <cstddef>
+
+namespace attn {
+
+struct MaskOptions {
+  bool causal = false;  // key j visible only where j <= p
+  long window = 0;      // > 0: p - j < window (causal) or |p - j| < window (bidirectional)
+  long sinks = 0;       // with a window: keys j < sinks stay visible (StreamingLLM)
+};
+
+struct VisibleKeys {
+  long band_begin = 0;
+  long band_end = 0;  // exclusive
+  long sink_end = 0;  // keys [0, sink_end) are visible too
+
+  bool contains(long key) const {
+    return (key >= band_begin && key < band_end) || key < sink_end;
+  }
+  bool empty() const { return band_end <= band_begin && sink_end <= 0; }
+};
+
+// Throws attn::InvalidArgument when window or sinks is negative.
+void validate(const MaskOptions& mask);
+
+// Keys visible to query `query` of `n` queries over `m` keys.
+VisibleKeys visible_keys(const MaskOptions& mask, long query, long n, long m);
+
+}  // namespace attn

@@ -1,0 +1,38 @@
+// PyTorch's CPU random generator, reproduced: after torch.manual_seed(seed) PyTorch draws
+// from std::mt19937(seed); a float32 uniform in [0, 1) is (u32 & 0xFFFFFF) · 2^-24, then
+// from + x·(to - from) in double, rounded to float. torch.rand and nn.Linear's
+// initialisation both consume this one stream in order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+
+#include "attn/matrix.hpp"
+
+namespace attn {
+
+struct LinearParameters {
+  Matrix weight;              // out×in, as PyTorch stores it (y = x·weightᵀ + bias)
+  std::optional<Vector> bias;  // out
+};
+
+class TorchGenerator {
+ public:
+  explicit TorchGenerator(std::uint64_t seed);
+
+  // torch.rand(rows, cols): rows×cols uniform in [0, 1).
+  Matrix rand(long rows, long cols);
+
+  // torch.nn.Linear(in_features, out_features, bias): weight by kaiming_uniform_(a=√5),
+  // i.e. uniform in ±1/√in, then the bias uniform in the same bound.
+  LinearParameters linear(long in_features, long out_features, bool bias = true);
+
+ private:
+  float uniform(float from, float to);
+  Matrix uniform_matrix(long rows, long cols, float from, float to);
+
+  std::mt19937 engine_;
+};
+
+}  // namespace attn

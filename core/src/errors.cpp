@@ -1,0 +1,70 @@
+#include "attn/errors.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace attn {
+
+std::string shape_string(const Matrix& matrix) {
+  return std::to_string(matrix.shape(0)) + "×" + std::to_string(matrix.shape(1));
+}
+
+void fail(const std::string& message) { throw InvalidArgument(message); }
+
+namespace {
+
+const char* describe_non_finite(float value) {
+  if (std::isnan(value)) return "NaN";
+  return value > 0 ? "Infinity" : "-Infinity";
+}
+
+}  // namespace
+
+void require_finite(const char* name, const Matrix& matrix) {
+  const std::size_t cols = matrix.shape(1);
+  const float* data = matrix.data();
+  for (std::size_t index = 0; index < matrix.size(); ++index) {
+    if (!std::isfinite(data[index])) {
+      std::ostringstream message;
+      message << name << "[" << index / cols << "][" << index % cols << "] is "
+              << describe_non_finite(data[index]) << "; every entry must be a finite number";
+      fail(message.str());
+    }
+  }
+}
+
+void require_finite(const char* name, const Vector& vector) {
+  for (std::size_t index = 0; index < vector.size(); ++index) {
+    if (!std::isfinite(vector(index))) {
+      fail(std::string(name) + "[" + std::to_string(index) + "] is " +
+           describe_non_finite(vector(index)) + "; every entry must be a finite number");
+    }
+  }
+}
+
+void require_non_empty(const char* name, const Matrix& matrix) {
+  if (matrix.shape(0) == 0 || matrix.shape(1) == 0) {
+    fail(std::string(name) + " is " + shape_string(matrix) +
+         "; it needs at least one row and one column");
+  }
+}
+
+void require_same_columns(const char* name, const Matrix& matrix, const char* other_name,
+                          const Matrix& other) {
+  if (matrix.shape(1) != other.shape(1)) {
+    fail(std::string(name) + " has " + std::to_string(matrix.shape(1)) + " columns but " +
+         other_name + " has " + std::to_string(other.shape(1)) + " (" + other_name + " is " +
+         shape_string(other) + ", " + name + " is " + shape_string(matrix) + ")");
+  }
+}
+
+void require_same_rows(const char* name, const Matrix& matrix, const char* other_name,
+                       const Matrix& other) {
+  if (matrix.shape(0) != other.shape(0)) {
+    fail(std::string(name) + " has " + std::to_string(matrix.shape(0)) + " rows but " +
+         other_name + " has " + std::to_string(other.shape(0)) + " (" + other_name + " is " +
+         shape_string(other) + ", " + name + " is " + shape_string(matrix) + ")");
+  }
+}
+
+}  // namespace attn
