@@ -49,7 +49,7 @@ void validate(const Matrix& q, const Matrix& k, const Matrix& v, const Attention
          std::to_string(dv) + " columns of v");
   }
   if (options.scale.mode == ScaleOption::Mode::factor && !std::isfinite(options.scale.factor)) {
-    fail("scale must be true, false or a finite number, got " + std::to_string(options.scale.factor));
+    fail("scale must be true, false or a finite number, got " + format_number(options.scale.factor));
   }
   validate(options.mask);
   if (options.positional.type == PositionalType::sinusoidal) {

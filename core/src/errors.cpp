@@ -1,7 +1,7 @@
 #include "attn/errors.hpp"
 
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 namespace attn {
 
@@ -10,6 +10,14 @@ std::string shape_string(const Matrix& matrix) {
 }
 
 void fail(const std::string& message) { throw InvalidArgument(message); }
+
+std::string format_number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
 
 namespace {
 
@@ -25,10 +33,9 @@ void require_finite(const char* name, const Matrix& matrix) {
   const float* data = matrix.data();
   for (std::size_t index = 0; index < matrix.size(); ++index) {
     if (!std::isfinite(data[index])) {
-      std::ostringstream message;
-      message << name << "[" << index / cols << "][" << index % cols << "] is "
-              << describe_non_finite(data[index]) << "; every entry must be a finite number";
-      fail(message.str());
+      fail(std::string(name) + "[" + std::to_string(index / cols) + "][" +
+           std::to_string(index % cols) + "] is " + describe_non_finite(data[index]) +
+           "; every entry must be a finite number");
     }
   }
 }

@@ -1,6 +1,7 @@
 #include "attn/mask.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "attn/errors.hpp"
@@ -18,12 +19,15 @@ void validate(const MaskOptions& mask) {
 }
 
 VisibleKeys visible_keys(const MaskOptions& mask, long query, long n, long m) {
-  const long position = query + (m - n);
-  const long causal_end = mask.causal ? std::clamp(position + 1, 0L, m) : m;
+  // 64-bit arithmetic: a window of LONG_MAX keys must not overflow (long is 32-bit in wasm).
+  using Wide = std::int64_t;
+  const auto clamp_key = [m](Wide key) { return static_cast<long>(std::clamp<Wide>(key, 0, m)); };
+  const Wide position = Wide{query} + m - n;
+  const long causal_end = mask.causal ? clamp_key(position + 1) : m;
   VisibleKeys keys;
   if (mask.window > 0) {
-    keys.band_begin = std::clamp(position - mask.window + 1, 0L, m);
-    keys.band_end = mask.causal ? causal_end : std::clamp(position + mask.window, 0L, m);
+    keys.band_begin = clamp_key(position - mask.window + 1);
+    keys.band_end = mask.causal ? causal_end : clamp_key(position + mask.window);
     keys.sink_end = std::min(mask.sinks, causal_end);
   } else {
     keys.band_begin = 0;

@@ -73,7 +73,7 @@ std::vector<double> rope_decay_bound(long head_width, double base, long max_dist
     fail("headWidth must be an even number ≥ 2, got " + std::to_string(head_width));
   }
   if (!(base > 1.0) || !std::isfinite(base)) {
-    fail("base must be a finite number > 1, got " + std::to_string(base));
+    fail("base must be a finite number > 1, got " + format_number(base));
   }
   if (max_distance < 0) {
     fail("maxDistance must be ≥ 0, got " + std::to_string(max_distance));
@@ -100,7 +100,7 @@ void validate(const PositionalOptions& positional, long heads, long head_width) 
            std::to_string(head_width));
     }
     if (!(positional.base > 0.0) || !std::isfinite(positional.base)) {
-      fail("positional.base must be a finite number > 0, got " + std::to_string(positional.base));
+      fail("positional.base must be a finite number > 0, got " + format_number(positional.base));
     }
   }
   if (positional.type == PositionalType::alibi && !positional.slopes.empty()) {

@@ -15,10 +15,10 @@ void validate(const RolloutOptions& options) {
     fail("layers must be a whole number ≥ 1, got " + std::to_string(options.layers));
   }
   if (!(options.residual >= 0.0 && options.residual <= 1.0)) {
-    fail("residual must be a number in [0, 1], got " + std::to_string(options.residual));
+    fail("residual must be a number in [0, 1], got " + format_number(options.residual));
   }
   if (!(options.alibi_slope >= 0.0) || !std::isfinite(options.alibi_slope)) {
-    fail("positional.slope must be a finite number ≥ 0, got " + std::to_string(options.alibi_slope));
+    fail("positional.slope must be a finite number ≥ 0, got " + format_number(options.alibi_slope));
   }
   validate(options.mask);
 }

@@ -22,8 +22,14 @@ float TorchGenerator::uniform(float from, float to) {
   // accumulate type of float), then rounded to float.
   constexpr std::uint32_t kMantissaMask = (1u << 24) - 1;
   constexpr double kMantissaScale = 1.0 / (1u << 24);
+  ++draws_;
   const double x = (engine_() & kMantissaMask) * kMantissaScale;
   return static_cast<float>(x * (static_cast<double>(to) - from) + from);
+}
+
+void TorchGenerator::skip(std::uint64_t count) {
+  engine_.discard(count);
+  draws_ += count;
 }
 
 Matrix TorchGenerator::uniform_matrix(long rows, long cols, float from, float to) {

@@ -32,7 +32,7 @@ QueryWalkthrough walk_through_query(const Matrix& x, long query, double scale) {
     fail("query must be a row index of x in [0, " + std::to_string(n - 1) + "], got " +
          std::to_string(query));
   }
-  if (!std::isfinite(scale)) fail("scale must be a finite number, got " + std::to_string(scale));
+  if (!std::isfinite(scale)) fail("scale must be a finite number, got " + format_number(scale));
 
   const std::size_t d = x.shape(1);
   QueryWalkthrough walk;

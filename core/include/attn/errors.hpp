@@ -17,6 +17,9 @@ class InvalidArgument : public std::invalid_argument {
 
 [[noreturn]] void fail(const std::string& message);
 
+// A number as JavaScript prints it: "0.5", "1e+30", "NaN", "Infinity", "-Infinity".
+std::string format_number(double value);
+
 // Throws unless every entry of `matrix` is finite: "q[1][2] is NaN".
 void require_finite(const char* name, const Matrix& matrix);
 void require_finite(const char* name, const Vector& vector);

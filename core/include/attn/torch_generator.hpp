@@ -28,11 +28,18 @@ class TorchGenerator {
   // i.e. uniform in ±1/√in, then the bias uniform in the same bound.
   LinearParameters linear(long in_features, long out_features, bool bias = true);
 
+  // Discards `count` 32-bit draws, as if that many floats had been drawn.
+  void skip(std::uint64_t count);
+
+  // 32-bit draws consumed since seeding.
+  std::uint64_t draws() const { return draws_; }
+
  private:
   float uniform(float from, float to);
   Matrix uniform_matrix(long rows, long cols, float from, float to);
 
   std::mt19937 engine_;
+  std::uint64_t draws_ = 0;
 };
 
 }  // namespace attn

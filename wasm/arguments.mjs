@@ -1,0 +1,133 @@
+// Checks and converts what JavaScript callers pass to the engine, before it reaches wasm:
+// matrices become {rows, cols, data: Float32Array}; options are checked for name, type
+// and allowed values and get their defaults. Each problem throws an Error that names
+// the argument, what was expected and what was given. Value checks that need the
+// numbers themselves (shapes that must agree, NaN positions, heads dividing dk) are the
+// core's, so that native callers get them too.
+
+// A short description of a value for error messages: 'the string "x"', 'an array of 3', ...
+export function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `the string ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return String(value);
+  }
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length}`;
+  if (typeof value === 'function') return 'a function';
+  return 'an object';
+}
+
+export function fail(message) {
+  throw new Error(message);
+}
+
+export function requireBoolean(name, value) {
+  if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describe(value)}`);
+  return value;
+}
+
+export function requireFiniteNumber(name, value) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    fail(`${name} must be a finite number, got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function requireWholeNumber(name, value, min = 0) {
+  if (!Number.isSafeInteger(value) || value < min) {
+    fail(`${name} must be a whole number ≥ ${min}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function requireChoice(name, value, choices) {
+  if (!choices.includes(value)) {
+    fail(`${name} must be one of ${choices.map((c) => `'${c}'`).join(', ')}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+// Throws on any key of `object` that is not in `known`: a misspelt option is an error,
+// not a silent default.
+export function requireKnownKeys(name, object, known) {
+  if (object === null || typeof object !== 'object' || Array.isArray(object)) {
+    fail(`${name} must be an object, got ${describe(object)}`);
+  }
+  for (const key of Object.keys(object)) {
+    if (!known.includes(key)) {
+      fail(`unknown option '${key}' in ${name}; known options are ${known.join(', ')}`);
+    }
+  }
+  return object;
+}
+
+// number[][] or {rows, cols, data} → {rows, cols, data: Float32Array} (row-major).
+export function toMatrix(name, input) {
+  if (Array.isArray(input)) return fromRows(name, input);
+  if (input !== null && typeof input === 'object' && 'data' in input) return fromFlat(name, input);
+  return fail(`${name} must be a number[][] or {rows, cols, data}, got ${describe(input)}`);
+}
+
+function fromRows(name, rows) {
+  if (rows.length === 0) fail(`${name} has no rows; it needs at least one row and one column`);
+  const first = rows[0];
+  if (!Array.isArray(first) && !ArrayBuffer.isView(first)) {
+    fail(`${name}[0] must be an array of numbers, got ${describe(first)}`);
+  }
+  const cols = first.length;
+  if (cols === 0) fail(`${name}[0] is empty; ${name} needs at least one column`);
+  const data = new Float32Array(rows.length * cols);
+  rows.forEach((row, i) => {
+    if (!Array.isArray(row) && !ArrayBuffer.isView(row)) {
+      fail(`${name}[${i}] must be an array of numbers, got ${describe(row)}`);
+    }
+    if (row.length !== cols) {
+      fail(`${name} is ragged: row ${i} has ${row.length} numbers but row 0 has ${cols}`);
+    }
+    for (let j = 0; j < cols; ++j) {
+      if (typeof row[j] !== 'number') fail(`${name}[${i}][${j}] must be a number, got ${describe(row[j])}`);
+      data[i * cols + j] = row[j];
+    }
+  });
+  return { rows: rows.length, cols, data };
+}
+
+function fromFlat(name, { rows, cols, data }) {
+  requireWholeNumber(`${name}.rows`, rows, 1);
+  requireWholeNumber(`${name}.cols`, cols, 1);
+  if (!Array.isArray(data) && !ArrayBuffer.isView(data)) {
+    fail(`${name}.data must be a Float32Array or number[], got ${describe(data)}`);
+  }
+  if (data.length !== rows * cols) {
+    fail(`${name}.data has ${data.length} values but ${name} is ${rows}×${cols} = ${rows * cols}`);
+  }
+  if (data instanceof Float32Array) return { rows, cols, data };
+  const converted = new Float32Array(data.length);
+  for (let index = 0; index < data.length; ++index) {
+    if (typeof data[index] !== 'number') {
+      fail(`${name}.data[${index}] must be a number, got ${describe(data[index])}`);
+    }
+    converted[index] = data[index];
+  }
+  return { rows, cols, data: converted };
+}
+
+// number[] or Float32Array → Float32Array.
+export function toVector(name, input) {
+  if (!Array.isArray(input) && !ArrayBuffer.isView(input)) {
+    fail(`${name} must be a number[] or Float32Array, got ${describe(input)}`);
+  }
+  const vector = new Float32Array(input.length);
+  for (let index = 0; index < input.length; ++index) {
+    if (typeof input[index] !== 'number') {
+      fail(`${name}[${index}] must be a number, got ${describe(input[index])}`);
+    }
+    vector[index] = input[index];
+  }
+  return vector;
+}

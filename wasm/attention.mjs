@@ -1,0 +1,159 @@
+// The attention engine's JavaScript API (see README "API"). The default export is an
+// async factory: `const engine = await createAttention();` in browsers, workers and Node.
+import createAttentionCore from './attention_core.mjs';
+import {
+  describe, fail, requireBoolean, requireChoice, requireFiniteNumber, requireKnownKeys,
+  requireWholeNumber, toMatrix, toVector,
+} from './arguments.mjs';
+
+const ATTENTION_OPTIONS = ['heads', 'scale', 'normalization', 'causal', 'window', 'sinks',
+  'positional', 'kernel'];
+const PROJECTION_OPTIONS = ['wq', 'wk', 'wv', 'wo', 'bo'];
+const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
+const KERNELS = ['auto', 'materialized', 'flash'];
+const ROPE_PAIRINGS = ['interleaved', 'half'];
+const DEFAULT_ROPE_BASE = 10000;
+
+// {type, ...} → {type, slopes, base, pairing} with every field present, as bindings.cpp reads it.
+function positionalOption(positional, types) {
+  if (positional === null || typeof positional !== 'object') {
+    fail(`positional must be an object such as {type: 'rope'}, got ${describe(positional)}`);
+  }
+  const type = requireChoice('positional.type', positional.type, types);
+  const normalized = { type, slopes: null, base: DEFAULT_ROPE_BASE, pairing: 'interleaved' };
+  if (type === 'alibi') {
+    requireKnownKeys('positional', positional, ['type', 'slopes']);
+    if (positional.slopes !== undefined) normalized.slopes = toVector('positional.slopes', positional.slopes);
+  } else if (type === 'rope') {
+    requireKnownKeys('positional', positional, ['type', 'base', 'pairing']);
+    if (positional.base !== undefined) normalized.base = requireFiniteNumber('positional.base', positional.base);
+    if (positional.pairing !== undefined) {
+      normalized.pairing = requireChoice('positional.pairing', positional.pairing, ROPE_PAIRINGS);
+    }
+  } else {
+    requireKnownKeys('positional', positional, ['type']);
+  }
+  return normalized;
+}
+
+function scaleOption(scale) {
+  if (typeof scale === 'boolean') return scale;
+  if (typeof scale === 'number' && Number.isFinite(scale)) return scale;
+  return fail(`scale must be true, false or a finite number, got ${describe(scale)}`);
+}
+
+// The options of attention (and selfAttention, with sinusoidal allowed) with defaults.
+function attentionOptions(options, positionalTypes) {
+  const {
+    heads = 1, scale = true, normalization = 'softmax', causal = false, window = 0, sinks = 0,
+    positional = { type: 'none' }, kernel = 'auto',
+  } = options;
+  return {
+    heads: requireWholeNumber('heads', heads, 1),
+    scale: scaleOption(scale),
+    normalization: requireChoice('normalization', normalization, NORMALIZATIONS),
+    causal: requireBoolean('causal', causal),
+    window: requireWholeNumber('window', window, 0),
+    sinks: requireWholeNumber('sinks', sinks, 0),
+    positional: positionalOption(positional, positionalTypes),
+    kernel: requireChoice('kernel', kernel, KERNELS),
+  };
+}
+
+// A result from bindings.cpp: {ok: true, value} or {ok: false, error}.
+function unwrap(outcome) {
+  if (!outcome.ok) throw new Error(outcome.error);
+  return outcome.value;
+}
+
+export default async function createAttention() {
+  const core = await createAttentionCore();
+
+  function attention(q, k, v, options = {}) {
+    requireKnownKeys('attention options', options, ATTENTION_OPTIONS);
+    return unwrap(core.attention(toMatrix('q', q), toMatrix('k', k), toMatrix('v', v),
+      attentionOptions(options, ['none', 'rope', 'alibi'])));
+  }
+
+  function selfAttention(x, options = {}) {
+    requireKnownKeys('selfAttention options', options, [...ATTENTION_OPTIONS, ...PROJECTION_OPTIONS]);
+    const optionalMatrix = (name) => (options[name] === undefined ? null : toMatrix(name, options[name]));
+    const weights = {
+      wq: optionalMatrix('wq'), wk: optionalMatrix('wk'), wv: optionalMatrix('wv'), wo: optionalMatrix('wo'),
+      bo: options.bo === undefined ? null : toVector('bo', options.bo),
+    };
+    return unwrap(core.selfAttention(toMatrix('x', x), weights,
+      attentionOptions(options, ['none', 'sinusoidal', 'rope', 'alibi'])));
+  }
+
+  function walkthrough(x, options = {}) {
+    requireKnownKeys('walkthrough options', options, ['query', 'scale']);
+    const { query = 0, scale = 1 } = options;
+    return unwrap(core.walkthrough(toMatrix('x', x), requireWholeNumber('query', query, 0),
+      requireFiniteNumber('scale', scale)));
+  }
+
+  function torchGenerator(seed) {
+    requireWholeNumber('seed', seed, 0);
+    let draws = 0;  // numbers consumed so far: the core replays the stream from the seed
+    return {
+      seed,
+      get draws() { return draws; },
+      rand(rows, cols) {
+        const out = unwrap(core.torchRand(seed, draws, requireWholeNumber('rows', rows, 0),
+          requireWholeNumber('cols', cols, 0)));
+        draws = out.draws;
+        return out.matrix;
+      },
+      linear(inFeatures, outFeatures, bias = true) {
+        const out = unwrap(core.torchLinear(seed, draws, requireWholeNumber('inFeatures', inFeatures, 1),
+          requireWholeNumber('outFeatures', outFeatures, 0), requireBoolean('bias', bias)));
+        draws = out.draws;
+        return { weight: out.weight, bias: out.bias };
+      },
+    };
+  }
+
+  function rollout(options) {
+    requireKnownKeys('rollout options', options,
+      ['n', 'layers', 'residual', 'causal', 'positional', 'window', 'sinks']);
+    const {
+      n, layers = 1, residual = 0, causal = true, positional = { type: 'none' }, window = 0, sinks = 0,
+    } = options;
+    const type = requireChoice('positional.type', positional?.type, ['none', 'alibi']);
+    requireKnownKeys('positional', positional, type === 'alibi' ? ['type', 'slope'] : ['type']);
+    return unwrap(core.rollout({
+      n: requireWholeNumber('n', n, 1),
+      layers: requireWholeNumber('layers', layers, 1),
+      residual: requireFiniteNumber('residual', residual),
+      causal: requireBoolean('causal', causal),
+      window: requireWholeNumber('window', window, 0),
+      sinks: requireWholeNumber('sinks', sinks, 0),
+      slope: type === 'alibi' ? requireFiniteNumber('positional.slope', positional.slope) : 0,
+    }));
+  }
+
+  function attentionMemory(options) {
+    requireKnownKeys('attentionMemory options', options, ['n', 'm', 'heads', 'bytesPerElement', 'kernel']);
+    const { n, m = n, heads = 1, bytesPerElement = 4, kernel = 'materialized' } = options;
+    return unwrap(core.attentionMemory({
+      n: requireWholeNumber('n', n, 1),
+      m: requireWholeNumber('m', m, 1),
+      heads: requireWholeNumber('heads', heads, 1),
+      bytesPerElement: requireWholeNumber('bytesPerElement', bytesPerElement, 1),
+      kernel: requireChoice('kernel', kernel, ['materialized', 'flash']),
+    }));
+  }
+
+  function ropeDecay(options) {
+    requireKnownKeys('ropeDecay options', options, ['headWidth', 'base', 'maxDistance']);
+    const { headWidth, base = DEFAULT_ROPE_BASE, maxDistance } = options;
+    return unwrap(core.ropeDecay(requireWholeNumber('headWidth', headWidth, 2),
+      requireFiniteNumber('base', base), requireWholeNumber('maxDistance', maxDistance, 0)));
+  }
+
+  return Object.freeze({
+    version: core.version(),
+    attention, selfAttention, walkthrough, torchGenerator, rollout, attentionMemory, ropeDecay,
+  });
+}

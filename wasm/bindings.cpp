@@ -1,0 +1,287 @@
+// Embind bindings: the thin layer between wasm/attention.mjs and the core.
+//
+// Matrices arrive as {rows, cols, data: Float32Array} and leave as copies. Options arrive
+// already checked for type by attention.mjs. Every call catches C++ exceptions here and
+// returns {ok: true, value} or {ok: false, error}: a throw that crosses into JavaScript
+// leaks wasm memory, a value does not. attention.mjs turns errors into JavaScript Errors.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <climits>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/errors.hpp"
+#include "attn/memory.hpp"
+#include "attn/positional.hpp"
+#include "attn/rollout.hpp"
+#include "attn/self_attention.hpp"
+#include "attn/torch_generator.hpp"
+#include "attn/tutorial.hpp"
+#include "attn/version.hpp"
+
+using emscripten::val;
+
+namespace {
+
+// ---- JavaScript → core ---------------------------------------------------------------
+
+// A whole number from JavaScript, clamped into long (32-bit in wasm): the core then
+// rejects what is out of its range with a message of its own.
+long to_long(const val& number) {
+  const double value = number.as<double>();
+  return static_cast<long>(std::clamp(value, double(LONG_MIN), double(LONG_MAX)));
+}
+
+// {rows, cols, data: Float32Array} → rows×cols.
+attn::Matrix to_matrix(const val& matrix) {
+  const std::size_t rows = matrix["rows"].as<unsigned>(), cols = matrix["cols"].as<unsigned>();
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(matrix["data"]);
+  attn::Matrix result = attn::Matrix::from_shape({rows, cols});
+  std::copy(data.begin(), data.end(), result.begin());
+  return result;
+}
+
+attn::Vector to_vector(const val& array) {
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(array);
+  attn::Vector result = attn::Vector::from_shape({data.size()});
+  std::copy(data.begin(), data.end(), result.begin());
+  return result;
+}
+
+std::optional<attn::Matrix> optional_matrix(const val& matrix) {
+  if (matrix.isNull() || matrix.isUndefined()) return std::nullopt;
+  return to_matrix(matrix);
+}
+
+attn::Normalization to_normalization(const std::string& name) {
+  if (name == "naive-softmax") return attn::Normalization::naive_softmax;
+  if (name == "sum") return attn::Normalization::sum;
+  return attn::Normalization::softmax;
+}
+
+attn::Kernel to_kernel(const std::string& name) {
+  if (name == "materialized") return attn::Kernel::materialized;
+  if (name == "flash") return attn::Kernel::flash;
+  return attn::Kernel::automatic;
+}
+
+attn::PositionalOptions to_positional(const val& positional) {
+  attn::PositionalOptions result;
+  const std::string type = positional["type"].as<std::string>();
+  if (type == "sinusoidal") result.type = attn::PositionalType::sinusoidal;
+  if (type == "rope") result.type = attn::PositionalType::rope;
+  if (type == "alibi") result.type = attn::PositionalType::alibi;
+  if (!positional["slopes"].isNull()) {
+    const attn::Vector slopes = to_vector(positional["slopes"]);
+    result.slopes.assign(slopes.begin(), slopes.end());
+  }
+  result.base = positional["base"].as<double>();
+  result.pairing = positional["pairing"].as<std::string>() == "half" ? attn::RopePairing::half
+                                                                      : attn::RopePairing::interleaved;
+  return result;
+}
+
+// The normalised options object built by attention.mjs.
+attn::AttentionOptions to_options(const val& options) {
+  attn::AttentionOptions result;
+  result.heads = to_long(options["heads"]);
+  const val scale = options["scale"];
+  if (scale.isTrue()) {
+    result.scale.mode = attn::ScaleOption::Mode::inverse_sqrt_head_width;
+  } else if (scale.isFalse()) {
+    result.scale.mode = attn::ScaleOption::Mode::none;
+  } else {
+    result.scale.mode = attn::ScaleOption::Mode::factor;
+    result.scale.factor = scale.as<double>();
+  }
+  result.normalization = to_normalization(options["normalization"].as<std::string>());
+  result.mask.causal = options["causal"].as<bool>();
+  result.mask.window = to_long(options["window"]);
+  result.mask.sinks = to_long(options["sinks"]);
+  result.positional = to_positional(options["positional"]);
+  result.kernel = to_kernel(options["kernel"].as<std::string>());
+  return result;
+}
+
+// ---- core → JavaScript ---------------------------------------------------------------
+
+val to_float32_array(const float* data, std::size_t size) {
+  // new Float32Array(view) copies: the view dies when wasm memory grows, the copy does not.
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
+}
+
+val to_js(const attn::Matrix& matrix) {
+  val result = val::object();
+  result.set("rows", matrix.shape(0));
+  result.set("cols", matrix.shape(1));
+  result.set("data", to_float32_array(matrix.data(), matrix.size()));
+  return result;
+}
+
+val to_js(const std::vector<attn::Matrix>& matrices) {
+  if (matrices.empty()) return val::null();
+  val result = val::array();
+  for (const attn::Matrix& matrix : matrices) result.call<void>("push", to_js(matrix));
+  return result;
+}
+
+val to_js(const attn::AttentionResult& attention) {
+  val result = val::object();
+  result.set("scores", to_js(attention.scores));
+  result.set("weights", to_js(attention.weights));
+  result.set("context", to_js(attention.context));
+  result.set("kernel", std::string(attn::to_string(attention.kernel_used)));
+  return result;
+}
+
+// Runs `body` and returns {ok: true, value} or {ok: false, error}.
+template <class Body>
+val guarded(Body&& body) {
+  val outcome = val::object();
+  try {
+    outcome.set("value", body());
+    outcome.set("ok", true);
+    return outcome;
+  } catch (const std::bad_alloc&) {
+    outcome.set("error", std::string("out of memory: the engine could not allocate what this call "
+                                     "needs; try fewer tokens or kernel: 'flash'"));
+  } catch (const std::exception& error) {
+    outcome.set("error", std::string(error.what()));
+  }
+  outcome.set("ok", false);
+  return outcome;
+}
+
+// ---- the calls -------------------------------------------------------------------------
+
+val attention(val q, val k, val v, val options) {
+  return guarded([&] {
+    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)));
+  });
+}
+
+val self_attention(val x, val weights, val options) {
+  return guarded([&] {
+    attn::Projections projections;
+    projections.wq = optional_matrix(weights["wq"]);
+    projections.wk = optional_matrix(weights["wk"]);
+    projections.wv = optional_matrix(weights["wv"]);
+    projections.wo = optional_matrix(weights["wo"]);
+    if (!weights["bo"].isNull()) projections.bo = to_vector(weights["bo"]);
+    const attn::SelfAttentionResult result =
+        attn::self_attention(to_matrix(x), projections, to_options(options));
+    val out = to_js(result.attention);
+    out.set("q", to_js(result.q));
+    out.set("k", to_js(result.k));
+    out.set("v", to_js(result.v));
+    out.set("output", to_js(result.output));
+    return out;
+  });
+}
+
+val walkthrough(val x, double query, double scale) {
+  return guarded([&] {
+    const attn::QueryWalkthrough walk =
+        attn::walk_through_query(to_matrix(x), static_cast<long>(query), scale);
+    const auto array = [](const attn::Vector& vector) {
+      return to_float32_array(vector.data(), vector.size());
+    };
+    val out = val::object();
+    out.set("scores", array(walk.scores));
+    val weights = val::object();
+    weights.set("sum", array(walk.sum_weights));
+    weights.set("naiveSoftmax", array(walk.naive_softmax_weights));
+    weights.set("softmax", array(walk.softmax_weights));
+    out.set("weights", weights);
+    out.set("context", array(walk.context));
+    return out;
+  });
+}
+
+// The generator is replayed from its seed: `draws` numbers already consumed are skipped.
+// JavaScript holds only (seed, draws), so no C++ object outlives a call.
+val torch_rand(double seed, double draws, double rows, double cols) {
+  return guarded([&] {
+    attn::TorchGenerator generator(static_cast<std::uint64_t>(seed));
+    generator.skip(static_cast<std::uint64_t>(draws));
+    const attn::Matrix values = generator.rand(to_long(val(rows)), to_long(val(cols)));
+    val out = val::object();
+    out.set("matrix", to_js(values));
+    out.set("draws", static_cast<double>(generator.draws()));
+    return out;
+  });
+}
+
+val torch_linear(double seed, double draws, double in_features, double out_features, bool bias) {
+  return guarded([&] {
+    attn::TorchGenerator generator(static_cast<std::uint64_t>(seed));
+    generator.skip(static_cast<std::uint64_t>(draws));
+    const attn::LinearParameters parameters =
+        generator.linear(to_long(val(in_features)), to_long(val(out_features)), bias);
+    val out = val::object();
+    out.set("weight", to_js(parameters.weight));
+    out.set("bias", parameters.bias ? to_float32_array(parameters.bias->data(), parameters.bias->size())
+                                    : val::null());
+    out.set("draws", static_cast<double>(generator.draws()));
+    return out;
+  });
+}
+
+val rollout(val options) {
+  return guarded([&] {
+    attn::RolloutOptions rollout_options;
+    rollout_options.n = to_long(options["n"]);
+    rollout_options.layers = to_long(options["layers"]);
+    rollout_options.residual = options["residual"].as<double>();
+    rollout_options.mask.causal = options["causal"].as<bool>();
+    rollout_options.mask.window = to_long(options["window"]);
+    rollout_options.mask.sinks = to_long(options["sinks"]);
+    rollout_options.alibi_slope = options["slope"].as<double>();
+    const std::vector<double> influence = attn::rollout_influence(rollout_options);
+    const std::vector<float> single(influence.begin(), influence.end());
+    val out = val::object();
+    out.set("influence", to_float32_array(single.data(), single.size()));
+    return out;
+  });
+}
+
+val attention_memory(val options) {
+  return guarded([&] {
+    attn::MemoryQuery query;
+    query.n = to_long(options["n"]);
+    query.m = to_long(options["m"]);
+    query.heads = to_long(options["heads"]);
+    query.bytes_per_element = to_long(options["bytesPerElement"]);
+    query.kernel = to_kernel(options["kernel"].as<std::string>());
+    return val(attn::attention_memory(query));
+  });
+}
+
+val rope_decay(double head_width, double base, double max_distance) {
+  return guarded([&] {
+    const std::vector<double> bound =
+        attn::rope_decay_bound(to_long(val(head_width)), base, to_long(val(max_distance)));
+    const std::vector<float> single(bound.begin(), bound.end());
+    return to_float32_array(single.data(), single.size());
+  });
+}
+
+std::string version() { return attn::version(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_core) {
+  emscripten::function("attention", &attention);
+  emscripten::function("selfAttention", &self_attention);
+  emscripten::function("walkthrough", &walkthrough);
+  emscripten::function("torchRand", &torch_rand);
+  emscripten::function("torchLinear", &torch_linear);
+  emscripten::function("rollout", &rollout);
+  emscripten::function("attentionMemory", &attention_memory);
+  emscripten::function("ropeDecay", &rope_decay);
+  emscripten::function("version", &version);
+}
