@@ -105,6 +105,8 @@ export interface MemoryOptions {
 
 export interface AttentionEngine {
   readonly version: string;
+  /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
+  readonly memoryBytes: number;
   attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
   selfAttention(x: MatrixInput, options?: SelfAttentionOptions): SelfAttentionResult;
   walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;

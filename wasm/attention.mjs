@@ -154,6 +154,8 @@ export default async function createAttention() {
 
   return Object.freeze({
     version: core.version(),
+    /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
+    get memoryBytes() { return core.HEAP8.buffer.byteLength; },
     attention, selfAttention, walkthrough, torchGenerator, rollout, attentionMemory, ropeDecay,
   });
 }

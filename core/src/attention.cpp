@@ -111,8 +111,10 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                         ? alibi_default_slopes(heads)
                                         : options.positional.slopes;
 
+  const float scale = score_scale(options.scale, static_cast<long>(dh));
   for (long h = 0; h < heads; ++h) {
-    const Matrix q_head = column_slice(q_positioned, h * dh, dh);               // n×dh
+    // Scaling q once costs n·dh multiplications instead of n·m on the scores.
+    const Matrix q_head = column_slice(q_positioned, h * dh, dh) * scale;   // n×dh
     const Matrix k_head_transposed = xt::transpose(column_slice(k_positioned, h * dh, dh));  // dh×m
     const Matrix v_head = column_slice(v, h * dvh, dvh);                        // m×dvh
 
@@ -124,7 +126,6 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
     head.m = static_cast<long>(m);
     head.dh = static_cast<long>(dh);
     head.dvh = static_cast<long>(dvh);
-    head.scale = score_scale(options.scale, static_cast<long>(dh));
     head.alibi = alibi;
     head.alibi_slope = alibi ? slopes[h] : 0.0f;
     head.mask = options.mask;

@@ -23,11 +23,14 @@ VisibleKeys visible_keys(const MaskOptions& mask, long query, long n, long m) {
   using Wide = std::int64_t;
   const auto clamp_key = [m](Wide key) { return static_cast<long>(std::clamp<Wide>(key, 0, m)); };
   const Wide position = Wide{query} + m - n;
+  // No |p - j| reaches n + m, so a wider window sees the same keys (and int64 cannot
+  // hold position ± LONG_MAX when long is 64-bit).
+  const Wide window = std::min<Wide>(mask.window, Wide{n} + m);
   const long causal_end = mask.causal ? clamp_key(position + 1) : m;
   VisibleKeys keys;
-  if (mask.window > 0) {
-    keys.band_begin = clamp_key(position - mask.window + 1);
-    keys.band_end = mask.causal ? causal_end : clamp_key(position + mask.window);
+  if (window > 0) {
+    keys.band_begin = clamp_key(position - window + 1);
+    keys.band_end = mask.causal ? causal_end : clamp_key(position + window);
     keys.sink_end = std::min(mask.sinks, causal_end);
   } else {
     keys.band_begin = 0;

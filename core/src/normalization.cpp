@@ -1,7 +1,8 @@
 #include "attn/normalization.hpp"
 
-#include <cmath>
-#include <limits>
+#include <algorithm>
+
+#include "row_ops.hpp"
 
 namespace attn {
 
@@ -14,35 +15,19 @@ const char* to_string(Normalization normalization) {
   return "?";
 }
 
-namespace {
-
-bool is_masked(float score) { return score == -std::numeric_limits<float>::infinity(); }
-
-}  // namespace
-
 void normalize_row(Normalization normalization, const float* scores, float* weights,
                    std::size_t count) {
-  // pass 1: the row maximum over visible keys. Subtracting it before exp() keeps every
-  // exponent ≤ 0, so nothing overflows, and cancels out in the ratio (softmax only).
-  float row_max = -std::numeric_limits<float>::infinity();
-  for (std::size_t j = 0; j < count; ++j) row_max = std::max(row_max, scores[j]);
-  if (is_masked(row_max)) {  // no visible key
-    for (std::size_t j = 0; j < count; ++j) weights[j] = 0.0f;
+  // pass 1: the row maximum. Softmax subtracts it before exp() so that every exponent is
+  // ≤ 0: nothing overflows, and the factor exp(-max) cancels in the ratio.
+  const float row_max = simd::maximum(scores, count);
+  if (row_max == row_ops::kMinusInfinity) {  // no visible key
+    std::fill(weights, weights + count, 0.0f);
     return;
   }
-  const float shift = normalization == Normalization::softmax ? row_max : 0.0f;
-
   // pass 2: unnormalised weights and their sum.
-  float total = 0.0f;
-  for (std::size_t j = 0; j < count; ++j) {
-    float value = 0.0f;
-    if (!is_masked(scores[j])) {
-      value = normalization == Normalization::sum ? scores[j] : std::exp(scores[j] - shift);
-    }
-    weights[j] = value;
-    total += value;
-  }
-
+  std::copy(scores, scores + count, weights);
+  const float shift = normalization == Normalization::softmax ? row_max : 0.0f;
+  const float total = row_ops::unnormalised_weights(weights, count, normalization, shift);
   // pass 3: normalise.
   for (std::size_t j = 0; j < count; ++j) weights[j] /= total;
 }

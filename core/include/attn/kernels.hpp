@@ -22,11 +22,10 @@ Matrix multiply(const Matrix& a, const Matrix& b);
 
 // One head of attention, inputs already sliced, rotated and contiguous.
 struct Head {
-  const float* q = nullptr;        // n×dh
+  const float* q = nullptr;             // n×dh, already multiplied by the score scale
   const float* k_transposed = nullptr;  // dh×m
-  const float* v = nullptr;        // m×dvh
+  const float* v = nullptr;             // m×dvh
   long n = 0, m = 0, dh = 0, dvh = 0;
-  float scale = 1.0f;              // multiplies every score
   bool alibi = false;
   float alibi_slope = 0.0f;
   MaskOptions mask;
@@ -42,6 +41,6 @@ void attend_flash(const Head& head, float* context, std::size_t ldc);
 
 // Query rows and key columns of one flash tile.
 constexpr long kFlashTileRows = 32;
-constexpr long kFlashTileCols = 64;
+constexpr long kFlashTileCols = 128;
 
 }  // namespace attn::kernels

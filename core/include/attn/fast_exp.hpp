@@ -1,0 +1,54 @@
+// A fast, vectorisable exp for the softmax: Cody-Waite range reduction and a degree-6
+// polynomial, with no branches and no calls, so loops over it vectorise (wasm SIMD128,
+// AVX). Accuracy, tested in tests/native/test_fast_exp.cpp against double-precision exp:
+// relative error below kFastExpMaxRelativeError for x in [-87, 88]; below -87 it
+// returns 0 (absolute error under 1.7e-38, and exactly 0 for a masked -Infinity); above
+// 88.7 it returns Infinity; NaN gives NaN.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace attn {
+
+constexpr float kFastExpMaxRelativeError = 2e-7f;
+
+inline float fast_exp(float x) {
+  constexpr float kLowest = -87.0f;          // below: underflow to 0
+  constexpr float kHighest = 88.7f;          // above: overflow to Infinity
+  constexpr float kLog2E = 1.44269504088896341f;
+  constexpr float kLn2High = 0.693359375f;   // ln 2 split in two so that k·kLn2High is exact
+  constexpr float kLn2Low = -2.12194440e-4f;
+  constexpr float kRoundingShift = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
+
+  const float clamped = x < kLowest ? kLowest : (x > kHighest ? kHighest : x);
+  // k = round(x / ln 2), read from the low mantissa bits after the rounding shift.
+  const float shifted = clamped * kLog2E + kRoundingShift;
+  std::int32_t shifted_bits;
+  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  const float k = shifted - kRoundingShift;
+  const float r = clamped - k * kLn2High - k * kLn2Low;  // |r| ≤ ln2 / 2
+
+  // e^r ≈ 1 + r + r²·P(r), P from Cephes' expf.
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float e_r = p * r * r + r + 1.0f;
+
+  // 2^k built in the exponent field.
+  const std::int32_t k_int = shifted_bits - 0x4B400000;  // bits of kRoundingShift
+  const std::int32_t scale_bits = (k_int + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+
+  const float result = e_r * scale;
+  if (x < kLowest) return 0.0f;
+  if (x > kHighest) return std::numeric_limits<float>::infinity();
+  return result;
+}
+
+}  // namespace attn
