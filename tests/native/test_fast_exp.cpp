@@ -1,0 +1,43 @@
+#include "attn/fast_exp.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+TEST_CASE("fast_exp: relative error below the documented bound on [-87, 88]", "[fast_exp]") {
+  double worst = 0.0;
+  float worst_at = 0.0f;
+  for (double x = -87.0; x <= 88.0; x += 1e-3) {
+    const float input = static_cast<float>(x);
+    const double exact = std::exp(static_cast<double>(input));
+    const double relative = std::abs(attn::fast_exp(input) - exact) / exact;
+    if (relative > worst) {
+      worst = relative;
+      worst_at = input;
+    }
+  }
+  INFO("max relative error " << worst << " at x = " << worst_at);
+  CHECK(worst < attn::kFastExpMaxRelativeError);
+}
+
+TEST_CASE("fast_exp: exact at 0 and at the masked -Infinity", "[fast_exp]") {
+  CHECK(attn::fast_exp(0.0f) == 1.0f);
+  CHECK(attn::fast_exp(-std::numeric_limits<float>::infinity()) == 0.0f);
+}
+
+TEST_CASE("fast_exp: underflows to 0, overflows to Infinity, keeps NaN", "[fast_exp]") {
+  CHECK(attn::fast_exp(-87.5f) == 0.0f);
+  CHECK(attn::fast_exp(-1e30f) == 0.0f);
+  CHECK(std::isinf(attn::fast_exp(89.0f)));
+  CHECK(std::isinf(attn::fast_exp(1e30f)));
+  CHECK(std::isnan(attn::fast_exp(std::nanf(""))));
+}
+
+TEST_CASE("fast_exp: monotone across the reduction boundaries", "[fast_exp]") {
+  // k = round(x / ln 2) changes at odd multiples of ln2/2: the polynomial pieces must join.
+  float previous = attn::fast_exp(-20.0f);
+  for (float x = -20.0f + 1e-3f; x < 20.0f; x += 1e-3f) {
+    const float value = attn::fast_exp(x);
+    REQUIRE(value >= previous);
+    previous = value;
+  }
+}
