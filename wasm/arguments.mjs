@@ -45,6 +45,17 @@ export function requireWholeNumber(name, value, min = 0) {
   return value;
 }
 
+// The largest size the engine takes: its sizes are 32-bit in wasm.
+export const MAX_COUNT = 2 ** 31 - 1;
+
+// A size (rows, heads, tokens, layers...): a whole number in [min, MAX_COUNT].
+export function requireCount(name, value, min = 1) {
+  if (!Number.isSafeInteger(value) || value < min || value > MAX_COUNT) {
+    fail(`${name} must be a whole number from ${min} to ${MAX_COUNT}, got ${describe(value)}`);
+  }
+  return value;
+}
+
 export function requireChoice(name, value, choices) {
   if (!choices.includes(value)) {
     fail(`${name} must be one of ${choices.map((c) => `'${c}'`).join(', ')}, got ${describe(value)}`);

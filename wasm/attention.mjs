@@ -3,7 +3,7 @@
 import createAttentionCore from './attention_core.mjs';
 import {
   describe, fail, requireBoolean, requireChoice, requireFiniteNumber, requireKnownKeys,
-  requireWholeNumber, toMatrix, toVector,
+  requireCount, requireWholeNumber, toMatrix, toVector,
 } from './arguments.mjs';
 
 const ATTENTION_OPTIONS = ['heads', 'scale', 'normalization', 'causal', 'window', 'sinks',
@@ -49,7 +49,7 @@ function attentionOptions(options, positionalTypes) {
     positional = { type: 'none' }, kernel = 'auto',
   } = options;
   return {
-    heads: requireWholeNumber('heads', heads, 1),
+    heads: requireCount('heads', heads, 1),
     scale: scaleOption(scale),
     normalization: requireChoice('normalization', normalization, NORMALIZATIONS),
     causal: requireBoolean('causal', causal),
@@ -89,7 +89,7 @@ export default async function createAttention() {
   function walkthrough(x, options = {}) {
     requireKnownKeys('walkthrough options', options, ['query', 'scale']);
     const { query = 0, scale = 1 } = options;
-    return unwrap(core.walkthrough(toMatrix('x', x), requireWholeNumber('query', query, 0),
+    return unwrap(core.walkthrough(toMatrix('x', x), requireCount('query', query, 0),
       requireFiniteNumber('scale', scale)));
   }
 
@@ -100,14 +100,14 @@ export default async function createAttention() {
       seed,
       get draws() { return draws; },
       rand(rows, cols) {
-        const out = unwrap(core.torchRand(seed, draws, requireWholeNumber('rows', rows, 0),
-          requireWholeNumber('cols', cols, 0)));
+        const out = unwrap(core.torchRand(seed, draws, requireCount('rows', rows, 0),
+          requireCount('cols', cols, 0)));
         draws = out.draws;
         return out.matrix;
       },
       linear(inFeatures, outFeatures, bias = true) {
-        const out = unwrap(core.torchLinear(seed, draws, requireWholeNumber('inFeatures', inFeatures, 1),
-          requireWholeNumber('outFeatures', outFeatures, 0), requireBoolean('bias', bias)));
+        const out = unwrap(core.torchLinear(seed, draws, requireCount('inFeatures', inFeatures, 1),
+          requireCount('outFeatures', outFeatures, 0), requireBoolean('bias', bias)));
         draws = out.draws;
         return { weight: out.weight, bias: out.bias };
       },
@@ -123,8 +123,8 @@ export default async function createAttention() {
     const type = requireChoice('positional.type', positional?.type, ['none', 'alibi']);
     requireKnownKeys('positional', positional, type === 'alibi' ? ['type', 'slope'] : ['type']);
     return unwrap(core.rollout({
-      n: requireWholeNumber('n', n, 1),
-      layers: requireWholeNumber('layers', layers, 1),
+      n: requireCount('n', n, 1),
+      layers: requireCount('layers', layers, 1),
       residual: requireFiniteNumber('residual', residual),
       causal: requireBoolean('causal', causal),
       window: requireWholeNumber('window', window, 0),
@@ -137,10 +137,10 @@ export default async function createAttention() {
     requireKnownKeys('attentionMemory options', options, ['n', 'm', 'heads', 'bytesPerElement', 'kernel']);
     const { n, m = n, heads = 1, bytesPerElement = 4, kernel = 'materialized' } = options;
     return unwrap(core.attentionMemory({
-      n: requireWholeNumber('n', n, 1),
-      m: requireWholeNumber('m', m, 1),
-      heads: requireWholeNumber('heads', heads, 1),
-      bytesPerElement: requireWholeNumber('bytesPerElement', bytesPerElement, 1),
+      n: requireCount('n', n, 1),
+      m: requireCount('m', m, 1),
+      heads: requireCount('heads', heads, 1),
+      bytesPerElement: requireCount('bytesPerElement', bytesPerElement, 1),
       kernel: requireChoice('kernel', kernel, ['materialized', 'flash']),
     }));
   }
@@ -148,8 +148,8 @@ export default async function createAttention() {
   function ropeDecay(options) {
     requireKnownKeys('ropeDecay options', options, ['headWidth', 'base', 'maxDistance']);
     const { headWidth, base = DEFAULT_ROPE_BASE, maxDistance } = options;
-    return unwrap(core.ropeDecay(requireWholeNumber('headWidth', headWidth, 2),
-      requireFiniteNumber('base', base), requireWholeNumber('maxDistance', maxDistance, 0)));
+    return unwrap(core.ropeDecay(requireCount('headWidth', headWidth, 2),
+      requireFiniteNumber('base', base), requireCount('maxDistance', maxDistance, 0)));
   }
 
   return Object.freeze({

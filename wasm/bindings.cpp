@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,9 @@ namespace {
 
 // ---- JavaScript → core ---------------------------------------------------------------
 
-// A whole number from JavaScript, clamped into long (32-bit in wasm): the core then
-// rejects what is out of its range with a message of its own.
+// A whole number from JavaScript, clamped into long (32-bit in wasm). attention.mjs
+// already keeps sizes within 2^31 - 1; only window and sinks may be larger, and any
+// window past the sequence length sees the same keys.
 long to_long(const val& number) {
   const double value = number.as<double>();
   return static_cast<long>(std::clamp(value, double(LONG_MIN), double(LONG_MAX)));
@@ -149,6 +151,9 @@ val guarded(Body&& body) {
   } catch (const std::bad_alloc&) {
     outcome.set("error", std::string("out of memory: the engine could not allocate what this call "
                                      "needs; try fewer tokens or kernel: 'flash'"));
+  } catch (const std::length_error&) {
+    outcome.set("error", std::string("too large: this call asks for more elements than the engine "
+                                     "can hold; use fewer tokens or smaller sizes"));
   } catch (const std::exception& error) {
     outcome.set("error", std::string(error.what()));
   }

@@ -75,8 +75,10 @@ std::vector<double> rope_decay_bound(long head_width, double base, long max_dist
   if (!(base > 1.0) || !std::isfinite(base)) {
     fail("base must be a finite number > 1, got " + format_number(base));
   }
-  if (max_distance < 0) {
-    fail("maxDistance must be ≥ 0, got " + std::to_string(max_distance));
+  constexpr long kMaxDistance = 1L << 20;  // a million positions: more than any page plots
+  if (max_distance < 0 || max_distance > kMaxDistance) {
+    fail("maxDistance must be from 0 to " + std::to_string(kMaxDistance) + ", got " +
+         std::to_string(max_distance));
   }
   const long half = head_width / 2;
   std::vector<double> bound(max_distance + 1);

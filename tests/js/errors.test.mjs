@@ -1,0 +1,182 @@
+// Bad inputs: every call throws a JavaScript Error whose message names the argument and
+// what was wrong (API.md "Errors"), and the engine still answers correctly afterwards.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import createAttention from '../../dist/wasm/attention.mjs';
+import { bytesOf } from './reference.mjs';
+
+const engine = await createAttention();
+
+const Q = [[1, 2, 3], [4, 5, 6]];       // 2×3
+const K = [[1, 0, 1], [0, 1, 0], [1, 1, 1]];  // 3×3
+const V = [[1, 2], [3, 4], [5, 6]];     // 3×2
+const X = [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.9, 1.0, 1.1, 1.2]];  // 3×4
+const attend = (options) => () => engine.attention(Q, K, V, options);
+const flatOf = (rows, cols) => ({ rows, cols, data: new Float32Array(rows * cols) });
+const rope = (extra) => ({ positional: { type: 'rope', ...extra } });
+
+// [what is wrong, the call, words the message must contain (strings or RegExps)]
+const CASES = [
+  // matrices: types and shapes, JS side
+  ['q is a string', () => engine.attention('q', K, V), ['q', 'number[][]', 'string']],
+  ['k is null', () => engine.attention(Q, null, V), ['k', 'null']],
+  ['v is a number', () => engine.attention(Q, K, 5), ['v', 'number[][]', '5']],
+  ['q has no rows', () => engine.attention([], K, V), ['q', 'no rows']],
+  ['k has an empty row', () => engine.attention(Q, [[]], V), ['k', 'empty']],
+  ['ragged rows', () => engine.attention([[1, 2, 3], [4, 5]], K, V), ['q', 'ragged', 'row 1', '2', '3']],
+  ['a string entry', () => engine.attention(Q, K, [[1, 2], [3, '4'], [5, 6]]), ['v[1][1]', 'number', 'string']],
+  ['a row that is not an array', () => engine.attention([[1, 2, 3], 7], K, V), ['q[1]', 'array']],
+  ['flat data of the wrong length', () => engine.attention({ rows: 2, cols: 3, data: [1, 2, 3, 4, 5] }, K, V),
+    ['q.data', '5', '2×3', '6']],
+  ['flat rows 0', () => engine.attention({ rows: 0, cols: 3, data: [] }, K, V), ['q.rows', '≥ 1', '0']],
+  ['flat data not an array', () => engine.attention(Q, { rows: 1, cols: 3, data: 'abc' }, V), ['k.data', 'Float32Array']],
+  ['flat cols fractional', () => engine.attention(Q, K, { rows: 3, cols: 1.5, data: [1, 2, 3] }), ['v.cols', 'whole number', '1.5']],
+  // non-finite values, C++ side, with their position
+  ['NaN in q', () => engine.attention([[1, 2, 3], [4, 5, NaN]], K, V), ['q[1][2]', 'NaN']],
+  ['Infinity in k', () => engine.attention(Q, [[1, 0, 1], [0, Infinity, 0], [1, 1, 1]], V), ['k[1][1]', 'Infinity']],
+  ['-Infinity in v (flat Float32Array)', () => engine.attention(Q, K, { rows: 3, cols: 2, data: new Float32Array([1, 2, 3, 4, -Infinity, 6]) }),
+    ['v[2][0]', '-Infinity']],
+  ['NaN in selfAttention x', () => engine.selfAttention([[1, 2], [NaN, 0]]), ['x[1][0]', 'NaN']],
+  // shape mismatches name both shapes
+  ['k columns differ from q', () => engine.attention(Q, [[1, 2, 3, 4]], [[1, 2]]), ['k', 'q', '2×3', '1×4', 'columns']],
+  ['v rows differ from k', () => engine.attention(Q, K, [[1, 2], [3, 4]]), ['v', 'k', '3×3', '2×2', 'rows']],
+  ['wq rows differ from x columns', () => engine.selfAttention(X, { wq: [[1, 2]], wk: [[1, 2]], wv: [[1, 2]] }),
+    ['wq', 'x', '3×4', '1×2']],
+  ['wo rows differ from v columns', () => engine.selfAttention(X, { wo: [[1, 2], [3, 4]] }), ['wo', '3×4', '2×2']],
+  ['bo length differs from wo columns', () => engine.selfAttention(X, { wo: flatOf(4, 3), bo: [1, 2] }), ['bo', '2', 'wo', '3']],
+  ['wq without wk and wv', () => engine.selfAttention(X, { wq: flatOf(4, 2) }), ['wq, wk and wv', 'missing']],
+  ['bo without wo', () => engine.selfAttention(X, { bo: [1, 2, 3, 4] }), ['bo', 'wo']],
+  // heads
+  ['heads not dividing dk', attend({ heads: 2 }), ['heads', '2', 'divide', 'dk', '3']],
+  ['heads not dividing dv', () => engine.attention([[1, 2]], [[3, 4]], [[1, 2, 3]], { heads: 2 }), ['heads', 'divide', 'dv', '3']],
+  ['heads 0', attend({ heads: 0 }), ['heads', 'from 1 to 2147483647', '0']],
+  ['heads a string', attend({ heads: '2' }), ['heads', 'whole number', 'string']],
+  // options
+  ['options not an object', () => engine.attention(Q, K, V, 'flash'), ['attention options', 'object', 'string']],
+  ['unknown option name (misspelt)', attend({ casual: true }), ["unknown option 'casual'", 'causal']],
+  ['unknown selfAttention option', () => engine.selfAttention(X, { Wq: X }), ["unknown option 'Wq'", 'selfAttention']],
+  ['bad normalization', attend({ normalization: 'softmx' }), ['normalization', "'softmax'", "'naive-softmax'", "'sum'", 'softmx']],
+  ['bad kernel', attend({ kernel: 'fast' }), ['kernel', "'flash'", "'materialized'", 'fast']],
+  ['causal not a boolean', attend({ causal: 'yes' }), ['causal', 'true or false', 'yes']],
+  ['scale NaN', attend({ scale: NaN }), ['scale', 'finite number', 'NaN']],
+  ['scale a string', attend({ scale: 'sqrt' }), ['scale', 'true, false', 'sqrt']],
+  ['negative window', attend({ window: -1 }), ['window', '-1']],
+  ['fractional window', attend({ window: 2.5 }), ['window', 'whole number', '2.5']],
+  ['negative sinks', attend({ sinks: -3 }), ['sinks', '-3']],
+  ['positional a string', attend({ positional: 'rope' }), ['positional', 'object', 'rope']],
+  ['bad positional type', attend({ positional: { type: 'learned' } }), ['positional.type', "'rope'", "'alibi'", 'learned']],
+  ['sinusoidal in attention', attend({ positional: { type: 'sinusoidal' } }), ['positional.type', 'sinusoidal']],
+  ['bad rope pairing', attend(rope({ pairing: 'adjacent' })), ['positional.pairing', "'interleaved'", "'half'", 'adjacent']],
+  ['rope base ≤ 0', () => engine.attention([[1, 2]], [[1, 2]], [[1]], rope({ base: -5 })), ['positional.base', '> 0', '-5']],
+  ['rope base not finite', attend(rope({ base: Infinity })), ['positional.base', 'finite', 'Infinity']],
+  ['odd head width with rope', attend(rope({})), ['rope', 'even head width', '3']],
+  ['odd head width with rope and heads', () => engine.attention([[1, 2, 3, 4, 5, 6]], [[1, 2, 3, 4, 5, 6]], [[1, 2]],
+    { heads: 2, ...rope({}) }), ['rope', 'even', '3']],
+  ['unknown key in a rope positional', attend(rope({ slopes: [1] })), ["unknown option 'slopes'", 'positional']],
+  ['wrong slopes count', () => engine.attention(X, X, X, { heads: 2, positional: { type: 'alibi', slopes: [0.5, 0.25, 0.1] } }),
+    ['positional.slopes', '3', 'heads', '2']],
+  ['slopes with NaN', attend({ positional: { type: 'alibi', slopes: [NaN] } }), ['positional.slopes[0]', 'finite']],
+  ['slopes not an array', attend({ positional: { type: 'alibi', slopes: 0.5 } }), ['positional.slopes', 'number[]', '0.5']],
+  ['bo entry not a number', () => engine.selfAttention(X, { wo: flatOf(4, 2), bo: [1, 'x'] }), ['bo[1]', 'number']],
+  // too large to materialise
+  ['materialized too large', () => {
+    const big = flatOf(16385, 1);
+    return engine.attention(big, big, big, { kernel: 'materialized' });
+  }, ['16385×16385', /\d{10} bytes/, "kernel: 'flash'"]],
+  // walkthrough
+  ['walkthrough query out of range', () => engine.walkthrough(X, { query: 3 }), ['query', '[0, 2]', '3']],
+  ['walkthrough query negative', () => engine.walkthrough(X, { query: -1 }), ['query', '-1']],
+  ['walkthrough scale not finite', () => engine.walkthrough(X, { scale: Infinity }), ['scale', 'finite', 'Infinity']],
+  // torchGenerator
+  ['negative seed', () => engine.torchGenerator(-1), ['seed', 'whole number', '-1']],
+  ['fractional seed', () => engine.torchGenerator(1.5), ['seed', '1.5']],
+  ['string seed', () => engine.torchGenerator('123'), ['seed', 'string']],
+  ['missing seed', () => engine.torchGenerator(), ['seed', 'undefined']],
+  ['rand with negative rows', () => engine.torchGenerator(1).rand(-2, 3), ['rows', '-2']],
+  ['linear with 0 inFeatures', () => engine.torchGenerator(1).linear(0, 3), ['inFeatures', 'from 1 to 2147483647', '0']],
+  ['rand past the per-call cap (C++)', () => engine.torchGenerator(1).rand(1, 2 ** 29 + 16),
+    ['rows×cols', '536870928', 'more than one call may draw']],
+  ['bo with NaN', () => engine.selfAttention(X, { wo: flatOf(4, 2), bo: [0, NaN] }), ['bo[1]', 'NaN']],
+  ['linear with a non-boolean bias', () => engine.torchGenerator(1).linear(3, 2, 'no'), ['bias', 'true or false']],
+  // rollout
+  ['rollout residual above 1', () => engine.rollout({ n: 4, residual: 1.5 }), ['residual', '[0, 1]', '1.5']],
+  ['rollout residual below 0', () => engine.rollout({ n: 4, residual: -0.1 }), ['residual', '[0, 1]', '-0.1']],
+  ['rollout without n', () => engine.rollout({ layers: 2 }), ['n', 'from 1 to 2147483647', 'undefined']],
+  ['rollout n too large', () => engine.rollout({ n: 1e9 }), [/\bn\b/, '1000000000']],
+  ['rollout layers 0', () => engine.rollout({ n: 4, layers: 0 }), ['layers', 'from 1 to 2147483647', '0']],
+  ['rollout negative slope', () => engine.rollout({ n: 4, positional: { type: 'alibi', slope: -1 } }), ['positional.slope', '≥ 0', '-1']],
+  ['rollout rope', () => engine.rollout({ n: 4, positional: { type: 'rope' } }), ['positional.type', "'alibi'", 'rope']],
+  ['rollout options missing', () => engine.rollout(), ['rollout options', 'object', 'undefined']],
+  // attentionMemory and ropeDecay
+  ['attentionMemory n 0', () => engine.attentionMemory({ n: 0 }), ['n', 'from 1 to 2147483647', '0']],
+  ["attentionMemory kernel 'auto'", () => engine.attentionMemory({ n: 4, kernel: 'auto' }), ['kernel', "'flash'", 'auto']],
+  ['attentionMemory bytesPerElement 0', () => engine.attentionMemory({ n: 4, bytesPerElement: 0 }), ['bytesPerElement', '0']],
+  ['ropeDecay odd headWidth', () => engine.ropeDecay({ headWidth: 5, maxDistance: 4 }), ['headWidth', 'even', '5']],
+  ['ropeDecay base 1', () => engine.ropeDecay({ headWidth: 4, base: 1, maxDistance: 4 }), ['base', '> 1', '1']],
+];
+
+function messageOf(call) {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+test(`at least 25 distinct bad inputs are listed (${CASES.length})`, () => {
+  assert.ok(CASES.length >= 25);
+  assert.equal(new Set(CASES.map(([name]) => name)).size, CASES.length, 'duplicate case names');
+});
+
+for (const [name, call, words] of CASES) {
+  test(`${name} → Error naming ${words.map(String).join(', ')}`, () => {
+    const error = messageOf(call);
+    assert.ok(error !== undefined, 'the call did not throw');
+    assert.ok(error instanceof Error, `threw ${typeof error} ${String(error)}, not an Error`);
+    assert.equal(typeof error.message, 'string');
+    for (const word of words) {
+      if (word instanceof RegExp) assert.match(error.message, word);
+      else assert.ok(error.message.includes(word), `message ${JSON.stringify(error.message)} lacks ${JSON.stringify(word)}`);
+    }
+  });
+}
+
+test('the materialised-too-large message gives the exact bytes (2 × 16385² × 4) and the budget', () => {
+  const big = flatOf(16385, 1);
+  const error = messageOf(() => engine.attention(big, big, big, { kernel: 'materialized' }));
+  assert.ok(error.message.includes(String(2 * 16385 * 16385 * 4)), error.message);
+});
+
+test('after every failed call above, the engine answers exactly as before', () => {
+  const q = [[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]];
+  const answer = () => {
+    const r = engine.attention(q, q, q, { causal: true, positional: { type: 'rope' } });
+    return Buffer.concat([bytesOf(r.scores[0].data), bytesOf(r.weights[0].data), bytesOf(r.context.data),
+      bytesOf(engine.torchGenerator(3).rand(2, 2).data), bytesOf(engine.rollout({ n: 5, layers: 2 }).influence)]);
+  };
+  const before = answer();
+  for (const [, call] of CASES) messageOf(call);
+  assert.ok(answer().equals(before));
+});
+
+// Gaps found while writing these tests, reported to the engine's owners. They run as
+test('a generator asked for more numbers than one call may draw names rows×cols', () => {
+  const error = messageOf(() => engine.torchGenerator(1).rand(1e6, 1e6));
+  assert.ok(error instanceof Error);
+  assert.match(error.message, /rows×cols 1000000×1000000 = 1000000000000 numbers is more than one call may draw/);
+});
+test('a Linear layer too large to draw names outFeatures×inFeatures', () => {
+  const error = messageOf(() => engine.torchGenerator(1).linear(1e5, 1e5));
+  assert.match(error.message, /outFeatures×inFeatures 100000×100000/);
+});
+test('ropeDecay with maxDistance past a million names maxDistance and the limit', () => {
+  const error = messageOf(() => engine.ropeDecay({ headWidth: 4, maxDistance: 2 ** 31 - 1 }));
+  assert.match(error.message, /maxDistance must be from 0 to 1048576, got 2147483647/);
+});
+test('sizes past 2^31 - 1 are refused with the range, not clamped', () => {
+  assert.match(messageOf(() => engine.attentionMemory({ n: 2 ** 32 })).message,
+    /n must be a whole number from 1 to 2147483647, got 4294967296/);
+  assert.match(messageOf(() => engine.attention([[1, 2]], [[1, 2]], [[1, 2]], { heads: 2 ** 40 })).message,
+    /heads must be a whole number from 1 to 2147483647, got 1099511627776/);
+});

@@ -1,0 +1,138 @@
+// "No call aborts the module: after any number of failed calls the engine still answers
+// correctly and its memory does not grow" (API.md, Errors). 10,000 failed calls, mixing
+// JavaScript-side failures with C++ exceptions caught in bindings.cpp, then the same
+// answers to the byte, no growth of the wasm heap and no growth of the process.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import createAttention from '../../dist/wasm/attention.mjs';
+import { bytesOf, mulberry32, randomMatrix, toFlat } from './reference.mjs';
+
+// The engine hides its wasm instance; catch its Memory as the module instantiates it.
+const memories = [];
+const originals = { instantiate: WebAssembly.instantiate, instantiateStreaming: WebAssembly.instantiateStreaming };
+function remember(result) {
+  const instance = result instanceof WebAssembly.Instance ? result : result?.instance;
+  for (const value of Object.values(instance?.exports ?? {})) {
+    if (value instanceof WebAssembly.Memory) memories.push(value);
+  }
+  return result;
+}
+WebAssembly.instantiate = (...args) => originals.instantiate.apply(WebAssembly, args).then(remember);
+WebAssembly.instantiateStreaming = (...args) => originals.instantiateStreaming.apply(WebAssembly, args).then(remember);
+const engine = await createAttention();
+Object.assign(WebAssembly, originals);
+const wasmMemory = memories[0];
+// The wasm heap's size: engine.memoryBytes (attention.d.ts), else the Memory caught above.
+const heapBytes = () => (typeof engine.memoryBytes === 'number' ? engine.memoryBytes : wasmMemory?.buffer.byteLength);
+
+// Large inputs, so that anything the failure path forgot to free would show as growth.
+const random = mulberry32(400);
+const bigNaN = toFlat(randomMatrix(random, 128, 128));
+bigNaN.data[bigNaN.data.length - 1] = NaN;            // found only at the last entry: [127][127]
+const bigGood = toFlat(randomMatrix(random, 128, 128));
+const odd = toFlat(randomMatrix(random, 128, 130));    // 130 columns: heads 4 do not divide them
+const x = toFlat(randomMatrix(random, 200, 64));
+const w = toFlat(randomMatrix(random, 64, 64));
+const wrongWo = toFlat(randomMatrix(random, 32, 8));   // wo must have 64 rows
+const tall = { rows: 16385, cols: 1, data: new Float32Array(16385).fill(0.5) };
+
+// [name, call, words of the message]: every 8 calls cover each of these once.
+const FAILURES = [
+  ['NaN in a large q (C++)', () => engine.attention(bigNaN, bigGood, bigGood), 'q[127][127] is NaN'],
+  ['heads do not divide dk (C++)', () => engine.attention(odd, odd, odd, { heads: 4 }), 'must divide dk'],
+  ['ragged rows (JS)', () => engine.attention([[1, 2], [3]], [[1, 2]], [[1]]), 'ragged'],
+  ['unknown option (JS)', () => engine.attention([[1]], [[1]], [[1]], { head: 2 }), "unknown option 'head'"],
+  ['wo shape after projecting (C++)', () => engine.selfAttention(x, { wq: w, wk: w, wv: w, wo: wrongWo }), 'wo has 32 rows'],
+  ['walkthrough query out of range (C++)', () => engine.walkthrough(bigGood, { query: 500 }), 'query must be a row index'],
+  ['rollout residual out of [0, 1] (C++)', () => engine.rollout({ n: 50, residual: 2 }), 'residual must be a number in [0, 1]'],
+  ['rotating: too large to materialise, too many draws, Infinity in k (C++)', (i) => {
+    const which = Math.floor(i / 8) % 3;
+    if (which === 0) return engine.attention(tall, tall, tall, { kernel: 'materialized' });
+    if (which === 1) return engine.torchGenerator(1).linear(1e6, 1e6);
+    return engine.attention([[1, 2]], [[1, Infinity]], [[1]]);
+  }, /materialising 1 head\(s\)|more than one call may draw|k\[0\]\[1\] is Infinity/],
+];
+
+function failMany(count, start = 0) {
+  let errors = 0;
+  for (let i = start; i < start + count; ++i) {
+    const [name, call, words] = FAILURES[i % FAILURES.length];
+    try {
+      call(i);
+    } catch (error) {
+      if (!(error instanceof Error)) assert.fail(`${name}: threw a non-Error ${String(error)}`);
+      const expected = words instanceof RegExp ? words.test(error.message) : error.message.includes(words);
+      if (!expected) assert.fail(`${name}: unexpected message ${JSON.stringify(error.message)}`);
+      ++errors;
+      continue;
+    }
+    assert.fail(`${name}: call ${i} did not throw`);
+  }
+  return errors;
+}
+
+// Successful calls of every kind, as raw bytes.
+function answers() {
+  const small = toFlat(randomMatrix(mulberry32(401), 40, 8));
+  const materialized = engine.attention(small, small, small, { heads: 2, causal: true, positional: { type: 'rope' } });
+  const flash = engine.attention(small, small, small, { heads: 2, causal: true, window: 5, kernel: 'flash' });
+  const self = engine.selfAttention(x, { wq: w, wk: w, wv: w, wo: w, bo: new Float32Array(64).fill(0.25), heads: 4 });
+  const walk = engine.walkthrough(bigGood, { query: 7, scale: 0.5 });
+  const g = engine.torchGenerator(123);
+  const rand = g.rand(3, 2), linear = g.linear(3, 2);
+  return Buffer.concat([
+    ...materialized.scores, ...materialized.weights, materialized.context, flash.context, self.output, rand, linear.weight,
+  ].map((m) => bytesOf(m.data)).concat([walk.context, walk.weights.softmax, linear.bias,
+    engine.rollout({ n: 30, layers: 3, residual: 0.2 }).influence].map(bytesOf)));
+}
+
+// Grows the wasm heap so that one allocation of `bytes` fits at its top with (almost)
+// nothing to spare: when a request needs more than 20% more memory, Emscripten sizes the
+// heap to the request rounded up to 64 KiB. Repeating the probe then grows the heap again
+// as soon as anything (even a few bytes a call) was left allocated since the last probe.
+function probeBytes() {
+  return 4 * Math.ceil((1.5 * heapBytes()) / 4);
+}
+function probe(bytes) {
+  engine.torchGenerator(0).rand(1, bytes / 4);  // one allocation of `bytes` in the core
+}
+
+test('each kind of failure throws an Error with its message (the C++ path included)', () => {
+  assert.equal(failMany(FAILURES.length * 3), FAILURES.length * 3);
+});
+
+test('after 10,000 failed calls: same answers to the byte, no wasm heap growth, no process growth', () => {
+  assert.equal(typeof heapBytes(), 'number', 'neither engine.memoryBytes nor the wasm Memory is observable');
+  const before = answers();
+  failMany(400);                       // warm-up: every failure path once, JIT settled
+  const initialHeap = heapBytes();
+  const bytes = probeBytes();
+  probe(bytes);
+  const heapBefore = heapBytes();
+  assert.ok(heapBefore > initialHeap, `the probe did not grow the heap (${initialHeap} bytes): the check would be vacuous`);
+  const rssBefore = process.memoryUsage().rss;
+
+  assert.equal(failMany(10000, 400), 10000);
+
+  const rssGrowth = process.memoryUsage().rss - rssBefore;
+  assert.ok(rssGrowth < 20 * 1024 * 1024, `the process grew by ${(rssGrowth / 2 ** 20).toFixed(1)} MB`);
+  assert.equal(heapBytes(), heapBefore, 'the wasm heap grew during the failed calls');
+  probe(bytes);
+  assert.equal(heapBytes(), heapBefore, 'the failed calls left memory allocated in the wasm heap (the probe no longer fits)');
+  assert.ok(answers().equals(before), 'the engine answers differently after failed calls');
+});
+
+test('successful calls of every kind leave nothing allocated either', () => {
+  answers();
+  const bytes = probeBytes();
+  probe(bytes);
+  const heap = heapBytes();
+  for (let i = 0; i < 100; ++i) answers();
+  probe(bytes);
+  assert.equal(heapBytes(), heap, 'successful calls left memory allocated in the wasm heap');
+});
+
+test('engine.memoryBytes reports the size of the wasm memory', { skip: engine.memoryBytes === undefined }, () => {
+  assert.ok(engine.memoryBytes > 16 * 1024 * 1024, 'the probes above grew the heap');
+  if (wasmMemory) assert.equal(engine.memoryBytes, wasmMemory.buffer.byteLength);
+});
