@@ -2,11 +2,16 @@
 // the largest difference on failure.
 #pragma once
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "attn/attention.hpp"
+#include "attn/errors.hpp"  // attn::InvalidArgument, which every error test names
 #include "attn/matrix.hpp"
 
 namespace helpers {
@@ -32,13 +37,96 @@ double max_abs_difference(const A& a, const B& b) {
   return worst;
 }
 
-// CHECK that a and b have the same shape and agree to `tolerance` everywhere.
-#define CHECK_CLOSE(a, b, tolerance)                                    \
-  do {                                                                  \
-    REQUIRE((a).shape() == (b).shape());                                \
-    const double max_abs_diff = helpers::max_abs_difference((a), (b));  \
-    INFO("max abs diff " << max_abs_diff << ", tolerance " << (tolerance)); \
-    CHECK(max_abs_diff <= (tolerance));                                 \
+// Whether two arrays have the same shape, and if so their largest difference.
+struct Comparison {
+  bool same_shape;
+  double max_abs_diff;
+};
+
+template <class A, class B>
+Comparison compare(const A& a, const B& b) {
+  const auto &a_shape = a.shape(), &b_shape = b.shape();
+  if (!std::equal(a_shape.begin(), a_shape.end(), b_shape.begin(), b_shape.end())) {
+    return {false, INFINITY};
+  }
+  return {true, max_abs_difference(a, b)};
+}
+
+// CHECK that a and b have the same shape and agree to `tolerance` everywhere. Each
+// argument is evaluated once (it may be a call that draws random numbers) and used
+// while its temporaries live.
+#define CHECK_CLOSE(a, b, tolerance)                                                   \
+  do {                                                                                 \
+    const helpers::Comparison comparison = helpers::compare((a), (b));                 \
+    REQUIRE(comparison.same_shape);                                                    \
+    INFO("max abs diff " << comparison.max_abs_diff << ", tolerance " << (tolerance)); \
+    CHECK(comparison.max_abs_diff <= (tolerance));                                     \
   } while (false)
+
+// Whether query i of n sees key j of m, written straight from API.md's option table.
+inline bool api_visible(const attn::MaskOptions& mask, long i, long j, long n, long m) {
+  const long p = i + (m - n);
+  if (mask.causal && j > p) return false;
+  if (mask.window == 0) return true;
+  const long distance = mask.causal ? p - j : std::abs(p - j);
+  return distance < mask.window || j < mask.sinks;
+}
+
+inline std::string describe(const attn::AttentionOptions& options) {
+  std::ostringstream text;
+  text << "heads " << options.heads << ", " << attn::to_string(options.normalization)
+       << (options.mask.causal ? ", causal" : "") << ", window " << options.mask.window
+       << ", sinks " << options.mask.sinks << ", scale mode " << int(options.scale.mode) << ", "
+       << attn::to_string(options.positional.type);
+  if (options.positional.type == attn::PositionalType::rope) {
+    text << " " << attn::to_string(options.positional.pairing);
+  }
+  if (!options.positional.slopes.empty()) text << " (own slopes)";
+  return text.str();
+}
+
+// Every combination of normalisation, causality, window and sinks, and positional
+// encoding for `heads` heads, taking the three scale modes in turn. The sum normalisation
+// divides by a row sum that RoPE and ALiBi can bring near zero, so it is paired with no
+// positional encoding only.
+inline std::vector<attn::AttentionOptions> option_grid(long heads) {
+  using attn::PositionalType;
+  std::vector<attn::PositionalOptions> positionals(5);
+  positionals[1].type = PositionalType::alibi;
+  positionals[2].type = PositionalType::alibi;
+  for (long h = 0; h < heads; ++h) positionals[2].slopes.push_back(0.05f * float(h + 1));
+  positionals[3].type = PositionalType::rope;
+  positionals[4].type = PositionalType::rope;
+  positionals[4].pairing = attn::RopePairing::half;
+  const attn::MaskOptions masks[] = {
+      {false, 0, 0}, {false, 7, 0}, {false, 7, 3}, {false, 70, 5}, {false, 4, 20}};
+  using Mode = attn::ScaleOption::Mode;
+  const attn::ScaleOption scales[] = {
+      {Mode::inverse_sqrt_head_width, 1.0}, {Mode::none, 1.0}, {Mode::factor, 0.6}};
+
+  std::vector<attn::AttentionOptions> grid;
+  for (auto normalization : {attn::Normalization::softmax, attn::Normalization::naive_softmax,
+                             attn::Normalization::sum}) {
+    for (bool causal : {false, true}) {
+      for (attn::MaskOptions mask : masks) {
+        for (const auto& positional : positionals) {
+          if (normalization == attn::Normalization::sum &&
+              positional.type != PositionalType::none) {
+            continue;
+          }
+          attn::AttentionOptions options;
+          options.heads = heads;
+          options.normalization = normalization;
+          options.mask = mask;
+          options.mask.causal = causal;
+          options.positional = positional;
+          options.scale = scales[grid.size() % 3];
+          grid.push_back(options);
+        }
+      }
+    }
+  }
+  return grid;
+}
 
 }  // namespace helpers

@@ -41,7 +41,8 @@ inline float fast_exp(float x) {
 
   // 2^k built in the exponent field.
   const std::int32_t k_int = shifted_bits - 0x4B400000;  // bits of kRoundingShift
-  const std::int32_t scale_bits = (k_int + 127) << 23;
+  // Shifted as unsigned: a NaN input gives a k_int whose signed shift would overflow (UB).
+  const std::uint32_t scale_bits = static_cast<std::uint32_t>(k_int + 127) << 23;
   float scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
 

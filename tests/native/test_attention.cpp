@@ -1,0 +1,328 @@
+#include <cmath>
+#include <string>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xview.hpp>
+
+#include "attn/attention.hpp"
+#include "fixtures.hpp"
+#include "helpers.hpp"
+
+using Catch::Contains;
+
+namespace {
+
+// Columns [first, first + count) of row i of a dotted with row j of b, in double.
+double dot(const attn::Matrix& a, long i, const attn::Matrix& b, long j, long first, long count) {
+  double sum = 0.0;
+  for (long t = first; t < first + count; ++t) sum += double(a(i, t)) * b(j, t);
+  return sum;
+}
+
+attn::AttentionOptions with_heads(long heads) {
+  attn::AttentionOptions options;
+  options.heads = heads;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("attention: kernel names match the JavaScript API", "[attention]") {
+  CHECK(std::string(attn::to_string(attn::Kernel::automatic)) == "auto");
+  CHECK(std::string(attn::to_string(attn::Kernel::materialized)) == "materialized");
+  CHECK(std::string(attn::to_string(attn::Kernel::flash)) == "flash");
+}
+
+TEST_CASE("attention: scale true is 1/sqrt(dh), false is 1 and a number multiplies",
+          "[attention]") {
+  using Mode = attn::ScaleOption::Mode;
+  CHECK(attn::score_scale({Mode::inverse_sqrt_head_width, 1.0}, 16) == 0.25f);
+  CHECK(attn::score_scale({Mode::none, 3.0}, 16) == 1.0f);
+  CHECK(attn::score_scale({Mode::factor, 3.0}, 16) == 3.0f);
+
+  std::mt19937 rng(41);
+  const attn::Matrix q = helpers::random_matrix(3, 8, rng), k = helpers::random_matrix(5, 8, rng);
+  const attn::Matrix v = helpers::random_matrix(5, 2, rng);
+  const struct {
+    attn::ScaleOption scale;
+    double factor;
+  } cases[] = {{{Mode::inverse_sqrt_head_width, 1.0}, 0.5},  // two heads of width 4
+               {{Mode::none, 1.0}, 1.0},
+               {{Mode::factor, -0.75}, -0.75}};
+  for (const auto& test : cases) {
+    INFO("expected factor " << test.factor);
+    attn::AttentionOptions options = with_heads(2);
+    options.scale = test.scale;
+    const auto result = attn::attention(q, k, v, options);
+    for (long h = 0; h < 2; ++h) {
+      for (long i = 0; i < 3; ++i) {
+        for (long j = 0; j < 5; ++j) {
+          CHECK(result.scores[h](i, j) ==
+                Approx(test.factor * dot(q, i, k, j, 4 * h, 4)).margin(1e-6));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: without scaling it reproduces the embedding tutorial", "[attention]") {
+  const auto& example = fixtures::example(fixtures::kEmbedding);
+  const attn::Matrix x = fixtures::matrix(example["inputs"]);
+  attn::AttentionOptions options;
+  options.scale.mode = attn::ScaleOption::Mode::none;
+  const auto result = attn::attention(x, x, x, options);
+  REQUIRE(result.kernel_used == attn::Kernel::materialized);
+  CHECK_CLOSE(result.scores[0], fixtures::matrix(example["scores"]), 1e-4);
+  CHECK_CLOSE(result.weights[0], fixtures::matrix(example["weights_softmax"]), 1e-4);
+  CHECK_CLOSE(result.context, fixtures::matrix(example["context"]), 1e-4);
+}
+
+TEST_CASE("attention: ALiBi adds minus slope times distance to the scaled scores", "[attention]") {
+  std::mt19937 rng(42);
+  const bool causal = GENERATE(false, true);
+  const bool own_slopes = GENERATE(false, true);
+  const long n = GENERATE(4L, 9L), m = 7, heads = 2;
+  const attn::Matrix q = helpers::random_matrix(n, 6, rng), k = helpers::random_matrix(m, 6, rng);
+  const attn::Matrix v = helpers::random_matrix(m, 2, rng);
+  attn::AttentionOptions plain = with_heads(heads);
+  plain.scale.mode = attn::ScaleOption::Mode::factor;
+  plain.scale.factor = 0.3;  // the bias must not be scaled with the scores
+  plain.mask.causal = causal;
+  attn::AttentionOptions alibi = plain;
+  alibi.positional.type = attn::PositionalType::alibi;
+  if (own_slopes) alibi.positional.slopes = {0.7f, 2.0f};
+  const std::vector<double> slopes =
+      own_slopes ? std::vector<double>{0.7, 2.0} : std::vector<double>{1.0 / 16, 1.0 / 256};
+  const auto without = attn::attention(q, k, v, plain);
+  const auto with = attn::attention(q, k, v, alibi);
+  for (long h = 0; h < heads; ++h) {
+    for (long i = 0; i < n; ++i) {
+      for (long j = 0; j < m; ++j) {
+        if (without.scores[h](i, j) == -INFINITY) continue;
+        const long distance = i + (m - n) - j;
+        const double bias = -slopes[h] * (causal ? distance : std::abs(distance));
+        INFO("head " << h << ", query " << i << ", key " << j);
+        CHECK(with.scores[h](i, j) == Approx(without.scores[h](i, j) + bias).margin(1e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: RoPE puts query i at position i + m - n and key j at j", "[attention]") {
+  std::mt19937 rng(43);
+  const auto pairing = GENERATE(attn::RopePairing::interleaved, attn::RopePairing::half);
+  const long n = GENERATE(5L, 11L), m = 8, heads = 2, head_width = 4;
+  // Every query row equal and every key row equal: only positions tell scores apart.
+  const attn::Matrix q_row = helpers::random_matrix(1, heads * head_width, rng);
+  const attn::Matrix k_row = helpers::random_matrix(1, heads * head_width, rng);
+  const attn::Matrix q = xt::repeat(q_row, n, 0), k = xt::repeat(k_row, m, 0);
+  attn::AttentionOptions options = with_heads(heads);
+  options.positional.type = attn::PositionalType::rope;
+  options.positional.pairing = pairing;
+  const auto result = attn::attention(q, k, helpers::random_matrix(m, 2, rng), options);
+  for (long h = 0; h < heads; ++h) {
+    const double same_position = dot(q_row, 0, k_row, 0, h * head_width, head_width) / 2.0;
+    for (long i = 0; i < n; ++i) {
+      for (long j = 0; j < m; ++j) {
+        const long distance = i + (m - n) - j;
+        INFO(attn::to_string(pairing) << ", head " << h << ", query " << i << ", key " << j);
+        if (distance == 0) CHECK(result.scores[h](i, j) == Approx(same_position).margin(1e-5));
+        if (i > 0 && j > 0) {
+          CHECK(result.scores[h](i, j) == Approx(result.scores[h](i - 1, j - 1)).margin(1e-5));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: heads split the columns and concatenate their contexts", "[attention]") {
+  std::mt19937 rng(44);
+  const long heads = 3, n = 6, m = 10;
+  const attn::Matrix q = helpers::random_matrix(n, 3 * heads, rng);
+  const attn::Matrix k = helpers::random_matrix(m, 3 * heads, rng);
+  const attn::Matrix v = helpers::random_matrix(m, 2 * heads, rng);
+  attn::AttentionOptions options = with_heads(heads);
+  options.mask.causal = true;
+  options.positional.type = attn::PositionalType::alibi;
+  options.positional.slopes = {0.1f, 0.2f, 0.3f};
+  const auto together = attn::attention(q, k, v, options);
+  for (long h = 0; h < heads; ++h) {
+    INFO("head " << h);
+    attn::AttentionOptions single = options;
+    single.heads = 1;
+    single.positional.slopes = {options.positional.slopes[h]};
+    // One head of width 3 keeps the scale 1/sqrt(3) of a head in the split.
+    const auto alone = attn::attention(xt::view(q, xt::all(), xt::range(3 * h, 3 * h + 3)),
+                                       xt::view(k, xt::all(), xt::range(3 * h, 3 * h + 3)),
+                                       xt::view(v, xt::all(), xt::range(2 * h, 2 * h + 2)), single);
+    CHECK_CLOSE(together.weights[h], alone.weights[0], 1e-6);
+    const attn::Matrix slice = xt::view(together.context, xt::all(), xt::range(2 * h, 2 * h + 2));
+    CHECK_CLOSE(slice, alone.context, 1e-6);
+  }
+}
+
+TEST_CASE("attention: fully masked rows give zero weights and zero context, never NaN",
+          "[attention]") {
+  std::mt19937 rng(45);
+  const long n = 50, m = 20;  // causal with m < n: queries 0..29 see no key
+  const attn::Matrix q = helpers::random_matrix(n, 4, rng, 0.1f, 1.0f);
+  const attn::Matrix k = helpers::random_matrix(m, 4, rng, 0.1f, 1.0f);
+  const attn::Matrix v = helpers::random_matrix(m, 4, rng);
+  const auto normalization = GENERATE(attn::Normalization::softmax,
+                                      attn::Normalization::naive_softmax, attn::Normalization::sum);
+  const auto kernel = GENERATE(attn::Kernel::materialized, attn::Kernel::flash);
+  INFO(attn::to_string(normalization) << ", " << attn::to_string(kernel));
+  attn::AttentionOptions options = with_heads(2);
+  options.mask.causal = true;
+  options.normalization = normalization;
+  options.kernel = kernel;
+  const auto result = attn::attention(q, k, v, options);
+  for (long i = 0; i < n; ++i) {
+    const bool masked = i < n - m;
+    for (long t = 0; t < 4; ++t) {
+      CHECK(std::isfinite(result.context(i, t)));
+      if (masked) CHECK(result.context(i, t) == 0.0f);
+    }
+    for (const attn::Matrix& weights : result.weights) {
+      for (long j = 0; j < m; ++j) {
+        if (masked) CHECK(weights(i, j) == 0.0f);
+      }
+    }
+  }
+  CHECK(result.context(n - 1, 0) != 0.0f);
+}
+
+TEST_CASE("attention: softmax stays finite for scores of plus or minus 1e30 in both kernels",
+          "[attention]") {
+  const attn::Matrix q = {{1e15f}}, k = {{1e15f}, {-1e15f}, {1e15f}, {0.0f}};
+  const attn::Matrix v = {{1.0f}, {100.0f}, {3.0f}, {100.0f}};
+  for (auto kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+    INFO(attn::to_string(kernel));
+    attn::AttentionOptions options;
+    options.scale.mode = attn::ScaleOption::Mode::none;
+    options.kernel = kernel;
+    const auto result = attn::attention(q, k, v, options);
+    CHECK(result.context(0, 0) == Approx(2.0));  // half of key 0, half of key 2
+    if (kernel == attn::Kernel::materialized) {
+      CHECK(result.scores[0](0, 1) == Approx(-1e30));
+      CHECK_CLOSE(result.weights[0], (attn::Matrix{{0.5f, 0.0f, 0.5f, 0.0f}}), 0.0);
+    }
+  }
+}
+
+TEST_CASE("attention: the automatic kernel materialises small inputs and streams large ones",
+          "[attention]") {
+  std::mt19937 rng(46);
+  const auto small =
+      attn::attention(helpers::random_matrix(4, 2, rng), helpers::random_matrix(6, 2, rng),
+                      helpers::random_matrix(6, 2, rng));
+  CHECK(small.kernel_used == attn::Kernel::materialized);
+  CHECK(small.scores.size() == 1);
+  CHECK(small.weights.size() == 1);
+
+  // 2 matrices · 12000² · 4 bytes > 1 GiB. A causal window of 1 shows each query only
+  // itself, so the context is v and the flash kernel computes only the diagonal tiles.
+  const long n = 12000;
+  const attn::Matrix x = helpers::random_matrix(n, 1, rng);
+  const attn::Matrix v = helpers::random_matrix(n, 2, rng);
+  attn::AttentionOptions options;
+  options.mask = {true, 1, 0};
+  const auto large = attn::attention(x, x, v, options);
+  CHECK(large.kernel_used == attn::Kernel::flash);
+  CHECK(large.scores.empty());
+  CHECK(large.weights.empty());
+  CHECK_CLOSE(large.context, v, 0.0);
+}
+
+TEST_CASE("attention: shape mismatches name both shapes", "[attention][errors]") {
+  const auto q = attn::Matrix::from_shape({2, 3});
+  REQUIRE_THROWS_AS(
+      attn::attention(q, attn::Matrix::from_shape({5, 4}), attn::Matrix::from_shape({5, 2})),
+      attn::InvalidArgument);
+  REQUIRE_THROWS_WITH(
+      attn::attention(q, attn::Matrix::from_shape({5, 4}), attn::Matrix::from_shape({5, 2})),
+      Contains("k has 4 columns but q has 3") && Contains("q is 2×3") && Contains("k is 5×4"));
+  REQUIRE_THROWS_WITH(
+      attn::attention(q, attn::Matrix::from_shape({5, 3}), attn::Matrix::from_shape({4, 2})),
+      Contains("v has 4 rows but k has 5") && Contains("k is 5×3") && Contains("v is 4×2"));
+  REQUIRE_THROWS_WITH(attn::attention(attn::Matrix::from_shape({0, 3}), q, q),
+                      Contains("q is 0×3"));
+}
+
+TEST_CASE("attention: a NaN or infinite input is reported with its position",
+          "[attention][errors]") {
+  attn::Matrix q = xt::zeros<float>({2, 3}), k = xt::zeros<float>({4, 3});
+  attn::Matrix v = xt::zeros<float>({4, 2});
+  q(1, 2) = NAN;
+  REQUIRE_THROWS_WITH(attn::attention(q, k, v), Contains("q[1][2] is NaN"));
+  q(1, 2) = 0.0f;
+  k(3, 0) = INFINITY;
+  REQUIRE_THROWS_WITH(attn::attention(q, k, v), Contains("k[3][0] is Infinity"));
+  k(3, 0) = 0.0f;
+  v(2, 1) = -INFINITY;
+  REQUIRE_THROWS_WITH(attn::attention(q, k, v), Contains("v[2][1] is -Infinity"));
+}
+
+TEST_CASE("attention: options that do not fit are rejected naming the option",
+          "[attention][errors]") {
+  const attn::Matrix q = xt::zeros<float>({2, 6}), v = xt::zeros<float>({3, 4});
+  const attn::Matrix k = xt::zeros<float>({3, 6});
+  auto rejects = [&](const attn::AttentionOptions& options, const std::string& words) {
+    INFO(words);
+    REQUIRE_THROWS_AS(attn::attention(q, k, v, options), attn::InvalidArgument);
+    REQUIRE_THROWS_WITH(attn::attention(q, k, v, options), Contains(words));
+  };
+  rejects(with_heads(0), "heads must be a whole number");
+  rejects(with_heads(4), "heads (4) must divide dk, the 6 columns");
+  rejects(with_heads(3), "heads (3) must divide dv, the 4 columns");
+  attn::AttentionOptions options = with_heads(2);
+  options.mask.window = -3;
+  rejects(options, "window");
+  options.mask = {false, 2, -1};
+  rejects(options, "sinks");
+  options = with_heads(2);
+  options.positional.type = attn::PositionalType::alibi;
+  options.positional.slopes = {0.5f};
+  rejects(options, "positional.slopes has 1 values but heads is 2");
+  options.positional = {};
+  options.positional.type = attn::PositionalType::rope;  // heads of width 3
+  rejects(options, "positional rope needs an even head width");
+  options.positional.type = attn::PositionalType::sinusoidal;
+  rejects(options, "self_attention");
+  options.positional = {};
+  options.scale.mode = attn::ScaleOption::Mode::factor;
+  options.scale.factor = NAN;
+  rejects(options, "scale must be true, false or a finite number, got NaN");
+}
+
+TEST_CASE("attention: materialising beyond the budget names the bytes and suggests flash",
+          "[attention][errors]") {
+  const long n = 8193;  // 2 heads · 2 matrices · 8193² · 4 bytes = 1074003984 > 2^30
+  const attn::Matrix x = xt::zeros<float>({std::size_t(n), std::size_t(2)});
+  attn::AttentionOptions options = with_heads(2);
+  options.kernel = attn::Kernel::materialized;
+  REQUIRE_THROWS_AS(attn::attention(x, x, x, options), attn::InvalidArgument);
+  REQUIRE_THROWS_WITH(attn::attention(x, x, x, options),
+                      Contains("1074003984 bytes") && Contains("8193×8193") && Contains("flash"));
+}
+
+TEST_CASE("attention: after many failed calls the engine still returns the same numbers",
+          "[attention][errors]") {
+  const auto& example = fixtures::example(fixtures::kEmbedding);
+  const attn::Matrix x = fixtures::matrix(example["inputs"]);
+  attn::Matrix poisoned = x;
+  poisoned(0, 0) = NAN;
+  attn::AttentionOptions bad_heads = with_heads(2), too_big = with_heads(1);
+  too_big.kernel = attn::Kernel::materialized;
+  const attn::Matrix wide = xt::zeros<float>({20000, 1});
+  for (int call = 0; call < 300; ++call) {
+    CHECK_THROWS_AS(attn::attention(poisoned, x, x), attn::InvalidArgument);
+    CHECK_THROWS_AS(attn::attention(x, x, x, bad_heads), attn::InvalidArgument);
+    CHECK_THROWS_AS(attn::attention(x, xt::zeros<float>({5, 2}), x), attn::InvalidArgument);
+    CHECK_THROWS_AS(attn::attention(wide, wide, wide, too_big), attn::InvalidArgument);
+  }
+  attn::AttentionOptions options;
+  options.scale.mode = attn::ScaleOption::Mode::none;
+  const auto result = attn::attention(x, x, x, options);
+  CHECK_CLOSE(result.weights[0], fixtures::matrix(example["weights_softmax"]), 1e-4);
+  CHECK_CLOSE(result.context, fixtures::matrix(example["context"]), 1e-4);
+}

@@ -1,0 +1,150 @@
+#include <cmath>
+#include <xtensor/xview.hpp>
+
+#include "attn/reference.hpp"
+#include "attn/self_attention.hpp"
+#include "attn/torch_generator.hpp"
+#include "fixtures.hpp"
+#include "helpers.hpp"
+
+using Catch::Contains;
+
+namespace {
+
+const nlohmann::json& journey() {
+  return fixtures::example(fixtures::kJourney);
+}
+
+attn::Projections projections(attn::Matrix wq, attn::Matrix wk, attn::Matrix wv) {
+  attn::Projections result;
+  result.wq = std::move(wq);
+  result.wk = std::move(wk);
+  result.wv = std::move(wv);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("self_attention: trainable v1 with torch.rand weights matches the tutorial",
+          "[self_attention]") {
+  attn::TorchGenerator generator(journey()["trainable_v1"]["seed"].get<std::uint64_t>());
+  const attn::Matrix wq = generator.rand(3, 2), wk = generator.rand(3, 2),
+                     wv = generator.rand(3, 2);
+  const auto result =
+      attn::self_attention(fixtures::matrix(journey()["inputs"]), projections(wq, wk, wv));
+  CHECK_CLOSE(result.output, fixtures::matrix(journey()["trainable_v1"]["context"]), 1e-4);
+  CHECK_CLOSE(result.attention.context, result.output, 0.0);
+}
+
+TEST_CASE("self_attention: trainable v2 with nn.Linear weights matches the tutorial",
+          "[self_attention]") {
+  attn::TorchGenerator generator(journey()["trainable_v2"]["seed"].get<std::uint64_t>());
+  const attn::Matrix wq = xt::transpose(generator.linear(3, 2, false).weight);
+  const attn::Matrix wk = xt::transpose(generator.linear(3, 2, false).weight);
+  const attn::Matrix wv = xt::transpose(generator.linear(3, 2, false).weight);
+  const auto result =
+      attn::self_attention(fixtures::matrix(journey()["inputs"]), projections(wq, wk, wv));
+  CHECK_CLOSE(result.output, fixtures::matrix(journey()["trainable_v2"]["context"]), 1e-4);
+}
+
+TEST_CASE("self_attention: without weights q, k and v are x", "[self_attention]") {
+  const auto& example = fixtures::example(fixtures::kEmbedding);
+  const attn::Matrix x = fixtures::matrix(example["inputs"]);
+  attn::AttentionOptions options;
+  options.scale.mode = attn::ScaleOption::Mode::none;
+  const auto result = attn::self_attention(x, {}, options);
+  CHECK_CLOSE(result.q, x, 0.0);
+  CHECK_CLOSE(result.k, x, 0.0);
+  CHECK_CLOSE(result.v, x, 0.0);
+  CHECK_CLOSE(result.output, fixtures::matrix(example["context"]), 1e-4);
+}
+
+TEST_CASE("self_attention: the sinusoidal encoding is added to x before projecting",
+          "[self_attention]") {
+  std::mt19937 rng(71);
+  const long n = 7, d_in = 4;
+  const attn::Matrix x = helpers::random_matrix(n, d_in, rng);
+  attn::Matrix encoded = x;  // x + PE, PE[p][2t] = sin(p / 10000^(2t/d)), PE[p][2t+1] = cos
+  for (long p = 0; p < n; ++p) {
+    for (long t = 0; t < d_in / 2; ++t) {
+      const double angle = p / std::pow(10000.0, 2.0 * t / d_in);
+      encoded(p, 2 * t) += float(std::sin(angle));
+      encoded(p, 2 * t + 1) += float(std::cos(angle));
+    }
+  }
+  attn::AttentionOptions options;
+  options.positional.type = attn::PositionalType::sinusoidal;
+  options.mask.causal = true;
+
+  const auto unprojected = attn::self_attention(x, {}, options);
+  CHECK_CLOSE(unprojected.q, encoded, 1e-6);
+
+  const attn::Matrix wq = helpers::random_matrix(d_in, 2, rng);
+  const attn::Matrix wk = helpers::random_matrix(d_in, 2, rng);
+  const attn::Matrix wv = helpers::random_matrix(d_in, 3, rng);
+  const auto result = attn::self_attention(x, projections(wq, wk, wv), options);
+  CHECK_CLOSE(result.q, attn::reference::matmul(encoded, wq), 1e-5);
+  CHECK_CLOSE(result.k, attn::reference::matmul(encoded, wk), 1e-5);
+  CHECK_CLOSE(result.v, attn::reference::matmul(encoded, wv), 1e-5);
+  attn::AttentionOptions plain;
+  plain.mask.causal = true;
+  CHECK_CLOSE(result.output, attn::attention(result.q, result.k, result.v, plain).context, 1e-6);
+}
+
+TEST_CASE("self_attention: the output projection applies wo then bo", "[self_attention]") {
+  std::mt19937 rng(72);
+  const attn::Matrix x = helpers::random_matrix(5, 4, rng);
+  attn::Projections weights =
+      projections(helpers::random_matrix(4, 4, rng), helpers::random_matrix(4, 4, rng),
+                  helpers::random_matrix(4, 6, rng));
+  weights.wo = helpers::random_matrix(6, 3, rng);
+  attn::AttentionOptions options;
+  options.heads = 2;
+  const auto without_bias = attn::self_attention(x, weights, options);
+  const attn::Matrix projected =
+      attn::reference::matmul(without_bias.attention.context, *weights.wo);
+  CHECK_CLOSE(without_bias.output, projected, 1e-5);
+
+  weights.bo = attn::Vector{0.5f, -1.0f, 2.0f};
+  const auto with_bias = attn::self_attention(x, weights, options);
+  const attn::Matrix expected = projected + xt::view(*weights.bo, xt::newaxis(), xt::all());
+  CHECK_CLOSE(with_bias.output, expected, 1e-5);
+}
+
+TEST_CASE("self_attention: projection errors name the weight and both shapes",
+          "[self_attention][errors]") {
+  std::mt19937 rng(73);
+  const attn::Matrix x = helpers::random_matrix(6, 3, rng);
+  const attn::Matrix w = helpers::random_matrix(3, 2, rng);
+  auto rejects = [&](const attn::Projections& weights, const std::string& words) {
+    INFO(words);
+    REQUIRE_THROWS_AS(attn::self_attention(x, weights), attn::InvalidArgument);
+    REQUIRE_THROWS_WITH(attn::self_attention(x, weights), Contains(words));
+  };
+  attn::Projections weights;
+  weights.wq = w;
+  rejects(weights, "wk is missing");
+  weights.wk = w;
+  rejects(weights, "wv is missing");
+  rejects(projections(helpers::random_matrix(4, 2, rng), w, w),
+          "wq has 4 rows but x has 3 columns (x is 6×3, wq is 4×2");
+  rejects(projections(w, helpers::random_matrix(3, 5, rng), w), "wk has 5 columns but wq has 2");
+
+  weights = projections(w, w, w);
+  weights.wo = helpers::random_matrix(3, 4, rng);
+  rejects(weights, "wo has 3 rows but v has 2 columns (v is 6×2, wo is 3×4");
+  weights.wo = helpers::random_matrix(2, 4, rng);
+  weights.bo = attn::Vector{1.0f, 2.0f};
+  rejects(weights, "bo has 2 values but wo has 4 columns");
+  weights.bo = attn::Vector{1.0f, NAN, 0.0f, 0.0f};
+  rejects(weights, "bo[1] is NaN");
+  weights.wo.reset();
+  rejects(weights, "bo is given without wo");
+
+  attn::Matrix poisoned = x;
+  poisoned(4, 0) = INFINITY;
+  REQUIRE_THROWS_WITH(attn::self_attention(poisoned, {}), Contains("x[4][0] is Infinity"));
+  attn::AttentionOptions options;
+  options.heads = 2;  // x has 3 columns
+  REQUIRE_THROWS_WITH(attn::self_attention(x, {}, options), Contains("heads (2) must divide dk"));
+}
