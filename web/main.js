@@ -1,19 +1,603 @@
-import createAttention from './wasm/attention.mjs';
+// Wiring of the playground page: controls ↔ state (URL hash) → tokens and vectors → the
+// engine in its worker → the views. Each stage runs again only when its inputs changed, and
+// a newer change makes older, still-running updates stop at their next step.
+import { createEngineClient, Superseded } from './engine-client.js';
+import { embedTokens, loadGlove } from './embeddings.js';
+import { download } from './exports.js';
+import { formatCount, formatNumber } from './format.js';
+import { ZOOM_STEP, colorDomain, createHeatmap, zoomRegion } from './heatmap.js';
+import { createLegend } from './legend.js';
+import { createLines } from './lines.js';
+import { PRESETS, PRESET_DIMS, longSample } from './presets.js';
+import { drawProfile } from './profile.js';
+import { LIMITS, formatHash, parseField, parseHash } from './state.js';
+import { renderCost } from './cost.js';
+import { renderSteps } from './steps.js';
+import { tokenize } from './tokenizer.js';
 
-// "Your journey starts with one step", 3-d inputs of the tutorial.
-const JOURNEY = [
-  [0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
-  [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55],
-];
+const MAX_TOKENS = 8192;             // longer texts are cut here (the engine's memory budget)
+const LONG_SAMPLE_TOKENS = 4096;
+const TYPING_DEBOUNCE_MS = 250;
+const HASH_WRITE_DEBOUNCE_MS = 300;
+const ELAPSED_TICK_MS = 100;
+const SINGLE_MAX_CELLS = 512;        // cells per side of one large panel; longer inputs come pooled
+const MULTIPLE_MAX_CELLS = 256;      // per side of each small multiple
+const PROFILE_POINTS = 512;
+const LINES_MAX_TOKENS = 40;
+const STEPS_MAX_ROWS = 24;
+const TOKEN_CHIPS_MAX = 256;
+const TABLE_MAX_TOKENS = 16;
+const TABLE_DECIMALS = 4;
+const EXPORT_MAX_CELLS = 2 ** 24;    // heads × n × n of one CSV or JSON export
+const MS_PER_SECOND = 1000;
 
-const status = document.getElementById('status');
-try {
-  const engine = await createAttention();
-  const { context } = engine.walkthrough(JOURNEY, { query: 1 });
-  document.getElementById('context').textContent = `[${Array.from(context, (x) => x.toFixed(4)).join(', ')}]`;
-  status.textContent = `Engine ${engine.version} ready.`;
-  document.documentElement.dataset.engine = 'ready';
-} catch (error) {
-  status.textContent = `The engine failed to load: ${error.message}`;
-  document.documentElement.dataset.engine = 'failed';
+const $ = (id) => document.getElementById(id);
+const elements = {
+  sentence: $('sentence'), longSample: $('long-sample'), tokenCount: $('token-count'), tokens: $('tokens'),
+  sourceStatus: $('source-status'), randomOptions: $('random-options'), tableOptions: $('table-options'),
+  vectorTable: $('vector-table'), headView: $('head-view'), headsHint: $('heads-hint'),
+  engineStatus: $('engine-status'), notices: $('notices'), progress: $('progress'), computeStatus: $('compute-status'),
+  heatmap: $('heatmap'), tooltip: $('heatmap-tooltip'), zoomStatus: $('zoom-status'),
+  profile: $('profile'), lines: $('lines'), linesStatus: $('lines-status'),
+  stepScaleRange: $('step-scale-range'), query: $('query'),
+};
+
+// Controls bound one-to-one to a setting: field name → element id.
+const BOUND_CONTROLS = {
+  source: 'source', randomSeed: 'random-seed', randomDims: 'random-dims', tableDims: 'table-dims',
+  trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', headView: 'head-view',
+  causal: 'causal', window: 'window', sinks: 'sinks', positional: 'positional', scaling: 'scaling',
+  normalization: 'normalization', query: 'query', stepScale: 'step-scale', value: 'value', pooling: 'pooling',
+};
+// The settings each source of vectors depends on, besides the text.
+const SOURCE_FIELDS = { random: ['randomSeed', 'randomDims'], table: ['tableDims', 'table'] };
+const ATTENTION_FIELDS = ['trainable', 'torchSeed', 'dOut', 'heads', 'causal', 'window', 'sinks', 'positional',
+  'scaling', 'normalization'];
+
+let state;
+let glove = null;         // the decoded GloVe table, once loaded
+let gloveLoading = null;  // its promise
+let input = null;         // {key, tokens, labels, x, unknown, truncated}
+let view = null;          // what the views show: {computed, heads, region, matrix, lines, milliseconds}
+let updates = 0;          // generation of the latest update()
+
+const client = createEngineClient();
+const heatmap = createHeatmap(elements.heatmap, elements.tooltip, {
+  onSelectQuery: (query) => change({ query }),
+  onZoom: (around) => zoomAround(around),
+});
+const updateLegend = createLegend({
+  bar: $('legend-bar'), axis: $('legend-axis'), title: $('legend-title'), swatches: $('legend-swatches'),
+});
+const drawLines = createLines(elements.lines, { onSelectQuery: (query) => change({ query }) });
+
+// ---- notices and status ---------------------------------------------------------------
+
+function notice(message) {
+  const item = document.createElement('p');
+  item.className = 'notice';
+  const text = document.createElement('span');
+  text.textContent = message;
+  const close = document.createElement('button');
+  close.type = 'button';
+  close.textContent = 'Dismiss';
+  close.addEventListener('click', () => item.remove());
+  item.append(text, close);
+  elements.notices.append(item);
 }
+
+function showProgress(text, fraction = null) {
+  elements.progress.hidden = false;
+  if (fraction === null) elements.progress.removeAttribute('value');
+  else elements.progress.value = fraction;
+  elements.computeStatus.classList.remove('error');
+  elements.computeStatus.textContent = text;
+}
+
+function showDone(text, isError = false) {
+  elements.progress.hidden = true;
+  elements.computeStatus.classList.toggle('error', isError);
+  elements.computeStatus.textContent = text;
+}
+
+// ---- state, URL hash and controls -------------------------------------------------------
+
+let hashTimer = 0;
+function writeHash() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(() => {
+    const hash = formatHash(state);
+    history.replaceState(null, '', hash ? `#${hash}` : `${location.pathname}${location.search}`);
+  }, HASH_WRITE_DEBOUNCE_MS);
+}
+
+function readHash() {
+  const { state: parsed, problems } = parseHash(location.hash);
+  state = parsed;
+  if (problems.length > 0) notice(`Some settings in the link were ignored: ${problems.join('; ')}.`);
+}
+
+function setControl(element, value) {
+  if (element.type === 'checkbox') element.checked = value;
+  else if (element !== document.activeElement || element.value !== String(value)) element.value = String(value);
+}
+
+function syncControls() {
+  if (elements.sentence.value !== state.text) elements.sentence.value = state.text;
+  fillHeadView();
+  for (const [field, id] of Object.entries(BOUND_CONTROLS)) {
+    const element = $(id);
+    if (element !== document.activeElement || element.type === 'checkbox' || element.tagName === 'SELECT') {
+      setControl(element, state[field]);
+      element.removeAttribute('aria-invalid');
+    }
+  }
+  elements.stepScaleRange.value = String(Math.log10(state.stepScale));
+  elements.randomOptions.hidden = state.source !== 'random';
+  $('torch-seed').disabled = state.trainable === 'none';
+  $('d-out').disabled = state.trainable === 'none';
+  $('sinks').disabled = state.window === 0;
+  elements.tableOptions.hidden = state.source !== 'table';
+}
+
+function fillHeadView() {
+  const options = [['all', state.heads === 1 ? 'The head' : 'All heads, small multiples']];
+  for (let h = 1; h <= state.heads && state.heads > 1; ++h) options.push([String(h), `Head ${h} large`]);
+  if (elements.headView.options.length === options.length && elements.headView.options[0].text === options[0][1]) return;
+  elements.headView.replaceChildren(...options.map(([value, text]) => new Option(text, value)));
+}
+
+let typingTimer = 0;
+/** Applies settings, brings the controls and the hash along, and schedules an update. */
+function change(settings, { debounce = false } = {}) {
+  Object.assign(state, settings);
+  syncControls();
+  writeHash();
+  clearTimeout(typingTimer);
+  if (debounce) typingTimer = setTimeout(update, TYPING_DEBOUNCE_MS);
+  else update();
+}
+
+function bindControls() {
+  for (const [field, id] of Object.entries(BOUND_CONTROLS)) {
+    if (field === 'source') continue;  // below: a new source may bring its text or table along
+    const element = $(id);
+    const isText = element.type === 'number';
+    element.addEventListener(isText ? 'input' : 'change', () => {
+      if (element.type === 'checkbox') return change({ [field]: element.checked });
+      try {
+        const value = parseField(field, element.value);
+        element.removeAttribute('aria-invalid');
+        element.setCustomValidity('');
+        return change({ [field]: value }, { debounce: isText });
+      } catch (error) {
+        element.setAttribute('aria-invalid', 'true');
+        element.setCustomValidity(`Must be ${error.message}`);
+        return element.reportValidity();
+      }
+    });
+  }
+  elements.sentence.addEventListener('input', () => change({ text: elements.sentence.value, zoom: null }, { debounce: true }));
+  elements.longSample.addEventListener('click', () => change({ text: longSample(LONG_SAMPLE_TOKENS), zoom: null, query: 0 }));
+  $('source').addEventListener('change', () => {
+    const source = $('source').value;
+    const preset = PRESETS[source];
+    if (preset) change({ source, text: preset.text, query: preset.query, zoom: null });
+    else if (source === 'table' && state.table.length === 0 && input?.x?.cols <= LIMITS.MAX_TABLE_DIMS) {
+      change({ source, tableDims: input.x.cols, table: tableRows(input.x) });
+    } else change({ source });
+  });
+  elements.stepScaleRange.addEventListener('input', () => {
+    const scale = Number((10 ** Number(elements.stepScaleRange.value)).toPrecision(3));
+    change({ stepScale: scale });
+  });
+  $('zoom-in').addEventListener('click', () => zoomAround({ factor: ZOOM_STEP }));
+  $('zoom-out').addEventListener('click', () => zoomAround({ factor: 1 / ZOOM_STEP }));
+  $('zoom-reset').addEventListener('click', () => zoomAround(null));
+  $('export-png').addEventListener('click', exportPng);
+  $('export-csv').addEventListener('click', () => exportWeights('csv'));
+  $('export-json').addEventListener('click', () => exportWeights('json'));
+  window.addEventListener('hashchange', () => {
+    readHash();
+    syncControls();
+    update();
+  });
+}
+
+// ---- tokens and vectors -----------------------------------------------------------------
+
+function tableRows(x) {
+  const rows = [];
+  for (let r = 0; r < Math.min(x.rows, TABLE_MAX_TOKENS); ++r) {
+    rows.push(Array.from(x.data.subarray(r * x.cols, (r + 1) * x.cols), (v) => Number(v.toFixed(TABLE_DECIMALS))));
+  }
+  return rows;
+}
+
+function ensureGlove() {
+  gloveLoading ??= loadGlove(document.baseURI, (fraction) => {
+    showProgress(`Loading GloVe vectors… ${Math.round(fraction * 100)}%`, fraction);
+  }).then((table) => {
+    glove = table;
+    return table;
+  }, (error) => {
+    gloveLoading = null;
+    throw new Error(`The GloVe vectors did not load (${error.message}).`);
+  });
+  return gloveLoading;
+}
+
+function sourceOf(kind) {
+  if (kind === 'glove') return { type: 'glove', table: glove };
+  if (PRESETS[kind]) return { type: 'preset', preset: PRESETS[kind] };
+  return { type: 'table', dims: state.tableDims, rows: state.table };
+}
+
+async function embed() {
+  const key = JSON.stringify([state.text, state.source, ...(SOURCE_FIELDS[state.source] ?? []).map((f) => state[f])]);
+  if (input?.key === key) return;
+  if (state.source === 'glove' && !glove) await ensureGlove();
+  const all = tokenize(state.text, MAX_TOKENS + 1);
+  const truncated = all.length > MAX_TOKENS;
+  const tokens = truncated ? all.slice(0, MAX_TOKENS) : all;
+  let x = null;
+  let unknown = tokens.map(() => false);
+  if (state.source !== 'random' && tokens.length > 0) ({ x, unknown } = embedTokens(tokens, sourceOf(state.source)));
+  const labels = tokens.map((token, i) => ({ text: token.text, unknown: unknown[i], index: i }));
+  input = { key, tokens, labels, x, unknown, truncated };
+  renderTokens();
+  renderSourceStatus();
+  renderVectorTable();
+}
+
+function renderTokens() {
+  const { labels, truncated } = input;
+  const unknownCount = labels.filter((token) => token.unknown).length;
+  const parts = [`${formatCount(labels.length)} token${labels.length === 1 ? '' : 's'}`];
+  if (unknownCount > 0) parts.push(`${formatCount(unknownCount)} with a hashed vector (dashed)`);
+  if (truncated) parts.push(`text cut at ${formatCount(MAX_TOKENS)} tokens`);
+  elements.tokenCount.textContent = parts.join(' · ');
+  elements.tokens.replaceChildren(...labels.slice(0, TOKEN_CHIPS_MAX).map((token) => {
+    const item = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = `token${token.unknown ? ' unknown' : ''}`;
+    button.textContent = token.text;
+    button.title = `#${token.index}${token.unknown ? ': not in the vocabulary, hashed vector' : ''}`;
+    button.addEventListener('click', () => change({ query: token.index }));
+    item.append(button);
+    return item;
+  }));
+  if (labels.length > TOKEN_CHIPS_MAX) {
+    const more = document.createElement('li');
+    more.className = 'muted';
+    more.textContent = `… ${formatCount(labels.length - TOKEN_CHIPS_MAX)} more`;
+    elements.tokens.append(more);
+  }
+  markSelectedToken();
+}
+
+function markSelectedToken() {
+  elements.tokens.querySelectorAll('button.token').forEach((button, i) => {
+    button.setAttribute('aria-pressed', String(i === state.query));
+  });
+}
+
+function renderSourceStatus() {
+  const texts = {
+    glove: glove ? `GloVe 6B: the ${formatCount(glove.rows)} most frequent words × ${glove.dims} dims (int8). ` +
+      'Other words get a hashed vector and show dashed.' : '',
+    journey: `The tutorial's ${PRESET_DIMS}-d vectors; other words get a hashed vector.`,
+    attention: `The tutorial's ${PRESET_DIMS}-d vectors; other words get a hashed vector.`,
+    random: `x = torch.rand(n, ${state.randomDims}) after torch.manual_seed(${state.randomSeed}), drawn by the engine.`,
+    table: `Vectors from the table; rows after the ${TABLE_MAX_TOKENS}th and empty rows get a hashed vector.`,
+  };
+  elements.sourceStatus.textContent = texts[state.source];
+}
+
+let tableKey = '';
+// The editable table, rebuilt only when its shape or tokens change so typing keeps its focus.
+function renderVectorTable() {
+  if (state.source !== 'table') return;
+  const { labels, x } = input;
+  const shown = labels.slice(0, TABLE_MAX_TOKENS);
+  const key = JSON.stringify([shown.map((token) => token.text), state.tableDims]);
+  if (key === tableKey) return;
+  tableKey = key;
+  const head = document.createElement('tr');
+  head.append(...['Token', ...Array.from({ length: state.tableDims }, (_, c) => `x${c + 1}`)].map((text) => {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = text;
+    return th;
+  }));
+  elements.vectorTable.tHead.replaceChildren(head);
+  const rows = shown.map((token, r) => {
+    const tr = document.createElement('tr');
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = token.text;
+    tr.append(th);
+    for (let c = 0; c < state.tableDims; ++c) {
+      const td = document.createElement('td');
+      const field = document.createElement('input');
+      field.type = 'number';
+      field.step = 'any';
+      field.value = String(Number(x.data[r * x.cols + c].toFixed(TABLE_DECIMALS)));
+      field.setAttribute('aria-label', `${token.text} (#${r}), x${c + 1}`);
+      field.addEventListener('input', () => editTable());
+      td.append(field);
+      tr.append(td);
+    }
+    return tr;
+  });
+  elements.vectorTable.tBodies[0].replaceChildren(...rows);
+}
+
+function editTable() {
+  const rows = [...elements.vectorTable.tBodies[0].rows].map((tr) =>
+    [...tr.querySelectorAll('input')].map((field) => Number(field.value)));
+  if (rows.some((row) => row.some((v) => !Number.isFinite(v)))) return;
+  change({ table: rows }, { debounce: true });
+}
+
+// ---- stages that run in the worker -------------------------------------------------------
+
+// Remembers the last result of a stage by key, and shares a run still in progress.
+function stage() {
+  let done = null;
+  let running = null;
+  return (key, run) => {
+    if (done?.key === key) return Promise.resolve(done.value);
+    if (running?.key === key) return running.promise;
+    done = null;
+    const promise = run().then((value) => {
+      if (running?.promise === promise) {
+        done = { key, value };
+        running = null;
+      }
+      return value;
+    }, (error) => {
+      if (running?.promise === promise) running = null;
+      throw error;
+    });
+    running = { key, promise };
+    return promise;
+  };
+}
+const computeStage = stage();
+const viewStage = stage();
+const stepsStage = stage();
+const costStage = stage();
+
+function attentionOptions() {
+  return {
+    heads: state.heads,
+    scale: state.scaling,
+    normalization: state.normalization,
+    causal: state.causal,
+    window: state.window,
+    sinks: state.sinks,
+    positional: { type: state.positional },
+  };
+}
+
+function compute() {
+  const n = input.tokens.length;
+  const key = JSON.stringify([input.key, ATTENTION_FIELDS.map((field) => state[field])]);
+  return computeStage(key, async () => {
+    const started = performance.now();
+    const label = `${formatCount(n)} × ${formatCount(n)}, ${state.heads} head${state.heads === 1 ? '' : 's'}`;
+    let phase = 'starting';
+    const tick = () => showProgress(`Computing ${label}: ${phase}… ${((performance.now() - started) / MS_PER_SECOND).toFixed(1)} s`);
+    tick();
+    const timer = setInterval(tick, ELAPSED_TICK_MS);
+    try {
+      const payload = {
+        x: input.x,
+        random: { seed: state.randomSeed, rows: n, dims: state.randomDims },
+        trainable: { kind: state.trainable, seed: state.torchSeed, dOut: state.dOut },
+        options: attentionOptions(),
+      };
+      const result = await client.request('compute', payload, { onProgress: (next) => { phase = next; } });
+      return { ...result, key, label };
+    } finally {
+      clearInterval(timer);
+    }
+  });
+}
+
+function shownHeads() {
+  return state.headView === 'all' ? Array.from({ length: state.heads }, (_, h) => h) : [state.headView - 1];
+}
+
+function region(n) {
+  const zoom = state.zoom;
+  if (zoom && zoom.size < n && zoom.row0 + zoom.size <= n && zoom.col0 + zoom.size <= n) return zoom;
+  return { row0: 0, col0: 0, size: n };
+}
+
+// Zooms the state's region around cell (i, j), by default its centre; null shows everything.
+function zoomAround(around) {
+  if (!input || input.tokens.length === 0 || around === null) {
+    change({ zoom: null });
+    return;
+  }
+  const n = input.tokens.length;
+  const area = region(n);
+  const centre = (start) => start + Math.floor(area.size / 2);
+  const { i = centre(area.row0), j = centre(area.col0), factor } = around;
+  change({ zoom: zoomRegion(area, n, i, j, factor) });
+}
+
+function fetchView(computed) {
+  const heads = shownHeads();
+  const area = region(computed.n);
+  const linesCount = Math.min(computed.n, LINES_MAX_TOKENS);
+  const linesStart = Math.min(area.row0, computed.n - linesCount);
+  const key = JSON.stringify([computed.key, heads, area, state.pooling, state.query]);
+  return viewStage(key, async () => {
+    const started = performance.now();
+    const matrix = await client.request('view', {
+      heads, ...area, pooling: state.pooling, query: state.query, profilePoints: PROFILE_POINTS,
+      maxCells: heads.length > 1 ? MULTIPLE_MAX_CELLS : SINGLE_MAX_CELLS,
+    });
+    const lines = await client.request('view', {
+      heads, row0: linesStart, col0: linesStart, size: linesCount, maxCells: linesCount, pooling: state.pooling,
+      query: state.query, profilePoints: 1,
+    }, { lane: 'lines' });
+    return { computed, heads, region: area, matrix, lines: { start: linesStart, count: linesCount, panels: lines.panels },
+      milliseconds: performance.now() - started };
+  });
+}
+
+function drawViews() {
+  if (!view) return;
+  const { computed, region: area, matrix, lines } = view;
+  const started = performance.now();
+  const panels = matrix.panels.map((panel) => ({ ...panel, heads: computed.heads }));
+  const domain = colorDomain(panels, state.value);
+  heatmap.draw({
+    tokens: input.labels, n: computed.n, region: area, block: matrix.block, pooling: state.pooling,
+    query: state.query, panels, value: state.value, domain,
+  });
+  updateLegend({ heading: state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)', domain });
+  drawProfile(elements.profile, { start: area.col0, ...matrix.profiles });
+  drawLines({
+    tokens: input.labels.slice(lines.start, lines.start + lines.count),
+    heads: lines.panels.map((panel) => ({ head: panel.head, weights: panel.weights })),
+    query: state.query,
+  });
+  elements.linesStatus.textContent = lines.count < computed.n
+    ? `Tokens #${lines.start}–#${lines.start + lines.count - 1} of ${formatCount(computed.n)}; zoom the matrix to move this window.`
+    : 'Hover or focus a token to keep only its lines; click a query to select it.';
+  const last = area.row0 + area.size - 1;
+  elements.zoomStatus.textContent = `Tokens #${area.row0}–#${last}${area.col0 !== area.row0 ? ` × #${area.col0}–#${area.col0 + area.size - 1}` : ''}` +
+    (matrix.block > 1 ? `, blocks of ${matrix.block}×${matrix.block}` : '');
+  return performance.now() - started;
+}
+
+function steps() {
+  const key = JSON.stringify([input.key, state.query, state.stepScale]);
+  return stepsStage(key, () => client.request('walkthrough', { query: state.query, scale: state.stepScale, maxRows: STEPS_MAX_ROWS }));
+}
+
+function cost(n) {
+  const key = JSON.stringify([state.heads, n]);
+  return costStage(key, () => client.request('memory', { heads: state.heads, n }));
+}
+
+function clearViews(message) {
+  view = null;
+  elements.heatmap.dataset.rows = '0';
+  elements.heatmap.dataset.cols = '0';
+  elements.heatmap.getContext('2d').clearRect(0, 0, elements.heatmap.width, elements.heatmap.height);
+  showDone(message);
+}
+
+/** Brings every view up to date with `state`; a newer call makes this one stop early. */
+async function update() {
+  const generation = ++updates;
+  const current = () => generation === updates;
+  try {
+    await embed();
+    if (!current()) return;
+    const n = input.tokens.length;
+    if (n === 0) {
+      clearViews('Type a sentence to see its attention.');
+      return;
+    }
+    const fixes = {};
+    if (state.query >= n) fixes.query = n - 1;
+    if (state.headView !== 'all' && state.headView > state.heads) fixes.headView = 'all';
+    if (Object.keys(fixes).length > 0) {
+      Object.assign(state, fixes);
+      syncControls();
+      writeHash();
+    }
+    elements.query.max = String(n - 1);
+    markSelectedToken();
+    renderHeadsHint();
+    const costRows = cost(n);
+    const computed = await compute();
+    if (!current()) return;
+    const fetched = await fetchView(computed);
+    if (!current()) return;
+    view = fetched;
+    elements.heatmap.parentElement.classList.remove('stale');
+    const drawMs = drawViews();
+    const timing = `engine ${formatNumber(computed.milliseconds, 0)} ms, view ${formatNumber(fetched.milliseconds, 0)} ms, ` +
+      `drawing ${formatNumber(drawMs, 0)} ms`;
+    showDone(`${computed.label} (${timing}).`);
+    elements.heatmap.dataset.timing = JSON.stringify({ engine: computed.milliseconds, view: fetched.milliseconds, draw: drawMs });
+    const walk = await steps();
+    if (!current()) return;
+    renderSteps({ summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note') },
+      { walk, tokens: input.labels, query: state.query, scale: state.stepScale });
+    const rows = await costRows;
+    if (!current()) return;
+    renderCost({ answer: $('cost-answer'), table: $('cost-table') }, { rows, heads: state.heads, n });
+  } catch (error) {
+    if (error instanceof Superseded || !current()) return;
+    elements.heatmap.parentElement.classList.add('stale');
+    showDone(error.message, true);
+  }
+}
+
+function renderHeadsHint() {
+  const width = state.trainable === 'none' ? input.x?.cols ?? state.randomDims : state.dOut;
+  const divisors = [];
+  for (let h = 1; h <= Math.min(width, LIMITS.MAX_HEADS); ++h) if (width % h === 0) divisors.push(h);
+  elements.headsHint.textContent = `Heads split d = ${width} into equal slices: ${divisors.join(', ')}` +
+    `${width > LIMITS.MAX_HEADS ? ' …' : ''} head${divisors.length === 1 ? '' : 's'} fit.`;
+}
+
+// ---- exports ------------------------------------------------------------------------------
+
+function exportPng() {
+  if (!view) return;
+  elements.heatmap.toBlob((blob) => download(blob, 'attention-heatmap.png'), 'image/png');
+}
+
+async function exportWeights(format) {
+  if (!view) return;
+  const heads = view.heads;
+  const n = view.computed.n;
+  if (heads.length * n * n > EXPORT_MAX_CELLS) {
+    notice(`${formatCount(heads.length * n * n)} weights are too many for one file (at most ${formatCount(EXPORT_MAX_CELLS)}): ` +
+      'show one head, or use a shorter text.');
+    return;
+  }
+  const settings = Object.fromEntries(['source', ...ATTENTION_FIELDS].map((field) => [field, state[field]]));
+  showProgress(`Preparing the ${format.toUpperCase()} file…`);
+  try {
+    const blob = await client.request('export', { format, heads, tokens: input.labels.map((t) => t.text), settings });
+    download(blob, `attention-weights.${format}`);
+    showDone(`Exported ${formatCount(heads.length * n * n)} weights as ${format.toUpperCase()}.`);
+  } catch (error) {
+    showDone(`The export failed: ${error.message}`, true);
+  }
+}
+
+// ---- start ----------------------------------------------------------------------------------
+
+readHash();
+syncControls();
+bindControls();
+client.ready.then(({ version }) => {
+  document.documentElement.dataset.engine = 'ready';
+  elements.engineStatus.textContent = `Engine ${version} ready: WebAssembly in a worker.`;
+}, (error) => {
+  document.documentElement.dataset.engine = 'failed';
+  elements.engineStatus.textContent = error.message;
+  elements.engineStatus.classList.add('error');
+  elements.engineStatus.setAttribute('role', 'alert');
+});
+let drawnWidth = 0;
+new ResizeObserver(([entry]) => {
+  if (entry.contentRect.width === drawnWidth) return;
+  drawnWidth = entry.contentRect.width;
+  drawViews();
+}).observe(elements.heatmap.parentElement);
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => drawViews());
+update();

@@ -1,0 +1,200 @@
+// The playground page in Chromium: loading from a sub-path, the heatmap, typing, the tooltip
+// against the engine, keyboard use, the URL hash, markup typed as text, a failed engine load.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { COLOR_TABLE } from '../../web/colors.js';
+import { tokenize } from '../../web/tokenizer.js';
+import {
+  TIMEOUT_MS, gloveInput, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
+} from './helpers.mjs';
+
+const HEATMAP = '[data-testid="attention-heatmap"]';
+const SENTENCE = '[data-testid="sentence-input"]';
+const DEFAULT_TEXT = 'Your journey starts with one step';
+const SCAN_STEPS = 14;          // hover points per side of the canvas when looking for cells
+const TOLERANCE = 1e-6;         // the page and Node run the same wasm: equal up to float printing
+
+let suite;
+before(async () => { suite = await startSuite(); });
+after(async () => { await suite?.close(); });
+
+// Hovers a grid of points over the heatmap; returns the tooltip of every exact cell found,
+// with the point that showed it.
+async function scanTooltips(page) {
+  const box = await page.locator(HEATMAP).boundingBox();
+  const found = new Map();
+  for (let a = 0; a < SCAN_STEPS; ++a) {
+    for (let b = 0; b < SCAN_STEPS; ++b) {
+      const point = { x: box.x + ((b + 0.5) / SCAN_STEPS) * box.width, y: box.y + ((a + 0.5) / SCAN_STEPS) * box.height };
+      await page.mouse.move(point.x, point.y);
+      const tip = await page.evaluate(() => {
+        const tooltip = document.querySelector('[data-testid="heatmap-tooltip"]');
+        return tooltip.hidden || tooltip.dataset.query === undefined ? null : { ...tooltip.dataset, text: tooltip.textContent };
+      });
+      if (tip) found.set(`${tip.head}:${tip.query}:${tip.key}`, { ...tip, point });
+    }
+  }
+  return [...found.values()];
+}
+
+describe('playground page', () => {
+  test('loads from a sub-path, sets the ready flag and draws a heatmap that is not blank', async () => {
+    const { page, close } = await openPage(suite);
+    assert.ok(new URL(page.url()).pathname.startsWith('/some/sub/path/'));
+    await waitForRows(page, 6);
+    assert.equal(await page.locator(HEATMAP).getAttribute('data-cols'), '6');
+    const table = new Set();
+    for (let k = 0; k < COLOR_TABLE.length; k += 4) table.add((COLOR_TABLE[k] << 16) | (COLOR_TABLE[k + 1] << 8) | COLOR_TABLE[k + 2]);
+    const pixels = await page.evaluate(() => {
+      const canvas = document.querySelector('[data-testid="attention-heatmap"]');
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      const colours = [];
+      for (let k = 0; k < data.length; k += 4) {
+        if (data[k + 3] === 255) colours.push((data[k] << 16) | (data[k + 1] << 8) | data[k + 2]);
+      }
+      return colours;
+    });
+    const onScale = pixels.filter((colour) => table.has(colour));
+    assert.ok(onScale.length > 36 * 100, `only ${onScale.length} pixels carry colour-map colours`);
+    assert.ok(new Set(onScale).size >= 6, `only ${new Set(onScale).size} distinct colours on the scale`);
+    assert.match(await page.locator('#engine-status').textContent(), /ready/);
+    const policy = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    assert.match(policy, /default-src 'self'; script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+    assert.doesNotMatch(policy, /'unsafe-eval'|'unsafe-inline'/);
+    assert.equal(await page.locator('script:not([src])').count(), 0, 'no inline scripts');
+    await close();
+  });
+
+  test('every control has a label', async () => {
+    const { page, close } = await openPage(suite, '#src=table');
+    await waitForRows(page, 6);
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+      .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') || control.textContent.trim()))
+      .map((control) => control.outerHTML));
+    assert.deepEqual(unlabelled, []);
+    await close();
+  });
+
+  test('typing redraws the matrix with one row per token', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    await page.fill(SENTENCE, 'The cat sat on the mat.');
+    await waitForRows(page, 7);
+    await page.locator(SENTENCE).press('End');
+    await page.locator(SENTENCE).pressSequentially(' It purred!');
+    await waitForRows(page, 10);
+    assert.equal(await page.locator('#tokens button.token').count(), 10);
+    await close();
+  });
+
+  test('hover tooltips show the engine’s scores and weights, and a click selects the query', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const engine = await nodeEngine();
+    const { x } = gloveInput(DEFAULT_TEXT);
+    const expected = engine.selfAttention(x);
+    const tips = await scanTooltips(page);
+    assert.ok(tips.length >= 12, `found only ${tips.length} cells by hovering`);
+    for (const tip of tips) {
+      const at = Number(tip.query) * 6 + Number(tip.key);
+      assert.ok(Math.abs(Number(tip.score) - expected.scores[0].data[at]) <= TOLERANCE, `score of ${tip.query},${tip.key}`);
+      assert.ok(Math.abs(Number(tip.weight) - expected.weights[0].data[at]) <= TOLERANCE, `weight of ${tip.query},${tip.key}`);
+      assert.ok(tip.text.includes(DEFAULT_TEXT.split(' ')[Number(tip.query)]), 'the tooltip names the query token');
+    }
+    const last = tips.at(-1);
+    await page.mouse.click(last.point.x, last.point.y);
+    await page.waitForFunction((q) => document.getElementById('query').value === q, last.query, { timeout: TIMEOUT_MS });
+    await close();
+  });
+
+  test('the heatmap works from the keyboard', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    await page.locator(HEATMAP).focus();
+    const tooltip = page.locator('[data-testid="heatmap-tooltip"]');
+    await tooltip.waitFor({ state: 'visible' });
+    assert.equal(await tooltip.getAttribute('data-query'), '1');
+    assert.equal(await tooltip.getAttribute('data-key'), '0');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await tooltip.getAttribute('data-query'), '2');
+    assert.equal(await tooltip.getAttribute('data-key'), '1');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('query').value === '2', null, { timeout: TIMEOUT_MS });
+    await close();
+  });
+
+  test('settings survive a round trip through the URL', async () => {
+    const first = await openPage(suite);
+    await waitForRows(first.page, 6);
+    await first.page.fill('#heads', '2');
+    await first.page.check('#causal');
+    await first.page.selectOption('#positional', 'alibi');
+    await first.page.selectOption('#normalization', 'sum');
+    await first.page.selectOption('#value', 'scores');
+    await first.page.locator('#tokens button.token').nth(3).click();
+    await waitForHash(first.page, 'q=3');
+    await waitForRows(first.page, 6);
+    const url = first.page.url();
+    for (const part of ['h=2', 'c=1', 'pe=alibi', 'nm=sum', 'val=scores']) assert.ok(url.includes(part), `${part} in ${url}`);
+    await first.close();
+
+    const second = await openPage(suite, new URL(url).hash);
+    await waitForRows(second.page, 6);
+    const page = second.page;
+    assert.equal(await page.inputValue('#heads'), '2');
+    assert.equal(await page.isChecked('#causal'), true);
+    assert.equal(await page.inputValue('#positional'), 'alibi');
+    assert.equal(await page.inputValue('#normalization'), 'sum');
+    assert.equal(await page.inputValue('#value'), 'scores');
+    assert.equal(await page.inputValue('#query'), '3');
+    assert.equal(await page.locator(HEATMAP).getAttribute('data-heads'), '2');
+    assert.equal(await page.locator('#tokens button.token[aria-pressed="true"]').textContent(), 'with');
+    assert.equal(await page.evaluate(() => location.hash), new URL(url).hash);
+    await second.close();
+  });
+
+  test('a malformed hash is ignored with a visible notice, and its valid settings still apply', async () => {
+    const { page, close } = await openPage(suite, '#h=abc&zz=1&c=1&nm=bogus&z=1,2');
+    await waitForRows(page, 6);
+    const notice = page.locator('#notices .notice');
+    await notice.waitFor({ state: 'visible' });
+    const text = await notice.textContent();
+    for (const part of ['h must be', 'unknown setting “zz”', 'nm must be', 'z must be']) assert.ok(text.includes(part), `${part} in ${text}`);
+    assert.equal(await page.inputValue('#heads'), '1');
+    assert.equal(await page.isChecked('#causal'), true);
+    await close();
+  });
+
+  test('markup typed into the box is shown as text and never executed', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const markup = '<img src=x onerror="document.documentElement.dataset.pwned=1"><script>document.documentElement.dataset.pwned=2</script><b>bold</b>';
+    await page.fill(SENTENCE, markup);
+    await waitForRows(page, tokenize(markup).length);
+    const found = await page.evaluate(() => ({
+      pwned: document.documentElement.dataset.pwned ?? null,
+      injected: document.querySelectorAll('img, b, script:not([src])').length,
+      chips: [...document.querySelectorAll('#tokens button.token')].map((b) => b.textContent).join(''),
+      lines: [...document.querySelectorAll('#lines text.token')].map((t) => t.textContent).join(''),
+    }));
+    assert.equal(found.pwned, null);
+    assert.equal(found.injected, 0);
+    assert.ok(found.chips.includes('<img') || found.chips.startsWith('<img'), found.chips);
+    assert.ok(found.chips.includes('onerror'));
+    assert.ok(found.lines.includes('<'));
+    await close();
+  });
+
+  test('an engine that fails to load is reported on the page', async () => {
+    const { page, close } = await openPage(suite, '', {
+      waitForEngine: false,
+      prepare: (context) => context.route('**/attention_core.wasm', (route) => route.fulfill({ status: 404, body: 'gone' })),
+    });
+    await page.waitForSelector('html[data-engine="failed"]', { timeout: TIMEOUT_MS });
+    const status = page.locator('#engine-status');
+    assert.ok(await status.isVisible());
+    assert.match(await status.textContent(), /engine failed to load/);
+    await close({ expectErrors: true });
+  });
+});

@@ -1,0 +1,128 @@
+// The step-by-step view against the tutorial's numbers and under overflow, the cost panel
+// against engine.attentionMemory, and a 4,096-token input: pooled, zoomable, and computed
+// without freezing the page.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { longSample } from '../../web/presets.js';
+import {
+  TIMEOUT_MS, assertClose, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+} from './helpers.mjs';
+
+const HEATMAP = '[data-testid="attention-heatmap"]';
+const TOOLTIP = '[data-testid="heatmap-tooltip"]';
+const FIXTURE_TOLERANCE = 1e-4;
+const TOLERANCE = 1e-6;
+const LONG_TOKENS = 4096;
+const LONG_TIMEOUT_MS = 60_000;
+const MAX_STALL_MS = 250;        // the longest the page's main thread may stop answering
+const STALL_PROBE_MS = 10;
+const ZOOMED_ROWS = 512;
+
+let suite;
+before(async () => { suite = await startSuite(); });
+after(async () => { await suite?.close(); });
+
+// The numbers of the steps table by column: [scores, sum, naive, softmax], each a number[].
+async function stepColumns(page) {
+  return page.evaluate(() => {
+    const rows = [...document.querySelectorAll('[data-testid="steps-table"] tbody tr')];
+    return [2, 3, 4, 5].map((column) => rows.map((row) => Number(row.cells[column].dataset.value)));
+  });
+}
+
+describe('views', () => {
+  test('step by step shows the tutorial’s scores, weights and context vector', async () => {
+    const { page, close } = await openPage(suite, '#src=journey');
+    await waitForRows(page, 6);
+    const example = seedExample('your-journey-starts-with-one-step');
+    assert.equal(await page.inputValue('#query'), String(example.query_index));
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="steps-table"] tbody tr').length === 6);
+    const [scores, sum, naive, softmax] = await stepColumns(page);
+    assertClose(scores, example.query_scores, FIXTURE_TOLERANCE, 'scores');
+    assertClose(sum, example.query_weights_sum_normalized, FIXTURE_TOLERANCE, 'sum-normalised weights');
+    assertClose(softmax, example.query_weights_softmax, FIXTURE_TOLERANCE, 'softmax weights');
+    assertClose(naive, example.query_weights_softmax, FIXTURE_TOLERANCE, 'naive softmax weights');
+    const context = (await page.getAttribute('[data-testid="context-vector"]', 'data-values')).split(',').map(Number);
+    assertClose(context, example.query_context, FIXTURE_TOLERANCE, 'context vector');
+    await close();
+  });
+
+  test('a large scale makes naive softmax overflow to NaN while softmax stays finite', async () => {
+    const { page, close } = await openPage(suite, '#src=journey');
+    await waitForRows(page, 6);
+    await page.fill('#step-scale', '1000');
+    await page.waitForFunction(() => document.getElementById('steps-summary').textContent.includes('scale 1000'),
+      null, { timeout: TIMEOUT_MS });
+    const [, , naive, softmax] = await stepColumns(page);
+    assert.ok(naive.some(Number.isNaN), `naive softmax: ${naive}`);
+    assert.ok(softmax.every(Number.isFinite), `softmax: ${softmax}`);
+    assertClose([softmax.reduce((a, b) => a + b, 0)], [1], TOLERANCE, 'softmax row sum');
+    const cells = await page.locator('[data-testid="steps-table"] td.overflow').allTextContents();
+    assert.ok(cells.includes('NaN'), `cells marked as overflow: ${cells}`);
+    assert.match(await page.locator('#steps-note').textContent(), /overflows float32/);
+    await close();
+  });
+
+  test('the cost panel answers the 32K-token fp16 question with engine.attentionMemory', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const engine = await nodeEngine();
+    const answer = page.locator('[data-testid="cost-answer"]');
+    await answer.waitFor({ state: 'visible' });
+    assert.equal(Number(await answer.getAttribute('data-bytes')), engine.attentionMemory({ n: 32768, bytesPerElement: 2 }));
+    assert.match(await answer.textContent(), /32K tokens in fp16 needs 2\.00 GiB/);
+    const rows = await page.locator('#cost-table tbody th').allTextContents();
+    for (const label of ['1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K']) assert.ok(rows.includes(label), `${label} in ${rows}`);
+    const flash = await page.locator('#cost-table tbody tr.highlight td').nth(2).getAttribute('data-bytes');
+    assert.equal(Number(flash), engine.attentionMemory({ n: 32768, kernel: 'flash' }));
+    await close();
+  });
+
+  test('4,096 tokens are pooled, zoom to exact cells, and never freeze the page', async (t) => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const stalls = page.evaluate(([probe]) => new Promise((resolve) => {
+      let worst = 0;
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last - probe);
+        last = now;
+        if (document.querySelector('[data-testid="attention-heatmap"]').dataset.rows === '4096') {
+          clearInterval(timer);
+          resolve(worst);
+        }
+      }, probe);
+    }), [STALL_PROBE_MS]);
+    const started = Date.now();
+    await page.click('#long-sample');
+    await waitForRows(page, LONG_TOKENS, LONG_TIMEOUT_MS);
+    const seconds = (Date.now() - started) / 1000;
+    const worst = await stalls;
+    const timing = JSON.parse(await page.getAttribute(HEATMAP, 'data-timing'));
+    t.diagnostic(`4,096 tokens: ${seconds.toFixed(1)} s to draw (engine ${timing.engine.toFixed(0)} ms, ` +
+      `view ${timing.view.toFixed(0)} ms, drawing ${timing.draw.toFixed(0)} ms); longest main-thread stall ${worst.toFixed(0)} ms`);
+    assert.ok(worst < MAX_STALL_MS, `the main thread stalled for ${worst} ms`);
+    assert.ok(Number(await page.getAttribute(HEATMAP, 'data-block')) > 1, 'a 4,096-token matrix is drawn in blocks');
+
+    await page.click('#zoom-in');
+    await waitForRows(page, LONG_TOKENS / 2);
+    await page.click('#zoom-in');
+    await page.click('#zoom-in');
+    await waitForRows(page, ZOOMED_ROWS);
+    assert.equal(await page.getAttribute(HEATMAP, 'data-block'), '1');
+    await page.waitForFunction(() => /^\d+,\d+,512$/.test(new URLSearchParams(location.hash.slice(1)).get('z')),
+      null, { timeout: TIMEOUT_MS });
+
+    const box = await page.locator(HEATMAP).boundingBox();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6);
+    await page.locator(TOOLTIP).waitFor({ state: 'visible' });
+    const tip = await page.evaluate((selector) => ({ ...document.querySelector(selector).dataset }), TOOLTIP);
+    const { x } = gloveInput(longSample(LONG_TOKENS));
+    const expected = (await nodeEngine()).selfAttention(x);
+    const at = Number(tip.query) * LONG_TOKENS + Number(tip.key);
+    assert.ok(Math.abs(Number(tip.weight) - expected.weights[0].data[at]) <= TOLERANCE, `weight of ${tip.query},${tip.key}`);
+    assert.ok(Math.abs(Number(tip.score) - expected.scores[0].data[at]) <= TOLERANCE, `score of ${tip.query},${tip.key}`);
+    await close();
+  });
+});

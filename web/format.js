@@ -1,0 +1,31 @@
+// How numbers read on the page. Non-finite values are shown as they are: "Infinity",
+// "-Infinity", "NaN", since showing overflow is part of what the page teaches.
+
+const FIXED_DIGITS = 4;
+const SMALL = 1e-3;          // below this a fixed 4-digit number would read 0.0000
+const SIGNIFICANT_DIGITS = 3;
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+const KIBI = 1024;
+
+export function formatNumber(value, digits = FIXED_DIGITS) {
+  if (!Number.isFinite(value)) return String(value);
+  if (value !== 0 && Math.abs(value) < SMALL) return value.toExponential(SIGNIFICANT_DIGITS - 1);
+  return value.toFixed(digits);
+}
+
+export function formatBytes(bytes) {
+  let unit = 0;
+  while (bytes >= KIBI && unit < BYTE_UNITS.length - 1) {
+    bytes /= KIBI;
+    unit += 1;
+  }
+  return `${unit === 0 ? bytes : bytes.toFixed(bytes < 10 ? 2 : 1)} ${BYTE_UNITS[unit]}`;
+}
+
+const COUNT = new Intl.NumberFormat('en');
+export const formatCount = (count) => COUNT.format(count);
+
+/** "1K" … "128K" for powers of two from 1,024, else the count itself. */
+export function formatTokens(count) {
+  return count >= KIBI && count % KIBI === 0 ? `${count / KIBI}K` : formatCount(count);
+}

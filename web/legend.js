@@ -1,0 +1,40 @@
+// The heatmap's legend: the colour bar from the same table as the cells, a d3 axis with the
+// domain on display, and swatches for the colours outside the scale.
+import { axisBottom } from 'd3-axis';
+import { scaleLinear } from 'd3-scale';
+import { select } from 'd3-selection';
+import { COLOR_STEPS, COLOR_TABLE, SPECIAL_COLORS } from './colors.js';
+
+const AXIS_HEIGHT_PX = 24;
+const AXIS_MARGIN_PX = 8;   // room for the first and last tick labels
+const TICKS = 5;
+
+/** Fills the legend's parts once; returns update({title, domain}). */
+export function createLegend({ bar, axis, title, swatches }) {
+  bar.width = COLOR_STEPS;
+  bar.height = 1;
+  const image = new ImageData(COLOR_STEPS, 1);
+  image.data.set(COLOR_TABLE);
+  bar.getContext('2d').putImageData(image, 0, 0);
+  swatches.replaceChildren(...Object.values(SPECIAL_COLORS).map(({ css, label }) => {
+    const item = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = css;
+    item.append(swatch, label);
+    return item;
+  }));
+
+  return function update({ heading, domain }) {
+    title.textContent = heading;
+    const width = bar.clientWidth;
+    const scale = scaleLinear().domain(domain).range([AXIS_MARGIN_PX, width + AXIS_MARGIN_PX]);
+    select(axis)
+      .attr('width', width + 2 * AXIS_MARGIN_PX)
+      .attr('height', AXIS_HEIGHT_PX)
+      .selectAll('g')
+      .data([null])
+      .join('g')
+      .call(axisBottom(scale).ticks(TICKS));
+  };
+}

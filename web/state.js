@@ -1,0 +1,165 @@
+// Every setting of the page, with its default and its spelling in the URL hash, so that any
+// view is a link: #t=Hello+world&h=2&c=1. Only settings that differ from their default are
+// written. Reading a hash never fails: a value that does not parse, or a key this page does
+// not know, is left out and reported so the page can show what it ignored.
+import { PRESETS } from './presets.js';
+
+const MAX_SEED = 2 ** 31 - 1;  // a torch.manual_seed value that a URL and a number input both keep exactly
+const MAX_WIDTH = 512;          // d for random inputs and d_out for projections
+const MAX_TABLE_DIMS = 8;       // columns of the editable vector table
+const MAX_HEADS = 16;
+const MAX_POSITION = 1 << 20;   // window, sinks, query and zoom are token counts or indices
+const TABLE_ROW_SEPARATOR = ';';
+const TABLE_VALUE_SEPARATOR = ',';
+
+const SOURCES = ['glove', 'journey', 'attention', 'random', 'table'];
+const TRAINABLE = ['none', 'rand', 'linear'];
+const POSITIONAL = ['none', 'sinusoidal', 'rope', 'alibi'];
+const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
+const VALUES = ['weights', 'scores'];
+const POOLING = ['max', 'mean'];
+
+function wholeNumber(min, max) {
+  return {
+    parse(text) {
+      const value = Number(text);
+      if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`a whole number from ${min} to ${max}`);
+      return value;
+    },
+    format: String,
+  };
+}
+
+function choice(choices) {
+  return {
+    parse(text) {
+      if (!choices.includes(text)) throw new Error(`one of ${choices.join(', ')}`);
+      return text;
+    },
+    format: String,
+  };
+}
+
+const flag = {
+  parse(text) {
+    if (text !== '0' && text !== '1') throw new Error('0 or 1');
+    return text === '1';
+  },
+  format: (value) => (value ? '1' : '0'),
+};
+
+const text = { parse: (value) => value, format: String };
+
+const positiveNumber = {
+  parse(value) {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new Error('a positive number');
+    return number;
+  },
+  format: String,
+};
+
+// 'all' or a head number counted from 1.
+const headView = {
+  parse(value) {
+    if (value === 'all') return value;
+    return wholeNumber(1, MAX_HEADS).parse(value);
+  },
+  format: String,
+};
+
+// Rows of numbers: "0.1,0.2,0.3;0.4,0.5,0.6".
+const table = {
+  parse(value) {
+    return value.split(TABLE_ROW_SEPARATOR).map((row) => row.split(TABLE_VALUE_SEPARATOR).map((cell) => {
+      const number = Number(cell);
+      if (cell.trim() === '' || !Number.isFinite(number)) throw new Error('rows of numbers such as 0.1,0.2;0.3,0.4');
+      return number;
+    }));
+  },
+  format: (rows) => rows.map((row) => row.join(TABLE_VALUE_SEPARATOR)).join(TABLE_ROW_SEPARATOR),
+};
+
+// The zoomed square of the matrix: "row0,col0,size".
+const zoom = {
+  parse(value) {
+    const parts = value.split(',');
+    if (parts.length !== 3) throw new Error('row,column,size');
+    const [row0, col0, size] = parts.map((part) => wholeNumber(0, MAX_POSITION).parse(part));
+    if (size < 1) throw new Error('a size of at least 1');
+    return { row0, col0, size };
+  },
+  format: ({ row0, col0, size }) => `${row0},${col0},${size}`,
+};
+
+/** Field name → {key in the hash, default, codec}. */
+const FIELDS = {
+  text: { key: 't', value: PRESETS.journey.text, codec: text },
+  source: { key: 'src', value: 'glove', codec: choice(SOURCES) },
+  randomSeed: { key: 'rs', value: 123, codec: wholeNumber(0, MAX_SEED) },
+  randomDims: { key: 'rd', value: 8, codec: wholeNumber(1, MAX_WIDTH) },
+  tableDims: { key: 'td', value: 3, codec: wholeNumber(1, MAX_TABLE_DIMS) },
+  table: { key: 'tv', value: [], codec: table },
+  trainable: { key: 'tw', value: 'none', codec: choice(TRAINABLE) },
+  torchSeed: { key: 'ts', value: 123, codec: wholeNumber(0, MAX_SEED) },
+  dOut: { key: 'do', value: 2, codec: wholeNumber(1, MAX_WIDTH) },
+  heads: { key: 'h', value: 1, codec: wholeNumber(1, MAX_HEADS) },
+  headView: { key: 'hv', value: 'all', codec: headView },
+  causal: { key: 'c', value: false, codec: flag },
+  window: { key: 'w', value: 0, codec: wholeNumber(0, MAX_POSITION) },
+  sinks: { key: 'sk', value: 0, codec: wholeNumber(0, MAX_POSITION) },
+  positional: { key: 'pe', value: 'none', codec: choice(POSITIONAL) },
+  scaling: { key: 'sc', value: true, codec: flag },
+  normalization: { key: 'nm', value: 'softmax', codec: choice(NORMALIZATIONS) },
+  query: { key: 'q', value: PRESETS.journey.query, codec: wholeNumber(0, MAX_POSITION) },
+  stepScale: { key: 'ss', value: 1, codec: positiveNumber },
+  value: { key: 'val', value: 'weights', codec: choice(VALUES) },
+  pooling: { key: 'pool', value: 'max', codec: choice(POOLING) },
+  zoom: { key: 'z', value: null, codec: zoom },
+};
+
+export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS };
+
+/** The state when the hash is empty. */
+function defaultState() {
+  return Object.fromEntries(Object.entries(FIELDS).map(([name, field]) => [name, structuredClone(field.value)]));
+}
+
+/** '#t=…&h=2' → {state, problems: ['h: expected …, got "x"', …]}. */
+export function parseHash(hash) {
+  const state = defaultState();
+  const problems = [];
+  const byKey = new Map(Object.entries(FIELDS).map(([name, field]) => [field.key, [name, field]]));
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  for (const [key, value] of params) {
+    const entry = byKey.get(key);
+    if (!entry) {
+      problems.push(`unknown setting “${key}”`);
+      continue;
+    }
+    const [name, field] = entry;
+    try {
+      state[name] = field.codec.parse(value);
+    } catch (error) {
+      const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+      problems.push(`${key} must be ${error.message}, got “${shown}”`);
+    }
+  }
+  return { state, problems };
+}
+
+/** The hash for `state`, without '#': only the settings that differ from their default. */
+export function formatHash(state) {
+  const params = new URLSearchParams();
+  for (const [name, field] of Object.entries(FIELDS)) {
+    const formatted = state[name] === null ? null : field.codec.format(state[name]);
+    const fallback = field.value === null ? null : field.codec.format(field.value);
+    if (formatted !== fallback && formatted !== null) params.set(field.key, formatted);
+  }
+  return params.toString();
+}
+
+/** One setting as typed into its control; throws an Error that says what it must be. */
+export function parseField(name, typed) {
+  return FIELDS[name].codec.parse(typed.trim());
+}
