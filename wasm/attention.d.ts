@@ -103,6 +103,166 @@ export interface MemoryOptions {
   kernel?: 'materialized' | 'flash';
 }
 
+// ---- the "lost in the middle" lab ----------------------------------------------------------
+//
+// A content-free model of where attention goes by position. L identical layers over n
+// positions; the last position, n − 1, is the final token (the query). Row i of a layer's
+// attention A weighs each key j its mask shows by
+//
+//   A[i][j] = (1/H) Σ_h u_j · K_h(|i − j|) / Z_h(i)      (Z_h(i) normalises the row)
+//
+// with K_h(d) = exp(positional score at distance d / positionScales[h]) and u_j = 1, except
+// in rows that read content (the needle experiments), where u_j = exp(content score of key
+// j). Rollout R = ∏_l (α·I + (1 − α)·A) follows the residual stream through the layers.
+
+/** The positional part of every score, a function of the distance d = |i − j| alone. */
+export type DistanceBias =
+  | { type: 'none' }
+  /** ALiBi: the score falls by `slope` (≥ 0) per position of distance: −slope·d. */
+  | { type: 'alibi'; slope: number }
+  /**
+   * RoPE's long-term decay, seen by the direction that queries and keys share: the score is
+   * strength·g(d) with g(d) = (1/(headWidth/2)) Σ_t cos(d·θ_t), θ_t = base^(−2t/headWidth),
+   * t = 0..headWidth/2 − 1 (g(0) = 1; g falls, with ripples, as d grows).
+   * Defaults: base 10000 (> 1), headWidth 64 (even), strength 6 (≥ 0).
+   */
+  | { type: 'rope'; base?: number; headWidth?: number; strength?: number };
+
+/** The model shared by positionCurve, needleSweep and needleGrid. */
+export interface PositionModelOptions {
+  /** Positions, the final token included: ≥ 2 for positionCurve, ≥ 3 for needleSweep, at most 2^20. */
+  n: number;
+  /** L ≥ 1. Default 1. */
+  layers?: number;
+  /** α in [0, 1]: the share of each layer's output that is its input (the residual stream). Default 0. */
+  residual?: number;
+  /** Query i sees key j only where j ≤ i. Default true. */
+  causal?: boolean;
+  /** As in attention: when > 0, only keys within `window` positions are seen. Default 0. */
+  window?: number;
+  /** As in attention: with a window, the first `sinks` keys stay visible. Default 0. */
+  sinks?: number;
+  /** Default {type: 'none'}. */
+  positional?: DistanceBias;
+  /**
+   * One number > 0 per head (1 to 64 heads): head h measures distances divided by
+   * positionScales[h] (Ms-PoE's position rescaling); the heads' attention is averaged.
+   * Default [1]: one head, distances as they are.
+   */
+  positionScales?: number[] | Float64Array;
+}
+
+/**
+ * A curve in a few numbers: its first, middle (the mean of the two middle points when
+ * their count is even) and last values, its mean, and max / min (Infinity when min is 0).
+ */
+export interface CurveSummary {
+  begin: number;
+  middle: number;
+  end: number;
+  mean: number;
+  maxOverMin: number;
+}
+
+export interface PositionCurveOptions extends PositionModelOptions {
+  /**
+   * 'final' (default): row n − 1 of R, how much each position feeds the final token.
+   * 'received': the mean row of R, (1/n)·1·R, the attention each position receives from all of them.
+   */
+  measure?: 'final' | 'received';
+}
+
+export interface PositionCurve {
+  /** n values, summing to 1. With measure 'final', one head of scale 1 and an ALiBi or no bias, equal to rollout's influence. */
+  values: Float32Array;
+  /** Of values[0 .. n − 2], the context: the final token's own share is mostly its residual. */
+  summary: CurveSummary;
+}
+
+/** A mitigation, applied to the needle experiment. */
+export type Mitigation =
+  | { type: 'none' }
+  /**
+   * Query-aware contextualisation (Liu et al. 2023): a copy of the query at position 0, so
+   * every later row reads content (u_j = exp(score)) as the final row does. Documents take
+   * positions 1..n − 2.
+   */
+  | { type: 'query-aware' }
+  /**
+   * Calibration in the spirit of "Found in the Middle" (Hsieh et al. 2024): the final row's
+   * scores minus a content-free dummy's at the same position, i.e. the final row attends by
+   * content alone, A[n − 1][j] ∝ exp(score_j), over the keys its mask shows.
+   */
+  | { type: 'calibration' }
+  /**
+   * Ms-PoE (Zhang et al. 2024): `heads` heads (default 8, 1..64) whose position scales are
+   * evenly spaced from minRatio to maxRatio (defaults 1.2 and 1.8; 0 < minRatio ≤ maxRatio),
+   * replacing positionScales.
+   */
+  | { type: 'ms-poe'; heads?: number; minRatio?: number; maxRatio?: number }
+  /**
+   * Reordering: each document's relevance is estimated as its content score plus
+   * retrieverNoise·N(0, 1) (default 1, ≥ 0); the k-th best estimate goes to the position
+   * with the k-th largest content-free influence (positionCurve, measure 'final'): important
+   * content where the model looks, which for a U-shaped curve means the edges.
+   */
+  | { type: 'reorder'; retrieverNoise?: number };
+
+export interface NeedleOptions {
+  /** D ≥ 2 relative depths 0, 1/(D − 1), ..., 1 (at most 10000). Default 11. */
+  depths?: number;
+  /** The needle's content score against the final query (finite). Default 4. */
+  signal?: number;
+  /** Standard deviation (≥ 0) of the distractors' content scores, N(0, 1) draws. Default 1. */
+  noise?: number;
+  /** Seeded draws of the distractors (1 to 100000); one when nothing is random. Default 8. */
+  trials?: number;
+  /** 0 to 2^32 − 1: trial t draws from std::mt19937 seeded with seed_seq{seed, t}. Default 1. */
+  seed?: number;
+  /**
+   * 'mass' (default): the mean over trials of R[n − 1][needle], the attention mass on the
+   * needle through L layers. 'top1': the share of trials in which the needle feeds the final
+   * token strictly more than every other document.
+   */
+  metric?: 'mass' | 'top1';
+  /** Default {type: 'none'}. */
+  mitigation?: Mitigation;
+}
+
+/**
+ * The needle experiment. Documents are positions 0..n − 2 (1..n − 2 with 'query-aware');
+ * the final token n − 1 is the query and reads content: key j adds its content score to
+ * the final row's score. Each trial gives every document a distractor score noise·N(0, 1),
+ * the same for every depth; the needle, at position first + round(depth·(n − 2 − first)),
+ * has score `signal` instead.
+ */
+export interface NeedleSweepOptions extends PositionModelOptions, NeedleOptions {}
+
+export interface NeedleSweep {
+  /** D relative depths in [0, 1]. */
+  depths: Float32Array;
+  /** D needle positions (before any reordering). */
+  positions: Int32Array;
+  /** D values of the metric. */
+  retrieval: Float32Array;
+  summary: CurveSummary;
+}
+
+export interface NeedleGridOptions extends Omit<PositionModelOptions, 'n'>, NeedleOptions {
+  /** Context lengths n (each ≥ 3; ≥ 4 with 'query-aware'), one row of the grid each. */
+  lengths: number[];
+}
+
+export interface NeedleGrid {
+  /** rows = lengths.length, cols = depths. */
+  rows: number;
+  cols: number;
+  lengths: Int32Array;
+  depths: Float32Array;
+  /** rows × cols, row-major: values[r·cols + d] is needleSweep at n = lengths[r], depth d. */
+  values: Float32Array;
+}
+
 export interface AttentionEngine {
   readonly version: string;
   /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
@@ -115,6 +275,12 @@ export interface AttentionEngine {
   attentionMemory(options: MemoryOptions): number;
   /** RoFormer's relative upper bound of RoPE attention vs distance 0..maxDistance. */
   ropeDecay(options: { headWidth: number; base?: number; maxDistance: number }): Float32Array;
+  /** The content-free position curve: start·R (see PositionCurveOptions.measure). O(L·n·H) for ALiBi or no bias, O(L·n²·H) for RoPE. */
+  positionCurve(options: PositionCurveOptions): PositionCurve;
+  /** Retrieval of a needle at each depth, averaged over seeded trials; about D·T position curves' work. */
+  needleSweep(options: NeedleSweepOptions): NeedleSweep;
+  /** needleSweep for each of several context lengths: the needle-in-a-haystack grid. */
+  needleGrid(options: NeedleGridOptions): NeedleGrid;
 }
 
 export default function createAttention(): Promise<AttentionEngine>;

@@ -60,6 +60,105 @@ function attentionOptions(options, positionalTypes) {
   };
 }
 
+// ---- the "lost in the middle" lab ---------------------------------------------------------
+
+const POSITION_MODEL_OPTIONS = ['n', 'layers', 'residual', 'causal', 'window', 'sinks', 'positional',
+  'positionScales'];
+const NEEDLE_OPTIONS = ['depths', 'signal', 'noise', 'trials', 'seed', 'metric', 'mitigation'];
+const LAB_DEFAULTS = { ropeHeadWidth: 64, ropeStrength: 6, depths: 11, signal: 4, noise: 1, trials: 8, seed: 1 };
+const MITIGATION_DEFAULTS = { heads: 8, minRatio: 1.2, maxRatio: 1.8, retrieverNoise: 1 };
+const MITIGATION_KEYS = {
+  none: ['type'], 'query-aware': ['type'], calibration: ['type'],
+  'ms-poe': ['type', 'heads', 'minRatio', 'maxRatio'], reorder: ['type', 'retrieverNoise'],
+};
+const MAX_SEED = 2 ** 32 - 1;
+
+// The lab's positional option → {type, slope, base, headWidth, strength}, every field present.
+function distanceBiasOption(positional) {
+  if (positional === null || typeof positional !== 'object') {
+    fail(`positional must be an object such as {type: 'alibi', slope: 0.01}, got ${describe(positional)}`);
+  }
+  const type = requireChoice('positional.type', positional.type, ['none', 'alibi', 'rope']);
+  const normalized = {
+    type, slope: 0, base: DEFAULT_ROPE_BASE, headWidth: LAB_DEFAULTS.ropeHeadWidth, strength: LAB_DEFAULTS.ropeStrength,
+  };
+  if (type === 'alibi') {
+    requireKnownKeys('positional', positional, ['type', 'slope']);
+    normalized.slope = requireFiniteNumber('positional.slope', positional.slope);
+  } else if (type === 'rope') {
+    requireKnownKeys('positional', positional, ['type', 'base', 'headWidth', 'strength']);
+    const {
+      base = DEFAULT_ROPE_BASE, headWidth = LAB_DEFAULTS.ropeHeadWidth, strength = LAB_DEFAULTS.ropeStrength,
+    } = positional;
+    normalized.base = requireFiniteNumber('positional.base', base);
+    normalized.headWidth = requireCount('positional.headWidth', headWidth, 2);
+    normalized.strength = requireFiniteNumber('positional.strength', strength);
+  } else {
+    requireKnownKeys('positional', positional, ['type']);
+  }
+  return normalized;
+}
+
+// The model options shared by positionCurve, needleSweep and needleGrid, with defaults
+// (n is checked by each call: the grid has lengths instead).
+function positionModelOptions(options) {
+  const {
+    layers = 1, residual = 0, causal = true, window = 0, sinks = 0, positional = { type: 'none' },
+    positionScales = [1],
+  } = options;
+  if (!Array.isArray(positionScales) && !ArrayBuffer.isView(positionScales)) {
+    fail(`positionScales must be an array of numbers (one per head), got ${describe(positionScales)}`);
+  }
+  return {
+    layers: requireCount('layers', layers, 1),
+    residual: requireFiniteNumber('residual', residual),
+    causal: requireBoolean('causal', causal),
+    window: requireWholeNumber('window', window, 0),
+    sinks: requireWholeNumber('sinks', sinks, 0),
+    positional: distanceBiasOption(positional),
+    positionScales: Array.from(positionScales, (scale, h) => requireFiniteNumber(`positionScales[${h}]`, scale)),
+  };
+}
+
+function mitigationOption(mitigation) {
+  if (mitigation === null || typeof mitigation !== 'object') {
+    fail(`mitigation must be an object such as {type: 'calibration'}, got ${describe(mitigation)}`);
+  }
+  const type = requireChoice('mitigation.type', mitigation.type, Object.keys(MITIGATION_KEYS));
+  requireKnownKeys('mitigation', mitigation, MITIGATION_KEYS[type]);
+  const {
+    heads = MITIGATION_DEFAULTS.heads, minRatio = MITIGATION_DEFAULTS.minRatio, maxRatio = MITIGATION_DEFAULTS.maxRatio,
+    retrieverNoise = MITIGATION_DEFAULTS.retrieverNoise,
+  } = mitigation;
+  return {
+    type,
+    heads: requireCount('mitigation.heads', heads, 1),
+    minRatio: requireFiniteNumber('mitigation.minRatio', minRatio),
+    maxRatio: requireFiniteNumber('mitigation.maxRatio', maxRatio),
+    retrieverNoise: requireFiniteNumber('mitigation.retrieverNoise', retrieverNoise),
+  };
+}
+
+// The needle options of needleSweep and needleGrid, with defaults.
+function needleOptions(options) {
+  const {
+    depths = LAB_DEFAULTS.depths, signal = LAB_DEFAULTS.signal, noise = LAB_DEFAULTS.noise,
+    trials = LAB_DEFAULTS.trials, seed = LAB_DEFAULTS.seed, metric = 'mass', mitigation = { type: 'none' },
+  } = options;
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED) {
+    fail(`seed must be a whole number from 0 to ${MAX_SEED}, got ${describe(seed)}`);
+  }
+  return {
+    depths: requireCount('depths', depths, 2),
+    signal: requireFiniteNumber('signal', signal),
+    noise: requireFiniteNumber('noise', noise),
+    trials: requireCount('trials', trials, 1),
+    seed,
+    metric: requireChoice('metric', metric, ['mass', 'top1']),
+    mitigation: mitigationOption(mitigation),
+  };
+}
+
 // A result from bindings.cpp: {ok: true, value} or {ok: false, error}.
 function unwrap(outcome) {
   if (!outcome.ok) throw new Error(outcome.error);
@@ -152,10 +251,40 @@ export default async function createAttention() {
       requireFiniteNumber('base', base), requireCount('maxDistance', maxDistance, 0)));
   }
 
+  function positionCurve(options) {
+    requireKnownKeys('positionCurve options', options, [...POSITION_MODEL_OPTIONS, 'measure']);
+    const { n, measure = 'final' } = options;
+    return unwrap(core.positionCurve({
+      n: requireCount('n', n, 2), ...positionModelOptions(options),
+      measure: requireChoice('measure', measure, ['final', 'received']),
+    }));
+  }
+
+  function needleSweep(options) {
+    requireKnownKeys('needleSweep options', options, [...POSITION_MODEL_OPTIONS, ...NEEDLE_OPTIONS]);
+    return unwrap(core.needleSweep({
+      n: requireCount('n', options.n, 3), ...positionModelOptions(options), ...needleOptions(options),
+    }));
+  }
+
+  function needleGrid(options) {
+    const modelOptions = POSITION_MODEL_OPTIONS.filter((key) => key !== 'n');
+    requireKnownKeys('needleGrid options', options, [...modelOptions, ...NEEDLE_OPTIONS, 'lengths']);
+    const { lengths } = options;
+    if (!Array.isArray(lengths) || lengths.length === 0) {
+      fail(`lengths must be a non-empty array of context lengths, got ${describe(lengths)}`);
+    }
+    return unwrap(core.needleGrid({
+      ...positionModelOptions(options), ...needleOptions(options),
+      lengths: lengths.map((length, r) => requireCount(`lengths[${r}]`, length, 3)),
+    }));
+  }
+
   return Object.freeze({
     version: core.version(),
     /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
     get memoryBytes() { return core.HEAP8.buffer.byteLength; },
     attention, selfAttention, walkthrough, torchGenerator, rollout, attentionMemory, ropeDecay,
+    positionCurve, needleSweep, needleGrid,
   });
 }

@@ -17,6 +17,7 @@
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
 #include "attn/memory.hpp"
+#include "attn/position_bias.hpp"
 #include "attn/positional.hpp"
 #include "attn/rollout.hpp"
 #include "attn/self_attention.hpp"
@@ -275,6 +276,116 @@ val rope_decay(double head_width, double base, double max_distance) {
   });
 }
 
+// ---- the "lost in the middle" lab (attn/position_bias.hpp) ---------------------------------
+
+// The normalised model options built by attention.mjs: n, layers, residual, causal, window,
+// sinks, positional {type, slope, base, headWidth, strength} and positionScales (number[]).
+attn::PositionModel to_position_model(const val& options) {
+  attn::PositionModel model;
+  model.n = to_long(options["n"]);
+  model.layers = to_long(options["layers"]);
+  model.residual = options["residual"].as<double>();
+  model.mask.causal = options["causal"].as<bool>();
+  model.mask.window = to_long(options["window"]);
+  model.mask.sinks = to_long(options["sinks"]);
+  const val positional = options["positional"];
+  const std::string type = positional["type"].as<std::string>();
+  if (type == "alibi") model.bias.type = attn::DistanceBias::Type::alibi;
+  if (type == "rope") model.bias.type = attn::DistanceBias::Type::rope;
+  model.bias.slope = positional["slope"].as<double>();
+  model.bias.base = positional["base"].as<double>();
+  model.bias.head_width = to_long(positional["headWidth"]);
+  model.bias.strength = positional["strength"].as<double>();
+  model.position_scales = emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
+  return model;
+}
+
+attn::NeedleOptions to_needle_options(const val& options) {
+  attn::NeedleOptions needle;
+  needle.model = to_position_model(options);
+  needle.depths = to_long(options["depths"]);
+  needle.signal = options["signal"].as<double>();
+  needle.noise = options["noise"].as<double>();
+  needle.trials = to_long(options["trials"]);
+  needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
+  needle.metric = options["metric"].as<std::string>() == "top1" ? attn::NeedleMetric::top1
+                                                                : attn::NeedleMetric::mass;
+  const val mitigation = options["mitigation"];
+  const std::string type = mitigation["type"].as<std::string>();
+  using Type = attn::Mitigation::Type;
+  if (type == "query-aware") needle.mitigation.type = Type::query_aware;
+  if (type == "calibration") needle.mitigation.type = Type::calibration;
+  if (type == "ms-poe") needle.mitigation.type = Type::ms_poe;
+  if (type == "reorder") needle.mitigation.type = Type::reorder;
+  needle.mitigation.heads = to_long(mitigation["heads"]);
+  needle.mitigation.min_ratio = mitigation["minRatio"].as<double>();
+  needle.mitigation.max_ratio = mitigation["maxRatio"].as<double>();
+  needle.mitigation.retriever_noise = mitigation["retrieverNoise"].as<double>();
+  return needle;
+}
+
+val to_float32_array(const std::vector<double>& values) {
+  const std::vector<float> single(values.begin(), values.end());
+  return to_float32_array(single.data(), single.size());
+}
+
+val to_int32_array(const std::vector<long>& values) {
+  const std::vector<std::int32_t> whole(values.begin(), values.end());
+  return val::global("Int32Array").new_(emscripten::typed_memory_view(whole.size(), whole.data()));
+}
+
+val to_js(const attn::CurveSummary& summary) {
+  val result = val::object();
+  result.set("begin", summary.begin);
+  result.set("middle", summary.middle);
+  result.set("end", summary.end);
+  result.set("mean", summary.mean);
+  result.set("maxOverMin", summary.max_over_min);
+  return result;
+}
+
+val position_curve(val options) {
+  return guarded([&] {
+    const attn::RolloutStart start = options["measure"].as<std::string>() == "received"
+                                         ? attn::RolloutStart::every_token
+                                         : attn::RolloutStart::final_token;
+    const attn::PositionCurve curve = attn::position_curve(to_position_model(options), start);
+    val out = val::object();
+    out.set("values", to_float32_array(curve.values));
+    out.set("summary", to_js(curve.summary));
+    return out;
+  });
+}
+
+val needle_sweep(val options) {
+  return guarded([&] {
+    const attn::NeedleSweep sweep = attn::needle_sweep(to_needle_options(options));
+    val out = val::object();
+    out.set("depths", to_float32_array(sweep.depths));
+    out.set("positions", to_int32_array(sweep.positions));
+    out.set("retrieval", to_float32_array(sweep.retrieval));
+    out.set("summary", to_js(sweep.summary));
+    return out;
+  });
+}
+
+val needle_grid(val options) {
+  return guarded([&] {
+    const std::vector<double> requested =
+        emscripten::convertJSArrayToNumberVector<double>(options["lengths"]);
+    std::vector<long> lengths;
+    for (double length : requested) lengths.push_back(to_long(val(length)));
+    const attn::NeedleGrid grid = attn::needle_grid(to_needle_options(options), lengths);
+    val out = val::object();
+    out.set("lengths", to_int32_array(grid.lengths));
+    out.set("depths", to_float32_array(grid.depths));
+    out.set("values", to_float32_array(grid.values));
+    out.set("rows", grid.lengths.size());
+    out.set("cols", grid.depths.size());
+    return out;
+  });
+}
+
 std::string version() { return attn::version(); }
 
 }  // namespace
@@ -288,5 +399,8 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("rollout", &rollout);
   emscripten::function("attentionMemory", &attention_memory);
   emscripten::function("ropeDecay", &rope_decay);
+  emscripten::function("positionCurve", &position_curve);
+  emscripten::function("needleSweep", &needle_sweep);
+  emscripten::function("needleGrid", &needle_grid);
   emscripten::function("version", &version);
 }

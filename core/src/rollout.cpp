@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attn/errors.hpp"
+#include "attn/position_bias.hpp"
 
 namespace attn {
 
@@ -27,33 +28,19 @@ void validate(const RolloutOptions& options) {
 
 std::vector<double> rollout_influence(const RolloutOptions& options) {
   validate(options);
-  const long n = options.n;
-  const double alpha = options.residual;
-  // With zero content scores, query i weighs key j by exp(-slope·distance), over the keys
-  // the mask leaves visible: the weights depend only on the distance, so tabulate them.
-  std::vector<double> decay(n);
-  for (long distance = 0; distance < n; ++distance) decay[distance] = std::exp(-options.alibi_slope * distance);
-
-  // Row n-1 of R = M^L with M = α·I + (1-α)·A, as influence ← influence · M, L times.
-  std::vector<double> influence(n, 0.0), next(n);
-  influence[n - 1] = 1.0;
-  for (long layer = 0; layer < options.layers; ++layer) {
-    for (long j = 0; j < n; ++j) next[j] = alpha * influence[j];
-    for (long i = 0; i < n; ++i) {
-      if (influence[i] == 0.0) continue;
-      const VisibleKeys visible = visible_keys(options.mask, i, n, n);
-      double row_total = 0.0;
-      for (long j = 0; j < n; ++j) {
-        if (visible.contains(j)) row_total += decay[std::abs(i - j)];
-      }
-      const double share = (1.0 - alpha) * influence[i] / row_total;
-      for (long j = 0; j < n; ++j) {
-        if (visible.contains(j)) next[j] += share * decay[std::abs(i - j)];
-      }
-    }
-    influence.swap(next);
+  // With zero content scores, query i weighs key j by exp(-slope·|i - j|) over the keys the
+  // mask leaves visible: the content-free model of attn/position_bias.hpp, whose fast path
+  // follows row n-1 of R in O(L·n) (the plain O(L·n²) sums are its KernelPath::direct).
+  PositionModel model;
+  model.n = options.n;
+  model.layers = options.layers;
+  model.residual = options.residual;
+  model.mask = options.mask;
+  if (options.alibi_slope > 0.0) {
+    model.bias.type = DistanceBias::Type::alibi;
+    model.bias.slope = options.alibi_slope;
   }
-  return influence;
+  return propagate(model, {}, RolloutStart::final_token);
 }
 
 }  // namespace attn

@@ -1,0 +1,69 @@
+// The lost-in-the-middle lab's engine thread: the only lab module that imports the engine.
+// The lab runs two of these, one for the live curves and one for the slower experiments,
+// so that sliders stay live while a grid is computed.
+//
+// Protocol (web/lab/client.js is the other side): the page posts {id, type, payload}; the
+// worker answers {id, ok: true, value, milliseconds} or {id, ok: false, message}. Once at
+// start it posts {ready: true, version} or {ready: false, message}.
+import createAttention from './wasm/attention.mjs';
+
+// Distances at which the RoPE decay bound is sampled: every distance up to this, then
+// log-spaced (the chart's x axis is logarithmic).
+const DENSE_DISTANCES = 64;
+const LOG_SAMPLES = 160;
+
+function ropeDistances(maxDistance) {
+  const distances = new Set();
+  for (let d = 0; d <= Math.min(DENSE_DISTANCES, maxDistance); ++d) distances.add(d);
+  const ratio = Math.log(maxDistance / DENSE_DISTANCES) / LOG_SAMPLES;
+  for (let k = 1; k <= LOG_SAMPLES && maxDistance > DENSE_DISTANCES; ++k) {
+    distances.add(Math.min(maxDistance, Math.round(DENSE_DISTANCES * Math.exp(ratio * k))));
+  }
+  return [...distances].sort((a, b) => a - b);
+}
+
+const handlers = {
+  // The position curve, and RoPE's decay bound for each base up to distance n, divided by
+  // its value at distance 0.
+  curves(engine, { model, measure, rope }) {
+    const curve = engine.positionCurve({ ...model, measure });
+    const distances = ropeDistances(model.n);
+    const decay = rope.bases.map((base) => {
+      const bound = engine.ropeDecay({ headWidth: rope.headWidth, base, maxDistance: model.n });
+      return { base, distances, values: distances.map((d) => bound[d] / bound[0]) };
+    });
+    return { curve, decay };
+  },
+  needle(engine, { model, needle }) {
+    return engine.needleSweep({ ...model, ...needle });
+  },
+  grid(engine, { model, needle, lengths }) {
+    const { n, ...withoutLength } = model;
+    return engine.needleGrid({ ...withoutLength, ...needle, lengths });
+  },
+  mitigation(engine, { model, needle, mitigation }) {
+    return {
+      before: engine.needleSweep({ ...model, ...needle }),
+      after: engine.needleSweep({ ...model, ...needle, mitigation }),
+    };
+  },
+};
+
+const enginePromise = createAttention();
+enginePromise.then(
+  (engine) => self.postMessage({ ready: true, version: engine.version }),
+  (error) => self.postMessage({ ready: false, message: error.message }),
+);
+
+self.addEventListener('message', async ({ data: { id, type, payload } }) => {
+  try {
+    const engine = await enginePromise;
+    const handler = handlers[type];
+    if (!handler) throw new Error(`unknown request type '${type}'`);
+    const started = performance.now();
+    const value = handler(engine, payload);
+    self.postMessage({ id, ok: true, value, milliseconds: performance.now() - started });
+  } catch (error) {
+    self.postMessage({ id, ok: false, message: error.message });
+  }
+});

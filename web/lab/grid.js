@@ -1,0 +1,51 @@
+// The needle-in-a-haystack grid: context length across, needle depth down, each cell
+// coloured by retrieval on the viridis scale (darkest = the grid's lowest value, yellow =
+// its highest), with the value in the cell's tooltip.
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { scaleBand, scaleSequential } from 'd3-scale';
+import { select } from 'd3-selection';
+import { axisBottom, axisLeft } from 'd3-axis';
+
+const MARGIN = { top: 8, right: 12, bottom: 44, left: 60 };
+const ROW_PX = 22;
+const MIN_WIDTH_PX = 260;
+const MAX_WIDTH_PX = 720;
+const LABEL_OFFSET_PX = 34;
+
+/** Binds to `svg`; returns draw({lengths, depths, values, format}). `scaleNote` receives the colour range. */
+export function createGrid(svg, { scaleNote }) {
+  const root = select(svg);
+  const plot = root.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
+  const cells = plot.append('g');
+  const xAxis = plot.append('g').attr('class', 'axis');
+  const yAxis = plot.append('g').attr('class', 'axis');
+  const xTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle').text('context length n (tokens)');
+  const yTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
+    .attr('transform', 'rotate(-90)').text('needle depth');
+
+  return function draw({ lengths, depths, values, format }) {
+    const width = Math.min(MAX_WIDTH_PX, Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth));
+    const innerWidth = width - MARGIN.left - MARGIN.right;
+    const innerHeight = depths.length * ROW_PX;
+    const height = innerHeight + MARGIN.top + MARGIN.bottom;
+    root.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
+    const x = scaleBand().domain(lengths).range([0, innerWidth]).padding(0.04);
+    const y = scaleBand().domain(depths.map((_, d) => d)).range([0, innerHeight]).padding(0.04);
+    let low = Infinity;
+    let high = -Infinity;
+    for (const value of values) { low = Math.min(low, value); high = Math.max(high, value); }
+    const color = scaleSequential(interpolateViridis).domain([low, high > low ? high : low + 1]);
+    const data = values.map((value, k) => ({ value, r: Math.floor(k / depths.length), d: k % depths.length }));
+    cells.selectAll('rect').data(data).join('rect')
+      .attr('x', (c) => x(lengths[c.r])).attr('y', (c) => y(c.d))
+      .attr('width', x.bandwidth()).attr('height', y.bandwidth())
+      .attr('fill', (c) => color(c.value))
+      .selectAll('title').data((c) => [c]).join('title')
+      .text((c) => `n = ${lengths[c.r]}, depth ${Math.round(depths[c.d] * 100)}%: ${format(c.value)}`);
+    xAxis.attr('transform', `translate(0,${innerHeight})`).call(axisBottom(x));
+    yAxis.call(axisLeft(y).tickFormat((d) => `${Math.round(depths[d] * 100)}%`));
+    xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
+    yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
+    scaleNote({ low: format(low), high: format(high), lowColor: color(low), highColor: color(high) });
+  };
+}
