@@ -21,7 +21,8 @@ const ROUNDS = { 256: 9, 1024: 7, 4096: 3, 16384: 3 };
 const PEAK_ITERATIONS = 2e7;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const flops = (n) => 4 * n * n * D;  // q·kᵀ and weights·v over the full n×n matrix
+// q·kᵀ and weights·v: a multiply and an add per (query, visible key) pair and per dimension.
+const flops = (n, causal) => 4 * D * (causal ? (n * (n + 1)) / 2 : n * n);
 
 function randomMatrix(rows, cols, seed) {
   const data = new Float32Array(rows * cols);
@@ -92,12 +93,12 @@ async function main() {
       const seconds = median(variant.seconds);
       const memory = variant.name.startsWith('engine')
         ? await engineMemory(variant.name.slice('engine-'.length), n, variant.causal, inputs) : null;
-      results.push({ n, d: D, causal: variant.causal, variant: variant.name, seconds, gflops: flops(n) / seconds / 1e9, memoryBytes: memory });
+      results.push({ n, d: D, causal: variant.causal, variant: variant.name, seconds, gflops: flops(n, variant.causal) / seconds / 1e9, memoryBytes: memory });
       console.error(`bench: n=${n} causal=${variant.causal} ${variant.name} ${(seconds * 1000).toFixed(1)} ms`);
     }
   }
   for (const row of runNative()) {
-    results.push({ n: row.n, d: row.d, causal: row.causal, variant: `native-${row.kernel}`, seconds: row.seconds, gflops: row.gflops, memoryBytes: null });
+    results.push({ n: row.n, d: row.d, causal: row.causal, variant: `native-${row.kernel}`, seconds: row.seconds, gflops: flops(row.n, row.causal) / row.seconds / 1e9, memoryBytes: null });
   }
   const peakGflops = measurePeak();
   for (const row of results) {
@@ -118,7 +119,7 @@ function printTable(machine, peakGflops, results) {
   for (const r of results) {
     console.log(`| ${r.n} | ${r.causal ? 'yes' : 'no'} | ${r.variant} | ${fmt(r.seconds * 1000, 2)} | ${fmt(r.gflops)} | ${fmt(r.timesJsLoop)} | ${r.fractionOfWasmPeak === null ? '—' : (100 * r.fractionOfWasmPeak).toFixed(0)} | ${r.memoryBytes === null ? '—' : (r.memoryBytes / 2 ** 20).toFixed(0)} |`);
   }
-  console.log('\nGFLOP/s counts 4·n²·d for every row, causal or not; bench/results.json has the raw numbers.');
+  console.log('\nGFLOP/s counts 4·d per visible (query, key) pair: 4·n²·d, or 4·d·n(n+1)/2 under a causal mask. bench/results.json has the raw numbers.');
 }
 
 await main();

@@ -1,6 +1,7 @@
 #include "attn/kernels.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "row_ops.hpp"
@@ -68,6 +69,32 @@ struct RowContext {
   long position(long query) const { return query + (head.m - head.n); }
 };
 
+// The keys any of a block of query rows sees: at most two ranges of key indices, the
+// sinks and the band, merged when they touch. Keys outside both (above the diagonal
+// under a causal mask, outside every row's window) are never computed.
+struct KeyRanges {
+  long ranges[2][2] = {{0, 0}, {0, 0}};  // [begin, end) each
+
+  KeyRanges(const VisibleKeys* visible, long rows) {
+    long band_begin = std::numeric_limits<long>::max(), band_end = 0, sink_end = 0;
+    for (long r = 0; r < rows; ++r) {
+      if (visible[r].band_end > visible[r].band_begin) {
+        band_begin = std::min(band_begin, visible[r].band_begin);
+        band_end = std::max(band_end, visible[r].band_end);
+      }
+      sink_end = std::max(sink_end, visible[r].sink_end);
+    }
+    if (band_end == 0) band_begin = 0;  // no row has a band
+    if (band_begin <= sink_end) {
+      ranges[0][1] = std::max(sink_end, band_end);
+    } else {
+      ranges[0][1] = sink_end;
+      ranges[1][0] = band_begin;
+      ranges[1][1] = band_end;
+    }
+  }
+};
+
 }  // namespace
 
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
@@ -101,18 +128,35 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
                          std::size_t ldc) {
   const std::size_t m = head.m;
   const RowContext rows{head};
-  // pass 1: scores = q·kᵀ (q arrives already multiplied by the scale).
-  matmul(head.q, head.dh, head.k_transposed, m, scores, m, head.n, head.dh, m, false);
-  for (long i = 0; i < head.n; ++i) {
-    float* row = scores + i * m;
-    // pass 2: positional bias and mask.
-    row_ops::bias_and_mask(row, head.m, 0, rows.position(i),
-                           visible_keys(head.mask, i, head.n, head.m), rows.slope());
-    // pass 3: normalise the row (max subtracted for softmax, so no exp overflows).
-    normalize_row(head.normalization, row, weights + i * m, m);
+  VisibleKeys visible[kFlashTileRows];
+  // Blocks of rows, so that keys no row of a block sees cost nothing (half the work
+  // under a causal mask).
+  for (long i0 = 0; i0 < head.n; i0 += kFlashTileRows) {
+    const long block_rows = std::min(kFlashTileRows, head.n - i0);
+    for (long r = 0; r < block_rows; ++r) visible[r] = visible_keys(head.mask, i0 + r, head.n, head.m);
+    const KeyRanges keys(visible, block_rows);
+    float* block_scores = scores + i0 * m;
+    float* block_weights = weights + i0 * m;
+    // pass 1: scores = q·kᵀ over the keys the block sees (q arrives already scaled).
+    for (const auto& range : keys.ranges) {
+      matmul(head.q + i0 * head.dh, head.dh, head.k_transposed + range[0], m,
+             block_scores + range[0], m, block_rows, head.dh, range[1] - range[0], false);
+    }
+    for (long r = 0; r < block_rows; ++r) {
+      float* row = block_scores + r * m;
+      // pass 2: positional bias and mask (every key outside the ranges is masked).
+      row_ops::bias_and_mask(row, head.m, 0, rows.position(i0 + r), visible[r], rows.slope());
+      // pass 3: normalise the row (max subtracted for softmax, so no exp overflows).
+      normalize_row(head.normalization, row, block_weights + r * m, m);
+    }
+    // pass 4: context = weights · v, over the same keys (all other weights are zero).
+    float* out = context + i0 * ldc;
+    for (long r = 0; r < block_rows; ++r) std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
+    for (const auto& range : keys.ranges) {
+      matmul(block_weights + range[0], m, head.v + range[0] * head.dvh, head.dvh, out, ldc,
+             block_rows, range[1] - range[0], head.dvh, true);
+    }
   }
-  // pass 4: context = weights · v.
-  matmul(weights, m, head.v, head.dvh, context, ldc, head.n, m, head.dvh, false);
 }
 
 void attend_flash(const Head& head, float* context, std::size_t ldc) {
@@ -125,25 +169,15 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
   for (long i0 = 0; i0 < n; i0 += kFlashTileRows) {
     const long block_rows = std::min(kFlashTileRows, n - i0);
     float* out = context + i0 * ldc;
-    long band_begin = m, band_end = 0, sink_end = 0;
     for (long r = 0; r < block_rows; ++r) {
       visible[r] = visible_keys(head.mask, i0 + r, n, m);
       row_max[r] = row_ops::kMinusInfinity;
       row_total[r] = 0.0f;
       std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
-      if (visible[r].band_end > visible[r].band_begin) {
-        band_begin = std::min(band_begin, visible[r].band_begin);
-        band_end = std::max(band_end, visible[r].band_end);
-      }
-      sink_end = std::max(sink_end, visible[r].sink_end);
     }
-    // The keys any row of this block sees: the sinks and the band. Tiles outside both
-    // (above the diagonal under a causal mask) are never computed.
-    const bool overlap = band_begin <= sink_end;
-    const long ranges[2][2] = {{0, overlap ? std::max(sink_end, band_end) : sink_end},
-                               {overlap ? 0 : band_begin, overlap ? 0 : band_end}};
+    const KeyRanges keys(visible, block_rows);
 
-    for (const auto& range : ranges) {
+    for (const auto& range : keys.ranges) {
       for (long j0 = range[0]; j0 < range[1]; j0 += kFlashTileCols) {
         const long cols = std::min(kFlashTileCols, range[1] - j0);
         // pass 1: the tile's scores (q arrives already multiplied by the scale).
