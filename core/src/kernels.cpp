@@ -93,7 +93,41 @@ struct KeyRanges {
       ranges[1][1] = band_end;
     }
   }
+
+  // Calls visit(first_key, cols) once for each key tile that meets a range: tiles start
+  // on multiples of kFlashTileCols and hold kFlashTileCols keys (fewer at the end of m).
+  template <class Visit>
+  void for_each_tile(long m, Visit&& visit) const {
+    long next_tile = 0;  // a tile meeting both ranges is visited once
+    for (const auto& range : ranges) {
+      if (range[1] <= range[0]) continue;
+      const long last_tile = (range[1] + kFlashTileCols - 1) / kFlashTileCols;
+      for (long tile = std::max(range[0] / kFlashTileCols, next_tile); tile < last_tile; ++tile) {
+        const long first_key = tile * kFlashTileCols;
+        visit(first_key, std::min(kFlashTileCols, m - first_key));
+      }
+      next_tile = std::max(next_tile, last_tile);
+    }
+  }
 };
+
+// kᵀ (dh×m, row stride m) repacked tile by tile: tile t holds keys [t·kFlashTileCols,
+// (t+1)·kFlashTileCols) as a contiguous dh×kFlashTileCols block. Read in place, a tile's
+// rows lie m floats apart, a power of two as often as not, and fall into the same L1 cache
+// sets; packed, a tile is one contiguous run.
+std::vector<float> pack_key_tiles(const float* k_transposed, long dh, long m) {
+  const long tiles = (m + kFlashTileCols - 1) / kFlashTileCols;
+  std::vector<float> packed(static_cast<std::size_t>(tiles) * dh * kFlashTileCols);
+  for (long t = 0; t < tiles; ++t) {
+    const long first = t * kFlashTileCols, cols = std::min(kFlashTileCols, m - first);
+    float* tile = packed.data() + t * dh * kFlashTileCols;
+    for (long row = 0; row < dh; ++row) {
+      std::copy(k_transposed + row * m + first, k_transposed + row * m + first + cols,
+                tile + row * kFlashTileCols);
+    }
+  }
+  return packed;
+}
 
 }  // namespace
 
@@ -128,8 +162,9 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
                          std::size_t ldc) {
   const std::size_t m = head.m;
   const RowContext rows{head};
+  const std::vector<float> key_tiles = pack_key_tiles(head.k_transposed, head.dh, head.m);
   VisibleKeys visible[kFlashTileRows];
-  // Blocks of rows, so that keys no row of a block sees cost nothing (half the work
+  // Blocks of rows, so that key tiles no row of a block sees cost nothing (half the work
   // under a causal mask).
   for (long i0 = 0; i0 < head.n; i0 += kFlashTileRows) {
     const long block_rows = std::min(kFlashTileRows, head.n - i0);
@@ -137,31 +172,32 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     const KeyRanges keys(visible, block_rows);
     float* block_scores = scores + i0 * m;
     float* block_weights = weights + i0 * m;
-    // pass 1: scores = q·kᵀ over the keys the block sees (q arrives already scaled).
-    for (const auto& range : keys.ranges) {
-      matmul(head.q + i0 * head.dh, head.dh, head.k_transposed + range[0], m,
-             block_scores + range[0], m, block_rows, head.dh, range[1] - range[0], false);
-    }
+    // pass 1: scores = q·kᵀ, tile by tile (q arrives already multiplied by the scale).
+    keys.for_each_tile(head.m, [&](long j0, long cols) {
+      matmul(head.q + i0 * head.dh, head.dh, key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols,
+             kFlashTileCols, block_scores + j0, m, block_rows, head.dh, cols, false);
+    });
     for (long r = 0; r < block_rows; ++r) {
       float* row = block_scores + r * m;
-      // pass 2: positional bias and mask (every key outside the ranges is masked).
+      // pass 2: positional bias and mask (every key no tile covered is masked).
       row_ops::bias_and_mask(row, head.m, 0, rows.position(i0 + r), visible[r], rows.slope());
       // pass 3: normalise the row (max subtracted for softmax, so no exp overflows).
       normalize_row(head.normalization, row, block_weights + r * m, m);
     }
-    // pass 4: context = weights · v, over the same keys (all other weights are zero).
+    // pass 4: context = weights · v over the same tiles (all other weights are zero).
     float* out = context + i0 * ldc;
     for (long r = 0; r < block_rows; ++r) std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
-    for (const auto& range : keys.ranges) {
-      matmul(block_weights + range[0], m, head.v + range[0] * head.dvh, head.dvh, out, ldc,
-             block_rows, range[1] - range[0], head.dvh, true);
-    }
+    keys.for_each_tile(head.m, [&](long j0, long cols) {
+      matmul(block_weights + j0, m, head.v + j0 * head.dvh, head.dvh, out, ldc, block_rows, cols,
+             head.dvh, true);
+    });
   }
 }
 
 void attend_flash(const Head& head, float* context, std::size_t ldc) {
   const long n = head.n, m = head.m;
   const RowContext rows{head};
+  const std::vector<float> key_tiles = pack_key_tiles(head.k_transposed, head.dh, m);
   std::vector<float> tile(kFlashTileRows * kFlashTileCols);  // scores, then unnormalised weights
   float row_max[kFlashTileRows], row_total[kFlashTileRows];
   VisibleKeys visible[kFlashTileRows];
@@ -177,41 +213,38 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
     }
     const KeyRanges keys(visible, block_rows);
 
-    for (const auto& range : keys.ranges) {
-      for (long j0 = range[0]; j0 < range[1]; j0 += kFlashTileCols) {
-        const long cols = std::min(kFlashTileCols, range[1] - j0);
-        // pass 1: the tile's scores (q arrives already multiplied by the scale).
-        matmul(head.q + i0 * head.dh, head.dh, head.k_transposed + j0, m, tile.data(),
-               kFlashTileCols, block_rows, head.dh, cols, false);
-        for (long r = 0; r < block_rows; ++r) {
-          float* scores = tile.data() + r * kFlashTileCols;
-          // pass 2: positional bias, mask, the tile's row maximum.
-          const float tile_max = row_ops::bias_and_mask(scores, cols, j0, rows.position(i0 + r),
-                                                        visible[r], rows.slope());
-          // pass 3: unnormalised weights. Softmax subtracts the running maximum and
-          // rescales what was accumulated under the previous one (online softmax).
-          float shift = 0.0f;
-          if (head.normalization == Normalization::softmax) {
-            const float new_max = std::max(row_max[r], tile_max);
-            if (new_max == row_ops::kMinusInfinity) {  // nothing visible yet
-              std::fill(scores, scores + cols, 0.0f);
-              continue;
-            }
-            if (new_max > row_max[r]) {
-              const float correction = fast_exp(row_max[r] - new_max);
-              row_total[r] *= correction;
-              for (long t = 0; t < head.dvh; ++t) out[r * ldc + t] *= correction;
-              row_max[r] = new_max;
-            }
-            shift = new_max;
+    keys.for_each_tile(m, [&](long j0, long cols) {
+      // pass 1: the tile's scores (q arrives already multiplied by the scale).
+      matmul(head.q + i0 * head.dh, head.dh, key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols,
+             kFlashTileCols, tile.data(), kFlashTileCols, block_rows, head.dh, cols, false);
+      for (long r = 0; r < block_rows; ++r) {
+        float* scores = tile.data() + r * kFlashTileCols;
+        // pass 2: positional bias, mask, the tile's row maximum.
+        const float tile_max = row_ops::bias_and_mask(scores, cols, j0, rows.position(i0 + r),
+                                                      visible[r], rows.slope());
+        // pass 3: unnormalised weights. Softmax subtracts the running maximum and
+        // rescales what was accumulated under the previous one (online softmax).
+        float shift = 0.0f;
+        if (head.normalization == Normalization::softmax) {
+          const float new_max = std::max(row_max[r], tile_max);
+          if (new_max == row_ops::kMinusInfinity) {  // nothing visible yet
+            std::fill(scores, scores + cols, 0.0f);
+            continue;
           }
-          row_total[r] += row_ops::unnormalised_weights(scores, cols, head.normalization, shift);
+          if (new_max > row_max[r]) {
+            const float correction = fast_exp(row_max[r] - new_max);
+            row_total[r] *= correction;
+            for (long t = 0; t < head.dvh; ++t) out[r * ldc + t] *= correction;
+            row_max[r] = new_max;
+          }
+          shift = new_max;
         }
-        // pass 4: accumulate the weighted values.
-        matmul(tile.data(), kFlashTileCols, head.v + j0 * head.dvh, head.dvh, out, ldc, block_rows,
-               cols, head.dvh, true);
+        row_total[r] += row_ops::unnormalised_weights(scores, cols, head.normalization, shift);
       }
-    }
+      // pass 4: accumulate the weighted values.
+      matmul(tile.data(), kFlashTileCols, head.v + j0 * head.dvh, head.dvh, out, ldc, block_rows,
+             cols, head.dvh, true);
+    });
     // pass 5: divide by the row totals; rows that see no key stay zero.
     for (long r = 0; r < block_rows; ++r) {
       if (visible[r].empty()) continue;
