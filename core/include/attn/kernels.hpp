@@ -40,7 +40,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
 void attend_flash(const Head& head, float* context, std::size_t ldc);
 
 // Query rows and key columns of one flash tile.
-constexpr long kFlashTileRows = 32;
+constexpr long kFlashTileRows = 64;
 constexpr long kFlashTileCols = 128;
 
 }  // namespace attn::kernels
