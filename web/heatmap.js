@@ -1,10 +1,14 @@
 // The attention matrix on a canvas: one panel per head on display (small multiples, or one
-// large), cells filled through ImageData from the precomputed colour table and scaled up
-// without smoothing, token labels thinned to what fits, the selected query row outlined.
+// large), cells filled through ImageData from the precomputed colour table (one 32-bit write
+// per cell) and scaled up without smoothing, masked cells hatched, token labels thinned to
+// what fits, the selected query row outlined. A panel's cell image is made once per colour
+// mapping, so hovering, selecting a query or resizing only repaints.
 // Pointer and keyboard: hover or arrow keys show a cell in the tooltip, click or Enter
 // selects the query row, Ctrl + wheel or + / − / 0 zoom. Long inputs arrive already pooled into
 // blocks (pooling.js); labels and hit tests work in token positions either way.
-import { COLOR_STEPS, COLOR_TABLE, SPECIAL_COLORS } from './colors.js';
+import {
+  COLOR_STEPS, COLOR_WORDS, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS,
+} from './colors.js';
 import { formatNumber } from './format.js';
 
 const FONT_PX = 12;
@@ -57,30 +61,52 @@ function cssColor(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-// One RGBA image of the panel's cells, 1 pixel per cell.
+// One image of the panel's cells, 1 pixel per cell; masked cells stay transparent.
 function cellImage(panel, value, [lo, hi]) {
   const image = new ImageData(panel.cellCols, panel.cellRows);
-  const pixels = image.data;
+  const pixels = new Uint32Array(image.data.buffer);
   const values = panel[value];
-  const span = hi - lo;
+  const { masked } = panel;
+  const top = COLOR_STEPS - 1;
+  const stepsPerUnit = top / (hi - lo);
+  const nan = SPECIAL_COLORS.nan.word;
+  const infinity = SPECIAL_COLORS.infinity.word;
   for (let k = 0; k < values.length; ++k) {
     const v = values[k];
-    let rgba;
-    if (panel.masked[k]) rgba = SPECIAL_COLORS.masked.rgba;
-    else if (Number.isNaN(v)) rgba = SPECIAL_COLORS.nan.rgba;
-    else if (!Number.isFinite(v)) rgba = SPECIAL_COLORS.infinity.rgba;
-    if (rgba) {
-      pixels.set(rgba, k * 4);
-      continue;
+    if (masked[k]) {
+      pixels[k] = MASKED.word;
+    } else if (v - v !== 0) {  // NaN or ±Infinity: v − v is NaN for both, 0 for every finite v
+      pixels[k] = Number.isNaN(v) ? nan : infinity;
+    } else {
+      const step = Math.round((v - lo) * stepsPerUnit);
+      pixels[k] = COLOR_WORDS[step < 0 ? 0 : step > top ? top : step];
     }
-    const step = Math.max(0, Math.min(COLOR_STEPS - 1, Math.round(((v - lo) / span) * (COLOR_STEPS - 1))));
-    pixels.set(COLOR_TABLE.subarray(step * 4, step * 4 + 4), k * 4);
   }
   const canvas = document.createElement('canvas');
   canvas.width = panel.cellCols;
   canvas.height = panel.cellRows;
   canvas.getContext('2d').putImageData(image, 0, 0);
   return canvas;
+}
+
+// The hatching under masked cells: one period of diagonal lines, repeated.
+function hatchPattern(context, back, stroke) {
+  const tile = document.createElement('canvas');
+  tile.width = HATCH_PX;
+  tile.height = HATCH_PX;
+  const draw = tile.getContext('2d');
+  draw.fillStyle = back;
+  draw.fillRect(0, 0, HATCH_PX, HATCH_PX);
+  draw.strokeStyle = stroke;
+  draw.lineWidth = HATCH_LINE_PX;
+  draw.beginPath();
+  // the line through the tile, and the two corners of its neighbours, so that tiles join up
+  for (const offset of [-HATCH_PX, 0, HATCH_PX]) {
+    draw.moveTo(offset, HATCH_PX);
+    draw.lineTo(offset + HATCH_PX, 0);
+  }
+  draw.stroke();
+  return context.createPattern(tile, 'repeat');
 }
 
 /**
@@ -93,10 +119,22 @@ function cellImage(panel, value, [lo, hi]) {
 export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   const context = canvas.getContext('2d');
   let model = null;
-  let images = [];    // one canvas of cells per panel, made once per model
+  let images = [];    // one canvas of cells per panel
+  const imageCache = new WeakMap();  // a panel's scores or weights → {lo, hi, image}
+  let hatch = null;   // {colors, pattern}
   let labelWidth = 0; // of the widest row label, measured once per model
   let layout = null;
   let cursor = null;  // {panel, i, j}: the cell under the pointer or the keyboard cursor
+
+  // The panel's cell image for this colour mapping, made again only when the mapping changed.
+  function cachedImage(panel, value, [lo, hi]) {
+    const key = panel[value];
+    const cached = imageCache.get(key);
+    if (cached?.lo === lo && cached.hi === hi) return cached.image;
+    const image = cellImage(panel, value, [lo, hi]);
+    imageCache.set(key, { lo, hi, image });
+    return image;
+  }
 
   function measureLabels() {
     context.font = `bold ${FONT_PX}px system-ui, sans-serif`;  // the widest style a label takes
@@ -174,7 +212,12 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     canvas.style.height = `${layout.height}px`;
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.clearRect(0, 0, width, layout.height);
-    const colors = { text: cssColor('--text'), unknown: cssColor('--unknown'), accent: cssColor('--accent'), title: cssColor('--muted') };
+    const colors = {
+      text: cssColor('--text'), unknown: cssColor('--unknown'), accent: cssColor('--accent'), title: cssColor('--muted'),
+      maskedBack: cssColor('--masked-back'), maskedLine: cssColor('--masked-line'),
+    };
+    const hatchColors = `${colors.maskedBack} ${colors.maskedLine}`;
+    if (hatch?.colors !== hatchColors) hatch = { colors: hatchColors, pattern: hatchPattern(context, colors.maskedBack, colors.maskedLine) };
     const { row0, col0, size } = model.region;
     const cellPx = layout.side / size;
     model.panels.forEach((panel, p) => {
@@ -189,6 +232,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       context.beginPath();
       context.rect(rect.x, rect.y, layout.side, layout.side);
       context.clip();
+      context.fillStyle = hatch.pattern;
+      context.fillRect(rect.x, rect.y, layout.side, layout.side);
       const blockPx = model.block * cellPx;
       context.drawImage(images[p], rect.x, rect.y, panel.cellCols * blockPx, panel.cellRows * blockPx);
       context.restore();
@@ -347,7 +392,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   return {
     draw(next) {
       model = next;
-      images = model.panels.map((panel) => cellImage(panel, model.value, model.domain));
+      images = model.panels.map((panel) => cachedImage(panel, model.value, model.domain));
       labelWidth = measureLabels();
       if (cursor && (cursor.panel >= model.panels.length || cursor.i >= model.n || cursor.j >= model.n)) cursor = null;
       render();

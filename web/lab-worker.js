@@ -1,11 +1,7 @@
-// The lost-in-the-middle lab's engine thread: the only lab module that imports the engine.
-// The lab runs two of these, one for the live curves and one for the slower experiments,
-// so that sliders stay live while a grid is computed.
-//
-// Protocol (web/lab/client.js is the other side): the page posts {id, type, payload}; the
-// worker answers {id, ok: true, value, milliseconds} or {id, ok: false, message}. Once at
-// start it posts {ready: true, version} or {ready: false, message}.
-import createAttention from './wasm/attention.mjs';
+// The lost-in-the-middle lab's engine thread. The lab runs two of these, one for the live
+// curves and one for the slower experiments, so that sliders stay live while a grid is
+// computed. Messages: worker-client.js.
+import { serveEngine } from './worker-server.js';
 
 // Distances at which the RoPE decay bound is sampled: every distance up to this, then
 // log-spaced (the chart's x axis is logarithmic).
@@ -49,21 +45,4 @@ const handlers = {
   },
 };
 
-const enginePromise = createAttention();
-enginePromise.then(
-  (engine) => self.postMessage({ ready: true, version: engine.version }),
-  (error) => self.postMessage({ ready: false, message: error.message }),
-);
-
-self.addEventListener('message', async ({ data: { id, type, payload } }) => {
-  try {
-    const engine = await enginePromise;
-    const handler = handlers[type];
-    if (!handler) throw new Error(`unknown request type '${type}'`);
-    const started = performance.now();
-    const value = handler(engine, payload);
-    self.postMessage({ id, ok: true, value, milliseconds: performance.now() - started });
-  } catch (error) {
-    self.postMessage({ id, ok: false, message: error.message });
-  }
-});
+serveEngine(handlers);

@@ -3,7 +3,6 @@
 // the needle experiments, so that sliders stay live while a grid is computed.
 import { format } from 'd3-format';
 import { createLineChart } from './lab/charts.js';
-import { createLabClient } from './lab/client.js';
 import { createGrid } from './lab/grid.js';
 import { MITIGATIONS } from './lab/mitigations.js';
 import { curvesFor, DOCUMENT_COUNTS, SOURCE } from './lab/published.js';
@@ -11,6 +10,7 @@ import {
   experimentLength, gridLengths, LENGTHS, modelOptions, needleOptions, parseHash, PRESETS,
   ROPE_BASES, ROPE_HEAD_WIDTH, SLOPE_LOG_RANGE, toHash, WINDOWS,
 } from './lab/state.js';
+import { Superseded, createWorkerClient } from './worker-client.js';
 import './lab/lab.css';
 
 const $ = (id) => document.getElementById(id);
@@ -31,8 +31,8 @@ let settings = parseHash(window.location.hash);
 // ---- engine workers -------------------------------------------------------------------------
 
 const startWorker = () => new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
-const curvesEngine = createLabClient(startWorker());
-const experimentsEngine = createLabClient(startWorker());
+const curvesEngine = createWorkerClient(startWorker());
+const experimentsEngine = createWorkerClient(startWorker());
 
 function showError(error) {
   const item = document.createElement('p');
@@ -212,17 +212,18 @@ function drawAll() {
 
 function settle(promise, store) {
   return promise.then((answer) => {
-    if (answer === null) return;  // replaced by a newer request
     store(answer);
     $('notices').replaceChildren();
-  }).catch(showError);
+  }, (error) => {
+    if (!(error instanceof Superseded)) showError(error);
+  });
 }
 
 function computeCurves() {
   const payload = {
     model: modelOptions(settings), measure: settings.measure, rope: { bases: ROPE_BASES, headWidth: ROPE_HEAD_WIDTH },
   };
-  return settle(curvesEngine.request('curves', 'curves', payload), ({ value, milliseconds }) => {
+  return settle(curvesEngine.request('curves', payload), ({ value, milliseconds }) => {
     results.curves = { ...value, milliseconds };
     drawPosition();
     drawRope();
@@ -237,11 +238,11 @@ function computeNeedle() {
   const model = modelOptions(settings, n);
   const needle = needleOptions(settings);
   return Promise.all([
-    settle(experimentsEngine.request('needle', 'needle', { model, needle }), ({ value, milliseconds }) => {
+    settle(experimentsEngine.request('needle', { model, needle }), ({ value, milliseconds }) => {
       results.needle = { sweep: value, milliseconds };
       drawNeedle();
     }),
-    settle(experimentsEngine.request('grid', 'grid', { model, needle, lengths: gridLengths(settings) }), ({ value }) => {
+    settle(experimentsEngine.request('grid', { model, needle, lengths: gridLengths(settings) }), ({ value }) => {
       results.grid = { grid: value };
       drawGrid();
     }),
@@ -253,7 +254,7 @@ function computeMitigation() {
     model: modelOptions(settings, experimentLength(settings)), needle: needleOptions(settings),
     mitigation: { type: settings.mitigation },
   };
-  return settle(experimentsEngine.request('mitigation', 'mitigation', payload), ({ value, milliseconds }) => {
+  return settle(experimentsEngine.request('mitigation', payload), ({ value, milliseconds }) => {
     results.mitigation = { value, milliseconds };
     drawMitigation();
   });
@@ -387,6 +388,8 @@ Promise.all([curvesEngine.ready, experimentsEngine.ready]).then(([{ version }]) 
   document.documentElement.dataset.engine = 'ready';
   update({}, 'mechanisms');
 }, (error) => {
-  $('engine-status').textContent = error.message;
   document.documentElement.dataset.engine = 'failed';
+  $('engine-status').textContent = error.message;
+  $('engine-status').classList.add('error');
+  $('engine-status').setAttribute('role', 'alert');
 });

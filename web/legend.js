@@ -1,9 +1,10 @@
 // The heatmap's legend: the colour bar from the same table as the cells, a d3 axis with the
-// domain on display, and swatches for the colours outside the scale.
+// domain on display, and swatches for the colours outside the scale (the masked cells'
+// hatching is a CSS class, so that it follows the colour scheme as the canvas does).
 import { axisBottom } from 'd3-axis';
 import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
-import { COLOR_STEPS, COLOR_TABLE, SPECIAL_COLORS } from './colors.js';
+import { COLOR_STEPS, COLOR_TABLE, MASKED, SPECIAL_COLORS } from './colors.js';
 
 const AXIS_HEIGHT_PX = 24;
 const AXIS_MARGIN_PX = 8;   // room for the first and last tick labels
@@ -16,11 +17,11 @@ export function createLegend({ bar, axis, title, swatches }) {
   const image = new ImageData(COLOR_STEPS, 1);
   image.data.set(COLOR_TABLE);
   bar.getContext('2d').putImageData(image, 0, 0);
-  swatches.replaceChildren(...Object.values(SPECIAL_COLORS).map(({ css, label }) => {
+  swatches.replaceChildren(...[MASKED, ...Object.values(SPECIAL_COLORS)].map(({ css, className, label }) => {
     const item = document.createElement('li');
     const swatch = document.createElement('span');
-    swatch.className = 'swatch';
-    swatch.style.background = css;
+    swatch.className = `swatch${className ? ` ${className}` : ''}`;
+    if (css) swatch.style.background = css;
     item.append(swatch, label);
     return item;
   }));

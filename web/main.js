@@ -1,7 +1,6 @@
 // Wiring of the playground page: controls ↔ state (URL hash) → tokens and vectors → the
 // engine in its worker → the views. Each stage runs again only when its inputs changed, and
 // a newer change makes older, still-running updates stop at their next step.
-import { createEngineClient, Superseded } from './engine-client.js';
 import { embedTokens, loadGlove } from './embeddings.js';
 import { download } from './exports.js';
 import { formatCount, formatNumber } from './format.js';
@@ -10,10 +9,11 @@ import { createLegend } from './legend.js';
 import { createLines } from './lines.js';
 import { PRESETS, PRESET_DIMS, longSample } from './presets.js';
 import { drawProfile } from './profile.js';
-import { LIMITS, formatHash, parseField, parseHash } from './state.js';
+import { LIMITS, formatField, formatHash, parseField, parseHash } from './state.js';
 import { renderCost } from './cost.js';
 import { renderSteps } from './steps.js';
 import { tokenize } from './tokenizer.js';
+import { Superseded, createWorkerClient } from './worker-client.js';
 
 const MAX_TOKENS = 8192;             // longer texts are cut here (the engine's memory budget)
 const LONG_SAMPLE_TOKENS = 4096;
@@ -46,22 +46,25 @@ const elements = {
 const BOUND_CONTROLS = {
   source: 'source', randomSeed: 'random-seed', randomDims: 'random-dims', tableDims: 'table-dims',
   trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', headView: 'head-view',
-  causal: 'causal', window: 'window', sinks: 'sinks', positional: 'positional', scaling: 'scaling',
-  normalization: 'normalization', query: 'query', stepScale: 'step-scale', value: 'value', pooling: 'pooling',
+  causal: 'causal', window: 'window', sinks: 'sinks', positional: 'positional', ropeBase: 'rope-base',
+  ropePairing: 'rope-pairing', alibiSlopes: 'alibi-slopes', scaling: 'scaling', normalization: 'normalization',
+  query: 'query', stepScale: 'step-scale', value: 'value', pooling: 'pooling',
 };
+// Controls whose problems show in a message under them (the others use the browser's bubble).
+const FIELD_MESSAGES = { alibiSlopes: 'alibi-slopes-message' };
 // The settings each source of vectors depends on, besides the text.
 const SOURCE_FIELDS = { random: ['randomSeed', 'randomDims'], table: ['tableDims', 'table'] };
-const ATTENTION_FIELDS = ['trainable', 'torchSeed', 'dOut', 'heads', 'causal', 'window', 'sinks', 'positional',
-  'scaling', 'normalization'];
+const PROJECTION_FIELDS = ['trainable', 'torchSeed', 'dOut'];
 
 let state;
 let glove = null;         // the decoded GloVe table, once loaded
 let gloveLoading = null;  // its promise
 let input = null;         // {key, tokens, labels, x, unknown, truncated}
-let view = null;          // what the views show: {computed, heads, region, matrix, lines, milliseconds}
+let view = null;          // what the views show: {computed, heads, region, blocks, profiles, lines, milliseconds}
 let updates = 0;          // generation of the latest update()
+const typedProblems = new Map();  // field → what is wrong with the text in its control
 
-const client = createEngineClient();
+const client = createWorkerClient(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
 const heatmap = createHeatmap(elements.heatmap, elements.tooltip, {
   onSelectQuery: (query) => change({ query }),
   onZoom: (around) => zoomAround(around),
@@ -69,7 +72,7 @@ const heatmap = createHeatmap(elements.heatmap, elements.tooltip, {
 const updateLegend = createLegend({
   bar: $('legend-bar'), axis: $('legend-axis'), title: $('legend-title'), swatches: $('legend-swatches'),
 });
-const drawLines = createLines(elements.lines, { onSelectQuery: (query) => change({ query }) });
+const drawLines = createLines(elements.lines, $('lines-links'), { onSelectQuery: (query) => change({ query }) });
 
 // ---- notices and status ---------------------------------------------------------------
 
@@ -117,9 +120,29 @@ function readHash() {
   if (problems.length > 0) notice(`Some settings in the link were ignored: ${problems.join('; ')}.`);
 }
 
-function setControl(element, value) {
-  if (element.type === 'checkbox') element.checked = value;
-  else if (element !== document.activeElement || element.value !== String(value)) element.value = String(value);
+function setControl(field, element) {
+  if (element.type === 'checkbox') element.checked = state[field];
+  else element.value = formatField(field, state[field]);
+}
+
+// ALiBi takes one slope per head; a list of another length waits for the heads or the list to change.
+function slopesProblem() {
+  const count = state.alibiSlopes.length;
+  if (state.positional !== 'alibi' || count === 0 || count === state.heads) return null;
+  return `${count} ALiBi slope${count === 1 ? '' : 's'} for ${state.heads} head${state.heads === 1 ? '' : 's'}: ` +
+    'give one per head, or leave the slopes empty for the geometric ones.';
+}
+
+// Marks a control invalid or valid, with its message where it has one.
+function showProblem(field, element, problem) {
+  if (problem === null) element.removeAttribute('aria-invalid');
+  else element.setAttribute('aria-invalid', 'true');
+  element.setCustomValidity(problem ?? '');
+  const message = FIELD_MESSAGES[field] && $(FIELD_MESSAGES[field]);
+  if (message) {
+    message.textContent = problem ?? '';
+    message.hidden = problem === null;
+  }
 }
 
 function syncControls() {
@@ -127,16 +150,20 @@ function syncControls() {
   fillHeadView();
   for (const [field, id] of Object.entries(BOUND_CONTROLS)) {
     const element = $(id);
+    // a control being typed into keeps its text, even when it does not parse yet
     if (element !== document.activeElement || element.type === 'checkbox' || element.tagName === 'SELECT') {
-      setControl(element, state[field]);
-      element.removeAttribute('aria-invalid');
+      setControl(field, element);
+      typedProblems.delete(field);
     }
+    showProblem(field, element, typedProblems.get(field) ?? (field === 'alibiSlopes' ? slopesProblem() : null));
   }
   elements.stepScaleRange.value = String(Math.log10(state.stepScale));
   elements.randomOptions.hidden = state.source !== 'random';
   $('torch-seed').disabled = state.trainable === 'none';
   $('d-out').disabled = state.trainable === 'none';
   $('sinks').disabled = state.window === 0;
+  $('rope-options').hidden = state.positional !== 'rope';
+  $('alibi-options').hidden = state.positional !== 'alibi';
   elements.tableOptions.hidden = state.source !== 'table';
 }
 
@@ -162,18 +189,18 @@ function bindControls() {
   for (const [field, id] of Object.entries(BOUND_CONTROLS)) {
     if (field === 'source') continue;  // below: a new source may bring its text or table along
     const element = $(id);
-    const isText = element.type === 'number';
+    const isText = element.type === 'number' || element.type === 'text';
     element.addEventListener(isText ? 'input' : 'change', () => {
       if (element.type === 'checkbox') return change({ [field]: element.checked });
       try {
         const value = parseField(field, element.value);
-        element.removeAttribute('aria-invalid');
-        element.setCustomValidity('');
+        typedProblems.delete(field);
         return change({ [field]: value }, { debounce: isText });
       } catch (error) {
-        element.setAttribute('aria-invalid', 'true');
-        element.setCustomValidity(`Must be ${error.message}`);
-        return element.reportValidity();
+        const problem = `Must be ${error.message}.`;
+        typedProblems.set(field, problem);
+        showProblem(field, element, problem);
+        return FIELD_MESSAGES[field] ? undefined : element.reportValidity();
       }
     });
   }
@@ -366,9 +393,17 @@ function stage() {
   };
 }
 const computeStage = stage();
-const viewStage = stage();
+const blocksStage = stage();
+const linesStage = stage();
+const profilesStage = stage();
 const stepsStage = stage();
 const costStage = stage();
+
+function positionalOption() {
+  if (state.positional === 'rope') return { type: 'rope', base: state.ropeBase, pairing: state.ropePairing };
+  if (state.positional === 'alibi' && state.alibiSlopes.length > 0) return { type: 'alibi', slopes: state.alibiSlopes };
+  return { type: state.positional };
+}
 
 function attentionOptions() {
   return {
@@ -378,13 +413,13 @@ function attentionOptions() {
     causal: state.causal,
     window: state.window,
     sinks: state.sinks,
-    positional: { type: state.positional },
+    positional: positionalOption(),
   };
 }
 
 function compute() {
   const n = input.tokens.length;
-  const key = JSON.stringify([input.key, ATTENTION_FIELDS.map((field) => state[field])]);
+  const key = JSON.stringify([input.key, PROJECTION_FIELDS.map((field) => state[field]), attentionOptions()]);
   return computeStage(key, async () => {
     const started = performance.now();
     const label = `${formatCount(n)} × ${formatCount(n)}, ${state.heads} head${state.heads === 1 ? '' : 's'}`;
@@ -399,8 +434,8 @@ function compute() {
         trainable: { kind: state.trainable, seed: state.torchSeed, dOut: state.dOut },
         options: attentionOptions(),
       };
-      const result = await client.request('compute', payload, { onProgress: (next) => { phase = next; } });
-      return { ...result, key, label };
+      const { value, milliseconds } = await client.request('compute', payload, { onProgress: (next) => { phase = next; } });
+      return { ...value, workerMs: milliseconds, receivedAt: performance.now(), key, label };
     } finally {
       clearInterval(timer);
     }
@@ -430,39 +465,47 @@ function zoomAround(around) {
   change({ zoom: zoomRegion(area, n, i, j, factor) });
 }
 
-function fetchView(computed) {
+// The pieces of the result the views draw: the heatmap's blocks, the lines view's window
+// and the profiles. Each is asked for again only when what it depends on changed, so that
+// selecting a query does not pool the matrix again.
+async function fetchView(computed) {
   const heads = shownHeads();
   const area = region(computed.n);
   const linesCount = Math.min(computed.n, LINES_MAX_TOKENS);
   const linesStart = Math.min(area.row0, computed.n - linesCount);
-  const key = JSON.stringify([computed.key, heads, area, state.pooling, state.query]);
-  return viewStage(key, async () => {
-    const started = performance.now();
-    const matrix = await client.request('view', {
-      heads, ...area, pooling: state.pooling, query: state.query, profilePoints: PROFILE_POINTS,
-      maxCells: heads.length > 1 ? MULTIPLE_MAX_CELLS : SINGLE_MAX_CELLS,
-    });
-    const lines = await client.request('view', {
-      heads, row0: linesStart, col0: linesStart, size: linesCount, maxCells: linesCount, pooling: state.pooling,
-      query: state.query, profilePoints: 1,
-    }, { lane: 'lines' });
-    return { computed, heads, region: area, matrix, lines: { start: linesStart, count: linesCount, panels: lines.panels },
-      milliseconds: performance.now() - started };
-  });
+  const pooling = state.pooling;
+  const query = state.query;
+  const started = performance.now();
+  const timed = (answer) => ({ ...answer.value, workerMs: answer.milliseconds, receivedAt: performance.now() });
+  const [blocks, lines, profiles] = await Promise.all([
+    blocksStage(JSON.stringify([computed.key, heads, area, pooling]), () => client.request('blocks', {
+      heads, ...area, pooling, maxCells: heads.length > 1 ? MULTIPLE_MAX_CELLS : SINGLE_MAX_CELLS,
+    }).then(timed)),
+    linesStage(JSON.stringify([computed.key, heads, linesStart, linesCount]), () => client.request('blocks', {
+      heads, row0: linesStart, col0: linesStart, size: linesCount, maxCells: linesCount, pooling,
+    }, { lane: 'lines' }).then(timed)),
+    profilesStage(JSON.stringify([computed.key, heads, area.col0, area.size, pooling, query]), () => client.request('profiles', {
+      heads, col0: area.col0, size: area.size, query, points: PROFILE_POINTS, pooling,
+    }).then(timed)),
+  ]);
+  return {
+    computed, heads, region: area, blocks, profiles, lines: { start: linesStart, count: linesCount, panels: lines.panels },
+    milliseconds: performance.now() - started,
+  };
 }
 
 function drawViews() {
   if (!view) return;
-  const { computed, region: area, matrix, lines } = view;
+  const { computed, region: area, blocks, profiles, lines } = view;
   const started = performance.now();
-  const panels = matrix.panels.map((panel) => ({ ...panel, heads: computed.heads }));
+  const panels = blocks.panels.map((panel) => ({ ...panel, heads: computed.heads }));
   const domain = colorDomain(panels, state.value);
   heatmap.draw({
-    tokens: input.labels, n: computed.n, region: area, block: matrix.block, pooling: state.pooling,
+    tokens: input.labels, n: computed.n, region: area, block: blocks.block, pooling: state.pooling,
     query: state.query, panels, value: state.value, domain,
   });
   updateLegend({ heading: state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)', domain });
-  drawProfile(elements.profile, { start: area.col0, ...matrix.profiles });
+  drawProfile(elements.profile, { start: area.col0, count: area.size, ...profiles });
   drawLines({
     tokens: input.labels.slice(lines.start, lines.start + lines.count),
     heads: lines.panels.map((panel) => ({ head: panel.head, weights: panel.weights })),
@@ -473,18 +516,19 @@ function drawViews() {
     : 'Hover or focus a token to keep only its lines; click a query to select it.';
   const last = area.row0 + area.size - 1;
   elements.zoomStatus.textContent = `Tokens #${area.row0}–#${last}${area.col0 !== area.row0 ? ` × #${area.col0}–#${area.col0 + area.size - 1}` : ''}` +
-    (matrix.block > 1 ? `, blocks of ${matrix.block}×${matrix.block}` : '');
+    (blocks.block > 1 ? `, blocks of ${blocks.block}×${blocks.block}` : '');
   return performance.now() - started;
 }
 
 function steps() {
   const key = JSON.stringify([input.key, state.query, state.stepScale]);
-  return stepsStage(key, () => client.request('walkthrough', { query: state.query, scale: state.stepScale, maxRows: STEPS_MAX_ROWS }));
+  return stepsStage(key, () => client.request('walkthrough', { query: state.query, scale: state.stepScale, maxRows: STEPS_MAX_ROWS })
+    .then(({ value }) => value));
 }
 
 function cost(n) {
   const key = JSON.stringify([state.heads, n]);
-  return costStage(key, () => client.request('memory', { heads: state.heads, n }));
+  return costStage(key, () => client.request('memory', { heads: state.heads, n }).then(({ value }) => value));
 }
 
 function clearViews(message) {
@@ -499,6 +543,7 @@ function clearViews(message) {
 async function update() {
   const generation = ++updates;
   const current = () => generation === updates;
+  const started = performance.now();
   try {
     await embed();
     if (!current()) return;
@@ -518,6 +563,8 @@ async function update() {
     elements.query.max = String(n - 1);
     markSelectedToken();
     renderHeadsHint();
+    const problem = slopesProblem();
+    if (problem) throw new Error(problem);
     const costRows = cost(n);
     const computed = await compute();
     if (!current()) return;
@@ -526,10 +573,10 @@ async function update() {
     view = fetched;
     elements.heatmap.parentElement.classList.remove('stale');
     const drawMs = drawViews();
-    const timing = `engine ${formatNumber(computed.milliseconds, 0)} ms, view ${formatNumber(fetched.milliseconds, 0)} ms, ` +
+    const timing = `engine ${formatNumber(computed.engineMs, 0)} ms, view ${formatNumber(fetched.milliseconds, 0)} ms, ` +
       `drawing ${formatNumber(drawMs, 0)} ms`;
     showDone(`${computed.label} (${timing}).`);
-    elements.heatmap.dataset.timing = JSON.stringify({ engine: computed.milliseconds, view: fetched.milliseconds, draw: drawMs });
+    recordTiming(started, { computed, fetched, drawMs });
     const walk = await steps();
     if (!current()) return;
     renderSteps({ summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note') },
@@ -542,6 +589,21 @@ async function update() {
     elements.heatmap.parentElement.classList.add('stale');
     showDone(error.message, true);
   }
+}
+
+// The heatmap's data-timing: milliseconds of this update's steps (tests and the curious read
+// it). Worker times appear only for the pieces this update asked the worker for.
+function recordTiming(started, { computed, fetched, drawMs }) {
+  const fresh = (piece) => (piece.receivedAt >= started ? piece.workerMs : undefined);
+  elements.heatmap.dataset.timing = JSON.stringify({
+    engine: computed.receivedAt >= started ? computed.engineMs : undefined,
+    compute: fresh(computed),
+    blocks: fresh(fetched.blocks),
+    profiles: fresh(fetched.profiles),
+    view: fetched.milliseconds,
+    draw: drawMs,
+    update: performance.now() - started,
+  });
 }
 
 function renderHeadsHint() {
@@ -568,10 +630,12 @@ async function exportWeights(format) {
       'show one head, or use a shorter text.');
     return;
   }
-  const settings = Object.fromEntries(['source', ...ATTENTION_FIELDS].map((field) => [field, state[field]]));
+  const settings = {
+    ...Object.fromEntries(['source', ...PROJECTION_FIELDS].map((field) => [field, state[field]])), ...attentionOptions(),
+  };
   showProgress(`Preparing the ${format.toUpperCase()} file…`);
   try {
-    const blob = await client.request('export', { format, heads, tokens: input.labels.map((t) => t.text), settings });
+    const { value: blob } = await client.request('export', { format, heads, tokens: input.labels.map((t) => t.text), settings });
     download(blob, `attention-weights.${format}`);
     showDone(`Exported ${formatCount(heads.length * n * n)} weights as ${format.toUpperCase()}.`);
   } catch (error) {

@@ -1,6 +1,8 @@
 // Row and column profile under the matrix, readable at any length: the selected query's
 // weights over the keys on display, and the mean weight each key receives from all queries.
 // Both come pooled to at most a few hundred points (max or mean of each stretch of keys).
+// The x axis counts token positions: a point stands at its token (or at the middle of its
+// stretch of tokens), and each tick is a whole position, under the point of that token.
 import { axisBottom, axisLeft } from 'd3-axis';
 import { max } from 'd3-array';
 import { format } from 'd3-format';
@@ -12,28 +14,52 @@ const HEIGHT_PX = 150;
 const MARGIN = { top: 10, right: 12, bottom: 26, left: 46 };
 const X_TICKS = 6;
 const Y_TICKS = 4;
+const MAX_MARKED_POINTS = 64;  // up to this many points per series get a dot each
+const POINT_RADIUS_PX = 2.5;
+const HALF = 0.5;              // a lone point gets half a token of room on either side
 
-/** Draws into `svg`: {start, stretch, row, column}; rows of keys from `start` in stretches. */
-export function drawProfile(svg, { start, stretch, row, column }) {
+/**
+ * Draws into `svg`: {start, count, stretch, row, column}: tokens [start, start+count) in
+ * points of `stretch` tokens (the last one may hold fewer).
+ */
+export function drawProfile(svg, { start, count, stretch, row, column }) {
   const width = svg.parentElement.clientWidth;
-  const count = row.length * stretch;
-  const x = scaleLinear().domain([start, start + count]).range([MARGIN.left, width - MARGIN.right]);
+  const last = start + count - 1;
+  const position = (p) => {
+    const first = start + p * stretch;
+    return (first + Math.min(last, first + stretch - 1)) / 2;
+  };
+  const domain = count === 1 ? [start - HALF, start + HALF] : [position(0), position(row.length - 1)];
+  const x = scaleLinear().domain(domain).range([MARGIN.left, width - MARGIN.right]);
   const top = max([...row, ...column].filter(Number.isFinite)) || 1;
   const y = scaleLinear().domain([0, top]).nice().range([HEIGHT_PX - MARGIN.bottom, MARGIN.top]);
   const path = line()
     .defined((v) => Number.isFinite(v))
-    .x((_, p) => x(start + (p + 0.5) * stretch))
+    .x((_, p) => x(position(p)))
     .y((v) => y(v));
+  // whole token positions only: a tick between two tokens would name no token
+  const ticks = x.ticks(Math.min(X_TICKS, count)).filter(Number.isInteger);
   const root = select(svg).attr('width', width).attr('height', HEIGHT_PX)
     .attr('viewBox', `0 0 ${width} ${HEIGHT_PX}`);
   root.selectAll('g.x-axis').data([null]).join('g').attr('class', 'x-axis')
     .attr('transform', `translate(0, ${HEIGHT_PX - MARGIN.bottom})`)
-    .call(axisBottom(x).ticks(Math.min(X_TICKS, count)).tickFormat(format('d')));
+    .call(axisBottom(x).tickValues(ticks).tickFormat(format('d')));
   root.selectAll('g.y-axis').data([null]).join('g').attr('class', 'y-axis')
     .attr('transform', `translate(${MARGIN.left}, 0)`)
     .call(axisLeft(y).ticks(Y_TICKS));
-  root.selectAll('path.series').data([{ name: 'row', values: row }, { name: 'column', values: column }])
+  const series = [{ name: 'row', values: Array.from(row) }, { name: 'column', values: Array.from(column) }];
+  root.selectAll('path.series').data(series)
     .join('path')
     .attr('class', (d) => `series series-${d.name}`)
-    .attr('d', (d) => path(Array.from(d.values)));
+    .attr('d', (d) => path(d.values));
+  const marked = row.length <= MAX_MARKED_POINTS ? series : [];
+  root.selectAll('g.points').data(marked, (d) => d.name)
+    .join('g')
+    .attr('class', (d) => `points points-${d.name}`)
+    .selectAll('circle')
+    .data((d) => d.values.map((v, p) => ({ v, p })).filter(({ v }) => Number.isFinite(v)))
+    .join('circle')
+    .attr('cx', ({ p }) => x(position(p)))
+    .attr('cy', ({ v }) => y(v))
+    .attr('r', POINT_RADIUS_PX);
 }

@@ -15,6 +15,8 @@ const TABLE_VALUE_SEPARATOR = ',';
 const SOURCES = ['glove', 'journey', 'attention', 'random', 'table'];
 const TRAINABLE = ['none', 'rand', 'linear'];
 const POSITIONAL = ['none', 'sinusoidal', 'rope', 'alibi'];
+const ROPE_PAIRINGS = ['interleaved', 'half'];
+const SLOPE_SEPARATOR = ',';
 const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
 const VALUES = ['weights', 'scores'];
 const POOLING = ['max', 'mean'];
@@ -57,6 +59,24 @@ const positiveNumber = {
     return number;
   },
   format: String,
+};
+
+// ALiBi's slopes: "" for the geometric ones, or numbers separated by commas, one per head
+// ("0.5, 0.25"). Whether there is one per head is checked against the heads by the page.
+const slopes = {
+  parse(value) {
+    if (value.trim() === '') return [];
+    const parts = value.split(SLOPE_SEPARATOR).map((part) => part.trim());
+    if (parts.length > MAX_HEADS) throw new Error(`at most ${MAX_HEADS} slopes, one per head (found ${parts.length})`);
+    return parts.map((part) => {
+      const number = Number(part);
+      if (part === '' || !Number.isFinite(number)) {
+        throw new Error(`numbers separated by commas, such as 0.5, 0.25: “${part}” is not a number`);
+      }
+      return number;
+    });
+  },
+  format: (values) => values.join(SLOPE_SEPARATOR),
 };
 
 // 'all' or a head number counted from 1.
@@ -109,6 +129,9 @@ const FIELDS = {
   window: { key: 'w', value: 0, codec: wholeNumber(0, MAX_POSITION) },
   sinks: { key: 'sk', value: 0, codec: wholeNumber(0, MAX_POSITION) },
   positional: { key: 'pe', value: 'none', codec: choice(POSITIONAL) },
+  ropeBase: { key: 'rb', value: 10000, codec: positiveNumber },
+  ropePairing: { key: 'rp', value: 'interleaved', codec: choice(ROPE_PAIRINGS) },
+  alibiSlopes: { key: 'as', value: [], codec: slopes },
   scaling: { key: 'sc', value: true, codec: flag },
   normalization: { key: 'nm', value: 'softmax', codec: choice(NORMALIZATIONS) },
   query: { key: 'q', value: PRESETS.journey.query, codec: wholeNumber(0, MAX_POSITION) },
@@ -157,6 +180,11 @@ export function formatHash(state) {
     if (formatted !== fallback && formatted !== null) params.set(field.key, formatted);
   }
   return params.toString();
+}
+
+/** One setting as its control shows it. */
+export function formatField(name, value) {
+  return FIELDS[name].codec.format(value);
 }
 
 /** One setting as typed into its control; throws an Error that says what it must be. */

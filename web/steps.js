@@ -26,6 +26,13 @@ function numberCell(value) {
   return td;
 }
 
+// The vector, shortened; data-values holds all of it.
+function vectorCell(vector) {
+  const td = cell('td', vectorText(vector), 'vector');
+  td.dataset.values = Array.from(vector).join(',');
+  return td;
+}
+
 function barCell(weight) {
   const td = cell('td', '', 'bar-cell');
   const bar = document.createElement('span');
@@ -52,7 +59,7 @@ export function renderSteps(parts, { walk, tokens, query, scale }) {
     const token = cell('td', tokens[j].text, tokens[j].unknown ? 'unknown' : '');
     tr.append(cell('td', String(j), 'number'), token, numberCell(walk.scores[r]), numberCell(walk.sum[r]),
       numberCell(walk.naive[r]), numberCell(walk.softmax[r]), barCell(walk.softmax[r]),
-      cell('td', vectorText(walk.vectors[r]), 'vector'));
+      vectorCell(walk.vectors[r]));
     body.append(tr);
   });
   parts.table.tBodies[0].replaceWith(body);

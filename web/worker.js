@@ -1,15 +1,10 @@
-// The engine's thread: the only importer of the engine module. It keeps the last attention
-// result, so that views, profiles and exports of a 4,096-token matrix are cut from it here
-// and only screen-sized pieces cross to the page.
-//
-// Protocol (engine-client.js is the other side): the page posts {id, type, payload}; the
-// worker answers {id, status: 'progress', phase} any number of times, then
-// {id, status: 'ok', value} or {id, status: 'error', message}. Once at start it posts
-// {status: 'ready', version} or {status: 'failed', message}.
-import createAttention from './wasm/attention.mjs';
+// The playground's engine thread. It keeps the last attention result, so that views,
+// profiles and exports of a 4,096-token matrix are cut from it here and only screen-sized
+// pieces cross to the page. Messages: worker-client.js.
 import { csvChunks, jsonChunks } from './exports.js';
 import { formatBytes } from './format.js';
 import { columnMeans, meanOf, poolBlocks, poolVector } from './pooling.js';
+import { serveEngine } from './worker-server.js';
 
 // Scores and weights this page keeps at once; the worker holds them next to the engine's
 // own copy, so this stays well below the engine's 1 GiB budget for materialised attention.
@@ -23,6 +18,12 @@ const CALLABLE = ['attention', 'selfAttention', 'walkthrough', 'rollout', 'atten
 
 let input = null;    // x of the last compute request: {rows, cols, data}
 let current = null;  // its attention: {n, heads, scores: Matrix[], weights: Matrix[], received: Float32Array[]}
+
+// The mean weight each key receives in one head of the current result, computed when first asked for.
+function received(head) {
+  current.received[head] ??= columnMeans(current.weights[head].data, current.n, current.n);
+  return current.received[head];
+}
 
 // torch.nn.Linear keeps its weight as out×in; selfAttention multiplies x·W with W in×out.
 function transposed({ rows, cols, data }) {
@@ -61,17 +62,14 @@ const handlers = {
     progress('attention');
     const started = performance.now();
     const result = engine.selfAttention(input, { ...options, ...weights, kernel: 'materialized' });
-    const milliseconds = performance.now() - started;
-    progress('profiles');
-    const received = result.weights.map((w) => columnMeans(w.data, n, n));
-    current = { n, heads: options.heads, scores: result.scores, weights: result.weights, received };
-    return { n, heads: options.heads, milliseconds };
+    const engineMs = performance.now() - started;
+    current = { n, heads: options.heads, scores: result.scores, weights: result.weights, received: [] };
+    return { n, heads: options.heads, engineMs };
   },
 
-  // Screen-sized pieces of the last result: the square [row0, row0+size) × [col0, col0+size)
-  // of the given heads in cells of block×block, and the query's row and the keys' mean
-  // attention over those columns as profiles of at most profilePoints points.
-  view(engine, { heads, row0, col0, size, maxCells, pooling, query, profilePoints }) {
+  // The square [row0, row0+size) × [col0, col0+size) of the given heads in cells of
+  // block×block, block = ⌈size / maxCells⌉: what the heatmap draws.
+  blocks(engine, { heads, row0, col0, size, maxCells, pooling }) {
     if (!current) throw new Error('no attention result yet');
     const block = Math.ceil(size / maxCells);
     const panels = heads.map((head) => ({
@@ -81,10 +79,17 @@ const handlers = {
         row0, col0, rows: size, cols: size, block, mode: pooling,
       }),
     }));
+    return { block, panels };
+  },
+
+  // Over the columns [col0, col0+size), in at most `points` points: the query's row and the
+  // keys' mean attention, each averaged over the given heads.
+  profiles(engine, { heads, col0, size, query, points, pooling }) {
+    if (!current) throw new Error('no attention result yet');
     const rowOf = (head) => current.weights[head].data.subarray(query * current.n, (query + 1) * current.n);
-    const row = poolVector(meanOf(heads.map(rowOf)), col0, size, profilePoints, pooling);
-    const column = poolVector(meanOf(heads.map((head) => current.received[head])), col0, size, profilePoints, pooling);
-    return { block, panels, profiles: { stretch: row.stretch, row: row.values, column: column.values } };
+    const row = poolVector(meanOf(heads.map(rowOf)), col0, size, points, pooling);
+    const column = poolVector(meanOf(heads.map(received)), col0, size, points, pooling);
+    return { stretch: row.stretch, row: row.values, column: column.values };
   },
 
   // The tutorial's walk-through for one query (q = k = v = x, scores times `scale`), cut to
@@ -143,24 +148,8 @@ const handlers = {
 
 // The fresh arrays of an answer, handed over without a copy.
 const TRANSFER = {
-  view: ({ panels, profiles }) => [...panels.flatMap((p) => [p.scores.buffer, p.weights.buffer, p.masked.buffer]),
-    profiles.row.buffer, profiles.column.buffer],
+  blocks: ({ panels }) => panels.flatMap((p) => [p.scores.buffer, p.weights.buffer, p.masked.buffer]),
+  profiles: ({ row, column }) => [row.buffer, column.buffer],
 };
 
-const enginePromise = createAttention();
-enginePromise.then(
-  (engine) => self.postMessage({ status: 'ready', version: engine.version }),
-  (error) => self.postMessage({ status: 'failed', message: error.message }),
-);
-
-self.addEventListener('message', async ({ data: { id, type, payload } }) => {
-  try {
-    const engine = await enginePromise;
-    const handler = handlers[type];
-    if (!handler) throw new Error(`unknown request type '${type}'`);
-    const value = handler(engine, payload, (phase) => self.postMessage({ id, status: 'progress', phase }));
-    self.postMessage({ id, status: 'ok', value }, TRANSFER[type]?.(value) ?? []);
-  } catch (error) {
-    self.postMessage({ id, status: 'error', message: error.message });
-  }
-});
+serveEngine(handlers, { transfer: TRANSFER });

@@ -1,11 +1,10 @@
 // Exports: the PNG is the heatmap canvas, the CSV and JSON hold the engine's numbers for the
 // page's tokens and settings (escaping included), and trainable weights follow PyTorch.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../web/presets.js';
 import {
-  assertClose, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  assertClose, downloadOf, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const SENTENCE = '[data-testid="sentence-input"]';
@@ -17,11 +16,6 @@ const TOLERANCE = 1e-6;
 let suite;
 before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
-
-async function downloadOf(page, button) {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
-  return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
-}
 
 // RFC 4180 records: quoted fields may hold commas, quotes ("") and line breaks.
 function parseCsv(text) {

@@ -1,7 +1,7 @@
 // Shared set-up of the browser suites: dist/ served under a sub-path on 127.0.0.1, Debian's
 // Chromium through playwright-core, pages that record console errors, page errors and any
-// request that would leave 127.0.0.1 (such requests are also aborted), and the engine plus
-// the page's own tokenizer and embeddings in Node to compute the expected numbers.
+// request that would leave 127.0.0.1 (such requests are also aborted), downloads, and the
+// engine plus the page's own tokenizer and embeddings in Node to compute the expected numbers.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,12 +19,12 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 export const DESKTOP = { width: 1400, height: 1000 };
 export const TIMEOUT_MS = 20_000;
 
-/** Serves dist/ and starts Chromium: {base, browser, close()}. */
-export async function startSuite() {
-  const server = await serveDist({ port: 0, prefix: SUB_PATH });
+/** Serves dist/ under `prefix` and starts Chromium: {base, browser, close()}. */
+export async function startSuite({ prefix = SUB_PATH } = {}) {
+  const server = await serveDist({ port: 0, prefix });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   return {
-    base: `http://${HOST}:${server.address().port}${SUB_PATH}`,
+    base: `http://${HOST}:${server.address().port}${prefix}`,
     browser,
     async close() {
       await browser.close();
@@ -34,11 +34,12 @@ export async function startSuite() {
 }
 
 /**
- * Opens the page (with `hash`) in a fresh context and waits for the engine: {page, problems,
- * close()}; close() asserts that nothing went to the console as an error and that no request
- * left 127.0.0.1, unless `expectErrors`.
+ * Opens `path` below the suite's base ('' or '#h=2' for the playground, 'lab.html#n=64' for
+ * the lab) in a fresh context and waits for the engine: {page, problems, close()}; close()
+ * asserts that nothing went to the console as an error and that no request left 127.0.0.1,
+ * unless `expectErrors`.
  */
-export async function openPage(suite, hash = '', { viewport = DESKTOP, colorScheme = 'light', waitForEngine = true,
+export async function openPage(suite, path = '', { viewport = DESKTOP, colorScheme = 'light', waitForEngine = true,
   prepare } = {}) {
   const context = await suite.browser.newContext({ viewport, colorScheme, acceptDownloads: true });
   const problems = { console: [], page: [], external: [] };
@@ -52,7 +53,7 @@ export async function openPage(suite, hash = '', { viewport = DESKTOP, colorSche
     if (message.type() === 'error') problems.console.push(message.text());
   });
   page.on('pageerror', (error) => problems.page.push(error.message));
-  await page.goto(`${suite.base}${hash}`);
+  await page.goto(`${suite.base}${path}`);
   if (waitForEngine) await page.waitForSelector('html[data-engine="ready"]', { timeout: TIMEOUT_MS });
   return {
     page,
@@ -68,6 +69,23 @@ export async function openPage(suite, hash = '', { viewport = DESKTOP, colorSche
   };
 }
 
+/**
+ * Opens `path` with the engine's wasm file answering 404, and asserts that the page says the
+ * engine failed to load, in a visible alert.
+ */
+export async function assertEngineFailureShown(suite, path) {
+  const { page, close } = await openPage(suite, path, {
+    waitForEngine: false,
+    prepare: (context) => context.route('**/attention_core.wasm', (route) => route.fulfill({ status: 404, body: 'gone' })),
+  });
+  await page.waitForSelector('html[data-engine="failed"]', { timeout: TIMEOUT_MS });
+  const status = page.locator('#engine-status');
+  assert.ok(await status.isVisible());
+  assert.equal(await status.getAttribute('role'), 'alert');
+  assert.match(await status.textContent(), /engine failed to load/);
+  await close({ expectErrors: true });
+}
+
 /** Waits until the heatmap shows `rows` rows (and, by default, nothing is computing). */
 export async function waitForRows(page, rows, timeout = TIMEOUT_MS) {
   await page.waitForFunction((expected) => {
@@ -77,9 +95,47 @@ export async function waitForRows(page, rows, timeout = TIMEOUT_MS) {
   }, rows, { timeout });
 }
 
+/**
+ * Runs `act` (an action that makes the page compute or draw again) and waits until the
+ * heatmap has been drawn after it, or the page shows an error in the status line.
+ */
+export async function afterRedraw(page, act) {
+  await page.evaluate(() => {
+    window.redrawn = new Promise((resolve) => {
+      const canvas = document.querySelector('[data-testid="attention-heatmap"]');
+      const status = document.getElementById('compute-status');
+      const observer = new MutationObserver(() => {
+        if (!canvas.dataset.timing && !status.classList.contains('error')) return;
+        observer.disconnect();
+        resolve();
+      });
+      delete canvas.dataset.timing;
+      observer.observe(canvas, { attributes: true, attributeFilter: ['data-timing'] });
+      observer.observe(status, { attributes: true, attributeFilter: ['class'] });
+    });
+  });
+  await act();
+  await page.evaluate((timeout) => Promise.race([window.redrawn, new Promise((_, reject) => {
+    setTimeout(() => reject(new Error(`no redraw within ${timeout} ms`)), timeout);
+  })]), TIMEOUT_MS);
+}
+
 /** Waits until the URL hash holds `fragment` (the page writes it shortly after a change). */
 export async function waitForHash(page, fragment) {
   await page.waitForFunction((part) => location.hash.includes(part), fragment, { timeout: TIMEOUT_MS });
+}
+
+/** Clicks `button` and returns the file it downloads: {name, bytes: Buffer}. */
+export async function downloadOf(page, button) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+}
+
+/** The page's JSON export of the heads on display (its numbers, with "Infinity" and "NaN" as numbers). */
+export async function exportedJson(page) {
+  const file = JSON.parse((await downloadOf(page, '#export-json')).bytes.toString('utf8'));
+  const numbers = (rows) => rows.flat().map((value) => (typeof value === 'string' ? Number(value) : value));
+  return { ...file, heads: file.heads.map((h) => ({ ...h, scores: numbers(h.scores), weights: numbers(h.weights) })) };
 }
 
 let engine = null;

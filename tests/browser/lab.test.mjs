@@ -1,49 +1,23 @@
 // The lost-in-the-middle lab in Chromium: dist/ served under a sub-path, the page's strict
 // CSP, the engine in workers, the position chart drawn from the engine's numbers and
-// redrawn by its sliders, and the published data beside the simulation.
+// redrawn by its sliders, the published data beside the simulation, and a failed engine load.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chromium } from 'playwright-core';
-import createAttention from '../../dist/wasm/attention.mjs';
-import { serveDist } from '../../scripts/serve.mjs';
+import {
+  TIMEOUT_MS, assertEngineFailureShown, nodeEngine, openPage, startSuite,
+} from './helpers.mjs';
 
-const SUB_PATH = '/lab/sub/path/';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const TIMEOUT_MS = 30000;
 const POSITION_PATH = '#position-chart .series path';
 
-let server;
-let browser;
-let origin;
+let suite;
+before(async () => { suite = await startSuite({ prefix: '/lab/sub/path/' }); });
+after(async () => { await suite?.close(); });
 
-before(async () => {
-  server = await serveDist({ port: 0, prefix: SUB_PATH });
-  origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-});
-
-after(async () => {
-  await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
-});
-
-// Opens the lab; records console errors, page errors and requests that leave the origin.
+// Opens the lab and waits for its engines and its first curve: {page, close()}.
 async function openLab(hash = '') {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const problems = [];
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  await page.route('**/*', (route) => {
-    if (route.request().url().startsWith(origin)) return route.continue();
-    problems.push(`request outside the origin: ${route.request().url()}`);
-    return route.abort();
-  });
-  await page.goto(`${origin}${SUB_PATH}lab.html${hash}`);
-  await page.waitForFunction(() => document.documentElement.dataset.engine !== 'loading', null, { timeout: TIMEOUT_MS });
-  assert.equal(await page.evaluate(() => document.documentElement.dataset.engine), 'ready', await page.textContent('#engine-status'));
-  await page.waitForSelector(POSITION_PATH, { timeout: TIMEOUT_MS });
-  return { page, problems };
+  const lab = await openPage(suite, `lab.html${hash}`);
+  await lab.page.waitForSelector(POSITION_PATH, { timeout: TIMEOUT_MS });
+  return lab;
 }
 
 // The points of an SVG path drawn by d3-shape's line: "M x,y L x,y ...".
@@ -55,7 +29,7 @@ const pathOf = (page, selector) => page.getAttribute(selector, 'd');
 
 describe('lab page', () => {
   test('shows the position chart from the engine, under the strict CSP, inside the origin', async () => {
-    const { page, problems } = await openLab();
+    const { page, close } = await openLab();
     const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
     assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
     assert.doesNotMatch(csp, /'unsafe-eval'|'unsafe-inline'/);
@@ -64,7 +38,7 @@ describe('lab page', () => {
     // The default curve: one point per context position, n − 1 = 1023, shaped like the engine's.
     const points = pathPoints(await pathOf(page, POSITION_PATH));
     assert.equal(points.length, 1023);
-    const engine = await createAttention();
+    const engine = await nodeEngine();
     const { values, summary } = engine.positionCurve({ n: 1024, layers: 12, residual: 0.85, positional: { type: 'alibi', slope: 0.003 } });
     // The chart's y is in pixels (down is up): the lowest point sits where the engine's minimum is.
     const context = Array.from(values.subarray(0, 1023));
@@ -75,12 +49,11 @@ describe('lab page', () => {
     const summaryText = await page.textContent('[data-testid="position-summary"]');
     const shown = Number(summaryText.match(/max ÷ min:?\s*([\d.]+)×/)[1]);
     assert.ok(Math.abs(shown - summary.maxOverMin) / summary.maxOverMin < 0.01, `${summaryText} vs ${summary.maxOverMin}`);
-    assert.deepEqual(problems, []);
-    await page.close();
+    await close();
   });
 
   test('sliders and presets redraw the position chart and update the link', async () => {
-    const { page, problems } = await openLab();
+    const { page, close } = await openLab();
     const first = await pathOf(page, POSITION_PATH);
     await page.locator('[data-testid="layers-slider"]').fill('3');
     await page.waitForFunction(([selector, old]) => document.querySelector(selector).getAttribute('d') !== old,
@@ -98,21 +71,19 @@ describe('lab page', () => {
     await page.waitForFunction(() => document.getElementById('position-reading').textContent.includes('nearly flat'), null, { timeout: TIMEOUT_MS });
     await page.click('button[data-preset="primacy"]');
     await page.waitForFunction(() => document.getElementById('position-reading').textContent.includes('primacy'), null, { timeout: TIMEOUT_MS });
-    assert.deepEqual(problems, []);
-    await page.close();
+    await close();
   });
 
   test('a shared link restores its settings', async () => {
-    const { page, problems } = await openLab('#n=256&layers=1&residual=0&slope=0.02');
+    const { page, close } = await openLab('#n=256&layers=1&residual=0&slope=0.02');
     assert.equal(pathPoints(await pathOf(page, POSITION_PATH)).length, 255);
     await page.waitForFunction(() => document.getElementById('position-reading').textContent.includes('recency'), null, { timeout: TIMEOUT_MS });
     assert.equal(await page.textContent('#layers-value'), '1');
-    assert.deepEqual(problems, []);
-    await page.close();
+    await close();
   });
 
   test('shows the published curve, labelled and apart from the simulation', async () => {
-    const { page, problems } = await openLab();
+    const { page, close } = await openLab();
     const panel = page.locator('section.published');
     assert.match(await panel.locator('h2').textContent(), /Published data/);
     assert.match(await panel.textContent(), /Liu et al\./);
@@ -125,12 +96,11 @@ describe('lab page', () => {
     // The simulation's charts carry no published series, and the published chart no simulated one.
     assert.equal(await page.locator('#position-chart .series').count(), 1);
     assert.doesNotMatch(await page.textContent('#published-legend'), /simulation|before|after/);
-    assert.deepEqual(problems, []);
-    await page.close();
+    await close();
   });
 
   test('draws the needle sweep, the grid and a mitigation', async () => {
-    const { page, problems } = await openLab();
+    const { page, close } = await openLab();
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
     assert.equal(await page.locator('#needle-chart circle').count(), 11);
     await page.waitForFunction(() => document.querySelectorAll('#needle-grid rect').length === 77, null, { timeout: TIMEOUT_MS });
@@ -140,7 +110,10 @@ describe('lab page', () => {
     const text = await page.textContent('#mitigation-summary');
     const [before, afterRatio] = text.match(/max ÷ min([\d.]+)× → ([\d.]+)×/).slice(1).map(Number);
     assert.ok(afterRatio < before, text);
-    assert.deepEqual(problems, []);
-    await page.close();
+    await close();
+  });
+
+  test('an engine that fails to load is reported on the page', async () => {
+    await assertEngineFailureShown(suite, 'lab.html');
   });
 });

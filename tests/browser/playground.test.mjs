@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/colors.js';
 import { tokenize } from '../../web/tokenizer.js';
 import {
-  TIMEOUT_MS, gloveInput, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
+  TIMEOUT_MS, assertEngineFailureShown, gloveInput, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
 } from './helpers.mjs';
 
 const HEATMAP = '[data-testid="attention-heatmap"]';
@@ -187,14 +187,6 @@ describe('playground page', () => {
   });
 
   test('an engine that fails to load is reported on the page', async () => {
-    const { page, close } = await openPage(suite, '', {
-      waitForEngine: false,
-      prepare: (context) => context.route('**/attention_core.wasm', (route) => route.fulfill({ status: 404, body: 'gone' })),
-    });
-    await page.waitForSelector('html[data-engine="failed"]', { timeout: TIMEOUT_MS });
-    const status = page.locator('#engine-status');
-    assert.ok(await status.isVisible());
-    assert.match(await status.textContent(), /engine failed to load/);
-    await close({ expectErrors: true });
+    await assertEngineFailureShown(suite, '');
   });
 });

@@ -1,8 +1,10 @@
 // The step-by-step view against the tutorial's numbers and under overflow, the cost panel
-// against engine.attentionMemory, and a 4,096-token input: pooled, zoomable, and computed
-// without freezing the page.
+// against engine.attentionMemory, a 4,096-token input (pooled, zoomable, and computed without
+// freezing the page), the masked cells' hatching and its legend in both colour schemes, and
+// the profile's axis.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { COLOR_TABLE } from '../../web/colors.js';
 import { longSample } from '../../web/presets.js';
 import {
   TIMEOUT_MS, assertClose, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
@@ -17,6 +19,13 @@ const LONG_TIMEOUT_MS = 60_000;
 const MAX_STALL_MS = 250;        // the longest the page's main thread may stop answering
 const STALL_PROBE_MS = 10;
 const ZOOMED_ROWS = 512;
+const MIN_COLOR_DISTANCE = 50;   // RGB distance of the hatching's colours from viridis and from each other
+const LINE_COLOR_SLACK = 12;     // antialiased pixels of the hatching's lines come this close to its colour
+const MIN_HATCHED_PIXELS = 1000;
+const TICK_SLACK_PX = 0.5;
+
+const distance = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+const VIRIDIS = Array.from({ length: COLOR_TABLE.length / 4 }, (_, k) => [...COLOR_TABLE.subarray(4 * k, 4 * k + 3)]);
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -123,6 +132,58 @@ describe('views', () => {
     const at = Number(tip.query) * LONG_TOKENS + Number(tip.key);
     assert.ok(Math.abs(Number(tip.weight) - expected.weights[0].data[at]) <= TOLERANCE, `weight of ${tip.query},${tip.key}`);
     assert.ok(Math.abs(Number(tip.score) - expected.scores[0].data[at]) <= TOLERANCE, `score of ${tip.query},${tip.key}`);
+    await close();
+  });
+
+  for (const colorScheme of ['light', 'dark']) {
+    test(`masked cells are hatched apart from every viridis colour, as the legend shows (${colorScheme})`, async () => {
+      const { page, close } = await openPage(suite, '#c=1', { colorScheme });
+      await waitForRows(page, 6);
+      const found = await page.evaluate(() => {
+        const style = getComputedStyle(document.documentElement);
+        const hex = (name) => {
+          const value = style.getPropertyValue(name).trim();
+          return [1, 3, 5].map((k) => parseInt(value.slice(k, k + 2), 16));
+        };
+        const canvas = document.querySelector('[data-testid="attention-heatmap"]');
+        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        const pixels = [];
+        for (let k = 0; k < data.length; k += 4) if (data[k + 3] === 255) pixels.push([data[k], data[k + 1], data[k + 2]]);
+        const swatch = [...document.querySelectorAll('#legend-swatches li')].find((item) => item.textContent === 'masked');
+        return {
+          back: hex('--masked-back'), line: hex('--masked-line'), pixels,
+          swatch: getComputedStyle(swatch.querySelector('.swatch')).backgroundImage,
+        };
+      });
+      const { back, line } = found;
+      for (const [name, colour] of Object.entries({ back, line })) {
+        const nearest = Math.min(...VIRIDIS.map((v) => distance(v, colour)));
+        assert.ok(nearest >= MIN_COLOR_DISTANCE, `the hatching's ${name} ${colour} is ${nearest.toFixed(0)} from viridis`);
+      }
+      assert.ok(distance(back, line) >= MIN_COLOR_DISTANCE, 'the hatching\'s lines stand out from its ground');
+      const backPixels = found.pixels.filter((p) => distance(p, back) === 0).length;
+      const linePixels = found.pixels.filter((p) => distance(p, line) <= LINE_COLOR_SLACK).length;
+      assert.ok(backPixels >= MIN_HATCHED_PIXELS && linePixels >= MIN_HATCHED_PIXELS / 4,
+        `hatching on the canvas: ${backPixels} ground and ${linePixels} line pixels`);
+      const rgb = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
+      assert.match(found.swatch, /^repeating-linear-gradient/);
+      assert.ok(found.swatch.includes(rgb(back)) && found.swatch.includes(rgb(line)), `legend swatch: ${found.swatch}`);
+      await close();
+    });
+  }
+
+  test('the profile labels token positions under the points that stand for them', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const { ticks, points } = await page.evaluate(() => ({
+      ticks: [...document.querySelectorAll('#profile .x-axis .tick')].map((tick) => ({
+        label: tick.textContent, x: Number(tick.getAttribute('transform').match(/translate\(([-\d.]+)/)[1]),
+      })),
+      points: [...document.querySelectorAll('#profile .points-row circle')].map((circle) => Number(circle.getAttribute('cx'))),
+    }));
+    assert.deepEqual(ticks.map((tick) => tick.label), ['0', '1', '2', '3', '4', '5']);
+    assert.equal(points.length, 6, 'one point per token');
+    ticks.forEach((tick, k) => assert.ok(Math.abs(tick.x - points[k]) <= TICK_SLACK_PX, `tick ${tick.label} at ${tick.x}, its point at ${points[k]}`));
     await close();
   });
 });

@@ -1,10 +1,15 @@
-// The page's side of the engine worker (worker.js; its header describes the messages).
-// Requests go to the worker one at a time, in order. Each request belongs to a lane; a new
-// request replaces the one still waiting in its lane, whose promise then rejects with
-// Superseded, so that typing never queues stale computations behind a long one.
-// Besides the playground's own requests (compute, view, walkthrough, memory, export), any
-// page can run an engine function with request('call', {method, args}), for example
-// request('call', {method: 'rollout', args: [{n: 64}]}).
+// The page's side of an engine worker (worker-server.js is the other side), shared by the
+// playground and the lab.
+//
+// Protocol: the page posts {id, type, payload}; the worker answers {id, status: 'progress',
+// phase} any number of times, then {id, status: 'ok', value, milliseconds} (the handler's
+// time in the worker) or {id, status: 'error', message}. Once at start it posts
+// {status: 'ready', version} or {status: 'failed', message}.
+//
+// Requests go to the worker one at a time, in order. Each belongs to a lane (by default its
+// type); a new request replaces the one still waiting in its lane, whose promise then
+// rejects with Superseded, so that typing or dragging a slider never queues stale
+// computations behind a long one.
 
 export class Superseded extends Error {
   constructor(type) {
@@ -13,9 +18,12 @@ export class Superseded extends Error {
   }
 }
 
-/** Starts the worker: {ready: Promise<{version}>, request(type, payload, {lane, onProgress})}. */
-export function createEngineClient() {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+/**
+ * Wraps a started module Worker: {ready: Promise<{version}>, request(type, payload, {lane,
+ * onProgress})}, where request resolves to {value, milliseconds} and onProgress(phase) hears
+ * the worker's progress messages. Once the worker has failed, every request rejects.
+ */
+export function createWorkerClient(worker) {
   const waiting = [];     // [{type, payload, lane, onProgress, resolve, reject}]
   let running = null;     // the request the worker is working on, with its id
   let nextId = 1;
@@ -23,6 +31,7 @@ export function createEngineClient() {
 
   let settleReady;
   const ready = new Promise((resolve, reject) => { settleReady = { resolve, reject }; });
+  ready.catch(() => {});  // callers that never wait for ready still see the failure in request()
 
   function fail(error) {
     failure = error;
@@ -44,7 +53,7 @@ export function createEngineClient() {
     if (data.status === 'progress') return running.onProgress?.(data.phase);
     const { resolve, reject } = running;
     running = null;
-    if (data.status === 'ok') resolve(data.value);
+    if (data.status === 'ok') resolve({ value: data.value, milliseconds: data.milliseconds });
     else reject(new Error(data.message));
     return sendNext();
   });

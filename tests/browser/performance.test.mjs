@@ -1,0 +1,174 @@
+// Timings of the playground in Chromium, written to build/web-timings.json for the record:
+// retyping a 512-token input with 8 heads (nn.Linear weights, d_out = 64), what of the
+// engine's time is the copy of its scores and weights, and redrawing a 4,096-token matrix
+// (pooled). No timing is asserted: the numbers depend on the machine and on what else runs
+// on it; the tests check only that each measured step really happened.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { longSample } from '../../web/presets.js';
+import { openPage, startSuite, waitForRows } from './helpers.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const RESULTS_FILE = join(root, 'build', 'web-timings.json');
+const HEATMAP = '[data-testid="attention-heatmap"]';
+const SENTENCE = '[data-testid="sentence-input"]';
+const TYPING_TOKENS = 512;
+const TYPING_HASH = `&h=8&tw=linear&do=64`;
+const TYPING_DEBOUNCE_MS = 250;   // main.js waits this long after the last keystroke
+const KEYSTROKES = 12;
+const LONG_TOKENS = 4096;
+const LONG_TIMEOUT_MS = 60_000;
+const REPEATS = 7;
+const HOVER_POINTS = 20;
+const ENGINE_REPEATS = 30;
+const D_IN = 100;                 // GloVe's dims
+const CLICK_FROM = 0.3;  // fractions of the canvas where clicks select queries
+const CLICK_SPAN = 0.5;
+
+let suite;
+const results = {};
+before(async () => { suite = await startSuite(); });
+after(async () => {
+  await suite?.close();
+  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+  const machine = { cpus: cpus().length, model: cpus()[0]?.model, loadAverage: loadavg() };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), machine, ...results }, null, 2)}\n`);
+});
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+// {median, min, max, samples} of each field over the samples (fields missing from a sample are skipped).
+function summarise(samples) {
+  const fields = [...new Set(samples.flatMap((sample) => Object.keys(sample)))];
+  return Object.fromEntries(fields.map((field) => {
+    const values = samples.map((sample) => sample[field]).filter(Number.isFinite);
+    return [field, { median: median(values), min: Math.min(...values), max: Math.max(...values), samples: values.length }];
+  }));
+}
+
+// Runs `act` (an action in Node that changes the page) and resolves, in page milliseconds,
+// {untilDrawn: from the input event the action caused (its timeStamp, when the browser
+// received it) to the heatmap's next timing record, untilPainted: to the end of the main
+// thread's work on the frame after that (a task queued from its animation frame callback),
+// ...the record}.
+async function timeRedraw(page, act) {
+  await page.evaluate(() => {
+    const canvas = document.querySelector('[data-testid="attention-heatmap"]');
+    let started = null;
+    const note = (event) => { started ??= event.timeStamp; };
+    const types = ['keydown', 'input', 'change', 'pointerdown', 'click'];
+    for (const type of types) document.addEventListener(type, note, { capture: true });
+    window.measuredRedraw = new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        observer.disconnect();
+        for (const type of types) document.removeEventListener(type, note, { capture: true });
+        const drawn = performance.now();
+        requestAnimationFrame(() => setTimeout(() => resolve({
+          untilDrawn: drawn - started, untilPainted: performance.now() - started, ...JSON.parse(canvas.dataset.timing),
+        })));
+      });
+      observer.observe(canvas, { attributes: true, attributeFilter: ['data-timing'] });
+    });
+  });
+  await act();
+  return page.evaluate(() => window.measuredRedraw);
+}
+
+describe('performance', () => {
+  test('retyping a 512-token input with 8 heads: engine time and keystroke to drawn', async () => {
+    const text = longSample(TYPING_TOKENS);
+    const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}${TYPING_HASH}`);
+    await waitForRows(page, TYPING_TOKENS);
+    assert.equal(await page.getAttribute(HEATMAP, 'data-heads'), '8');
+    await page.locator(SENTENCE).focus();
+    await page.locator(SENTENCE).press('End');
+    const samples = [];
+    for (let k = 0; k < KEYSTROKES; ++k) {
+      // type a letter onto the last word, then take it away: the input stays at 512 tokens
+      const key = k % 2 === 0 ? 'e' : 'Backspace';
+      const sample = await timeRedraw(page, () => page.keyboard.press(key));
+      samples.push({ ...sample, keystrokeToDrawn: sample.untilDrawn - TYPING_DEBOUNCE_MS,
+        keystrokeToPainted: sample.untilPainted - TYPING_DEBOUNCE_MS });
+    }
+    assert.equal(await page.getAttribute(HEATMAP, 'data-rows'), String(TYPING_TOKENS));
+    results.typing512 = { tokens: TYPING_TOKENS, heads: 8, dOut: 64, debounceExcludedMs: TYPING_DEBOUNCE_MS,
+      ...summarise(samples) };
+    await close();
+  });
+
+  test('the engine at 512 tokens × 8 heads: materialised, flash, and the copy of 16 MiB of results', async () => {
+    const { page, close } = await openPage(suite);
+    const timings = await page.evaluate(async ({ n, dIn, dOut, heads, repeats }) => {
+      const { default: createAttention } = await import('./wasm/attention.mjs');
+      const engine = await createAttention();
+      const generator = engine.torchGenerator(1);
+      const x = generator.rand(n, dIn);
+      const [wq, wk, wv] = [0, 1, 2].map(() => generator.rand(dIn, dOut));
+      const time = (run) => Array.from({ length: repeats }, () => {
+        const started = performance.now();
+        run();
+        return performance.now() - started;
+      });
+      const options = { heads, wq, wk, wv };
+      const result = engine.selfAttention(x, { ...options, kernel: 'materialized' });
+      const matrices = [...result.scores, ...result.weights].map((m) => m.data);
+      const reused = matrices.map((data) => new Float32Array(data.length));
+      return {
+        materialized: time(() => engine.selfAttention(x, { ...options, kernel: 'materialized' })),
+        flash: time(() => engine.selfAttention(x, { ...options, kernel: 'flash' })),
+        copyIntoFreshArrays: time(() => matrices.map((data) => new Float32Array(data))),
+        copyIntoReusedArrays: time(() => matrices.forEach((data, k) => reused[k].set(data))),
+      };
+    }, { n: TYPING_TOKENS, dIn: D_IN, dOut: 64, heads: 8, repeats: ENGINE_REPEATS });
+    for (const samples of Object.values(timings)) assert.equal(samples.length, ENGINE_REPEATS);
+    results.engine512 = {
+      tokens: TYPING_TOKENS, heads: 8, dIn: D_IN, dOut: 64, resultMiB: 16,
+      ...Object.fromEntries(Object.entries(timings).map(([name, samples]) => [name, summarise(samples.map((ms) => ({ ms }))).ms])),
+    };
+    await close();
+  });
+
+  test('a 4,096-token matrix: first drawing and redraws', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const first = await timeRedraw(page, () => page.click('#long-sample'));
+    await waitForRows(page, LONG_TOKENS, LONG_TIMEOUT_MS);
+    assert.ok(Number(await page.getAttribute(HEATMAP, 'data-block')) > 1, 'the matrix is pooled');
+
+    const redraws = { colour: [], query: [], pooling: [], hover: [] };
+    const box = await page.locator(HEATMAP).boundingBox();
+    for (let k = 0; k < REPEATS; ++k) {
+      redraws.colour.push(await timeRedraw(page, () => page.selectOption('#value', k % 2 === 0 ? 'scores' : 'weights')));
+      const along = CLICK_FROM + (CLICK_SPAN * k) / REPEATS;  // inside the matrix, below and right of its labels
+      const point = { x: box.x + box.width * along, y: box.y + box.height * along };
+      redraws.query.push(await timeRedraw(page, () => page.mouse.click(point.x, point.y)));
+      redraws.pooling.push(await timeRedraw(page, () => page.selectOption('#pooling', k % 2 === 0 ? 'mean' : 'max')));
+    }
+    // Hovering redraws the canvas with the cursor's outline, synchronously in the handler.
+    for (let k = 0; k < HOVER_POINTS; ++k) {
+      const at = { x: box.x + box.width * (0.3 + (0.4 * k) / HOVER_POINTS), y: box.y + box.height * 0.6 };
+      redraws.hover.push({ handler: await page.evaluate(({ x, y }) => {
+        const canvas = document.querySelector('[data-testid="attention-heatmap"]');
+        const started = performance.now();
+        canvas.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true }));
+        return performance.now() - started;
+      }, at) });
+    }
+    assert.equal(await page.getAttribute(HEATMAP, 'data-rows'), String(LONG_TOKENS));
+    results.heatmap4096 = {
+      tokens: LONG_TOKENS,
+      block: Number(await page.getAttribute(HEATMAP, 'data-block')),
+      first,
+      ...Object.fromEntries(Object.entries(redraws).map(([name, samples]) => [name, summarise(samples)])),
+    };
+    await close();
+  });
+});

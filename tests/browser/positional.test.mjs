@@ -1,0 +1,94 @@
+// The positional options of the playground: RoPE's base and pairing, ALiBi's slopes (the
+// geometric default or one per head, checked with a visible message), each reaching the
+// engine and the link. Expected weights come from the same engine in Node.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  afterRedraw, assertClose, exportedJson, gloveInput, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
+} from './helpers.mjs';
+
+const TEXT = 'Your journey starts with one step';
+const TOKENS = 6;
+const HEADS = 2;               // GloVe's 100 dims: two heads of 50, an even width for RoPE
+const TOLERANCE = 1e-6;        // the page and Node run the same wasm
+const MESSAGE = '[data-testid="alibi-slopes-message"]';
+
+let suite;
+before(async () => { suite = await startSuite(); });
+after(async () => { await suite?.close(); });
+
+// The weights of every head the page shows, against selfAttention(x, {heads, positional}) in Node.
+async function assertWeights(page, positional, what) {
+  const { x } = gloveInput(TEXT);
+  const expected = (await nodeEngine()).selfAttention(x, { heads: HEADS, positional });
+  const json = await exportedJson(page);
+  assert.equal(json.heads.length, HEADS);
+  json.heads.forEach((head, h) => assertClose(head.weights, Array.from(expected.weights[h].data), TOLERANCE, `${what}, head ${h + 1}`));
+  return json.heads.flatMap((head) => head.weights);
+}
+
+describe('positional options', () => {
+  test('RoPE’s base and pairing show with RoPE, reach the engine and survive the link', async () => {
+    const { page, close } = await openPage(suite, `#pe=rope&h=${HEADS}`);
+    await waitForRows(page, TOKENS);
+    assert.ok(await page.isVisible('#rope-options'));
+    assert.ok(await page.isHidden('#alibi-options'));
+    assert.equal(await page.inputValue('#rope-base'), '10000');
+    assert.equal(await page.inputValue('#rope-pairing'), 'interleaved');
+    const standard = await assertWeights(page, { type: 'rope' }, 'RoPE, base 10000, interleaved');
+
+    await afterRedraw(page, () => page.fill('#rope-base', '500'));
+    await afterRedraw(page, () => page.selectOption('#rope-pairing', 'half'));
+    const changed = await assertWeights(page, { type: 'rope', base: 500, pairing: 'half' }, 'RoPE, base 500, halves');
+    assert.ok(changed.some((w, k) => Math.abs(w - standard[k]) > 1e-3), 'base and pairing change the weights');
+    await waitForHash(page, 'rp=half');
+    const { hash } = new URL(page.url());
+    assert.match(hash, /rb=500/);
+    await close();
+
+    const reopened = await openPage(suite, hash);
+    await waitForRows(reopened.page, TOKENS);
+    assert.equal(await reopened.page.inputValue('#rope-base'), '500');
+    assert.equal(await reopened.page.inputValue('#rope-pairing'), 'half');
+    await reopened.close();
+  });
+
+  test('ALiBi: geometric slopes by default, one per head when typed, and a visible message for a bad list', async () => {
+    const { page, close } = await openPage(suite, `#pe=alibi&h=${HEADS}`);
+    await waitForRows(page, TOKENS);
+    assert.ok(await page.isVisible('#alibi-slopes'));
+    assert.ok(await page.isHidden('#rope-options'));
+    assert.ok(await page.isHidden(MESSAGE));
+    await assertWeights(page, { type: 'alibi' }, 'geometric slopes');
+
+    await afterRedraw(page, () => page.fill('#alibi-slopes', '0.5, 0.1'));
+    await assertWeights(page, { type: 'alibi', slopes: [0.5, 0.1] }, 'slopes 0.5, 0.1');
+    await waitForHash(page, `as=${encodeURIComponent('0.5,0.1')}`);
+
+    // not a number: the message says so, the last good slopes stay in use
+    await page.fill('#alibi-slopes', '0.5, abc');
+    await page.locator(MESSAGE).waitFor({ state: 'visible' });
+    assert.match(await page.textContent(MESSAGE), /“abc” is not a number/);
+    assert.equal(await page.getAttribute('#alibi-slopes', 'aria-invalid'), 'true');
+    assert.match(await page.evaluate(() => location.hash), /as=0\.5%2C0\.1/);
+
+    // one slope for two heads: the message asks for one per head and the matrix waits
+    await afterRedraw(page, () => page.fill('#alibi-slopes', '0.5'));
+    assert.match(await page.textContent(MESSAGE), /1 ALiBi slope for 2 heads: give one per head/);
+    assert.match(await page.textContent('#compute-status'), /1 ALiBi slope for 2 heads/);
+    assert.ok(await page.locator('.heatmap-frame.stale').count() === 1, 'the matrix on display is marked stale');
+
+    // one head: the single slope fits
+    await afterRedraw(page, () => page.fill('#heads', '1'));
+    assert.ok(await page.isHidden(MESSAGE));
+    assert.equal(await page.getAttribute('#alibi-slopes', 'aria-invalid'), null);
+
+    // back to two heads and an empty box: the geometric slopes again
+    await afterRedraw(page, () => page.fill('#heads', String(HEADS)));
+    await afterRedraw(page, () => page.fill('#alibi-slopes', ''));
+    assert.ok(await page.isHidden(MESSAGE));
+    await assertWeights(page, { type: 'alibi' }, 'geometric slopes again');
+    await page.waitForFunction(() => !location.hash.includes('as='), null);
+    await close();
+  });
+});

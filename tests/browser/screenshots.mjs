@@ -1,0 +1,48 @@
+// Screenshots of both pages for looking at them, not a test: desktop (1400×1000) and phone
+// (390×844), light and dark, the playground under a causal mask (so masked cells and their
+// legend show) and the lab. Usage, after `node scripts/build.mjs wasm web`:
+//   node tests/browser/screenshots.mjs [label]     → build/screenshots/<label>/*.png
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DESKTOP, openPage, startSuite, waitForRows } from './helpers.mjs';
+
+const PHONE = { width: 390, height: 844 };
+const VIEWPORTS = { desktop: DESKTOP, phone: PHONE };
+const SCHEMES = ['light', 'dark'];
+const PLAYGROUND_HASH = '#c=1&h=2';  // causal: the upper triangle is masked; two heads
+const PLAYGROUND_ROWS = 6;
+const LAB_CHART = '#position-chart .series path';
+const SETTLE_MS = 300;              // the hash write and the ResizeObserver's redraw
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const label = process.argv[2] ?? 'latest';
+const folder = join(root, 'build', 'screenshots', label);
+mkdirSync(folder, { recursive: true });
+
+const suite = await startSuite();
+try {
+  for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+    for (const colorScheme of SCHEMES) {
+      const name = `${device}-${colorScheme}`;
+      const playground = await openPage(suite, PLAYGROUND_HASH, { viewport, colorScheme });
+      await waitForRows(playground.page, PLAYGROUND_ROWS);
+      await playground.page.waitForTimeout(SETTLE_MS);
+      await playground.page.screenshot({ path: join(folder, `playground-${name}.png`), fullPage: true });
+      await playground.page.locator('.panel-views > section').first()
+        .screenshot({ path: join(folder, `matrix-${name}.png`) });
+      await playground.page.locator('.panel-views > section').nth(1)
+        .screenshot({ path: join(folder, `lines-${name}.png`) });
+      await playground.close();
+
+      const lab = await openPage(suite, 'lab.html', { viewport, colorScheme });
+      await lab.page.waitForSelector(LAB_CHART);
+      await lab.page.waitForTimeout(SETTLE_MS);
+      await lab.page.screenshot({ path: join(folder, `lab-${name}.png`) });
+      await lab.close();
+    }
+  }
+  console.log(`screenshots: ${folder}`);
+} finally {
+  await suite.close();
+}
