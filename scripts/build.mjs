@@ -1,8 +1,11 @@
 // Builds the parts named on the command line, in order:
-//   native  build/native: the core, the Catch2 suite and the native benchmark (g++)
-//   wasm    build/wasm: the Embind module (em++), copied with its JS API to dist/wasm/
-//   web     dist/: the static page (scripts/build-web.mjs)
-// Usage: node scripts/build.mjs native wasm web
+//   native    build/native: the core, the Catch2 suite and the native benchmark (g++)
+//   sanitize  build/sanitize: the core and the Catch2 suite under AddressSanitizer and
+//             UndefinedBehaviorSanitizer (Debian's clang-14; CMake option ATTN_SANITIZE)
+//   fuzz      build/sanitize: the libFuzzer targets of tests/fuzz (ATTN_FUZZ), same flags
+//   wasm      build/wasm: the Embind module (em++), copied with its JS API to dist/wasm/
+//   web       dist/: the static page (scripts/build-web.mjs)
+// Usage: node scripts/build.mjs native sanitize fuzz wasm web
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,16 +20,32 @@ function run(command, args) {
   execFileSync(command, args, { stdio: 'inherit', cwd: root });
 }
 
-// Configures once (CMake re-configures by itself when a CMakeLists.txt changes), then builds.
-function cmakeBuild(buildDir, configure) {
+// Configures once (CMake re-configures by itself when a CMakeLists.txt changes), then builds
+// the given targets (all when none are named).
+function cmakeBuild(buildDir, configure, targets = []) {
   if (!existsSync(join(root, buildDir, 'build.ninja'))) configure();
-  run('cmake', ['--build', buildDir]);
+  run('cmake', ['--build', buildDir, ...(targets.length > 0 ? ['--target', ...targets] : [])]);
+}
+
+// The hardening build: one clang-14 build folder for the sanitized Catch2 suite and the
+// fuzz targets, so that the instrumented core is compiled once for both. RelWithDebInfo:
+// optimised enough to keep the suite fast, with line numbers in every report.
+function sanitizeBuild(targets) {
+  cmakeBuild('build/sanitize', () =>
+    run('cmake', ['-S', '.', '-B', 'build/sanitize', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+      '-DCMAKE_CXX_COMPILER=clang++-14', '-DATTN_SANITIZE=ON', '-DATTN_FUZZ=ON']), targets);
 }
 
 const steps = {
   native() {
     cmakeBuild('build/native', () =>
       run('cmake', ['-S', '.', '-B', 'build/native', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release']));
+  },
+  sanitize() {
+    sanitizeBuild(['attn_tests']);
+  },
+  fuzz() {
+    sanitizeBuild(['fuzz_attention', 'fuzz_text']);
   },
   wasm() {
     // Emscripten's own node emulator flag (--experimental-wasm-threads) breaks Node 20.

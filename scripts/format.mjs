@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['core', 'wasm', 'tests/native', 'bench'];
+const FOLDERS = ['core', 'wasm', 'tests/native', 'tests/fuzz', 'bench'];
 
 const files = FOLDERS.flatMap((folder) =>
   readdirSync(join(root, folder), { recursive: true })

@@ -1,6 +1,9 @@
 // Installs what the build needs and is missing: Debian packages through apt-get (as
 // root; otherwise prints the exact command and stops), then npm packages from the
 // lockfile. Usage: node scripts/setup.mjs [--with-browser]
+// --with-browser (what `npm test` passes) adds the packages only the test suites need:
+// Chromium for the browser suite, Clang 14 with its sanitizer and libFuzzer runtimes for the
+// sanitize and fuzz suites, and llvm-symbolizer for readable sanitizer reports.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,6 +23,9 @@ const SYSTEM_PACKAGES = [
 ];
 const TEST_PACKAGES = [
   { name: 'chromium', file: '/usr/bin/chromium' },
+  { name: 'clang-14', file: '/usr/bin/clang++-14' },
+  { name: 'libclang-rt-14-dev', file: '/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a' },
+  { name: 'llvm-14', file: '/usr/bin/llvm-symbolizer-14' },
 ];
 
 function run(command, args, options = {}) {

@@ -1,10 +1,18 @@
-// Runs every suite, after `node scripts/build.mjs native wasm web`:
-//   native   Catch2 through ctest (build/native)
-//   js       node:test suites of the engine's JavaScript API (tests/js)
-//   browser  Playwright in Debian's Chromium against dist/ (tests/browser)
+// Runs every suite, after `node scripts/build.mjs native sanitize fuzz wasm web`:
+//   native    Catch2 through ctest (build/native)
+//   sanitize  the same Catch2 suite built with AddressSanitizer and UndefinedBehaviorSanitizer
+//             (build/sanitize); any finding aborts it
+//   fuzz      each libFuzzer target of tests/fuzz for ATTN_FUZZ_SECONDS seconds (default 60),
+//             from its seeds in tests/fuzz/corpus/<target>/ and what earlier runs found in
+//             build/fuzz/corpus/<target>/; a crash is saved under build/fuzz/findings/
+//   js        node:test suites of the engine's JavaScript API (tests/js)
+//   browser   Playwright in Debian's Chromium against dist/ (tests/browser)
+// Usage: node scripts/test.mjs [suite ...]   (all suites when none is named)
 // Exits non-zero when any suite fails.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import {
+  closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,20 +24,100 @@ function testFiles(folder) {
   return readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(folder, f));
 }
 
+// Sanitizer settings: stop at the first finding, with a symbolised stack trace; leaks count too.
+const SYMBOLIZER = '/usr/bin/llvm-symbolizer-14';
+const SANITIZER_ENV = {
+  ASAN_OPTIONS: 'abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1',
+  UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+  ...(existsSync(SYMBOLIZER) ? { ASAN_SYMBOLIZER_PATH: SYMBOLIZER } : {}),
+};
+
+const FUZZ_TARGETS = ['fuzz_attention', 'fuzz_text'];
+const DEFAULT_FUZZ_SECONDS = 60;
+
+function fuzzSeconds() {
+  const text = process.env.ATTN_FUZZ_SECONDS ?? String(DEFAULT_FUZZ_SECONDS);
+  const seconds = Number(text);
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new Error(`ATTN_FUZZ_SECONDS must be a whole number of seconds ≥ 1, got ${JSON.stringify(text)}`);
+  }
+  return seconds;
+}
+
+// Runs one libFuzzer target and prints its executions, coverage and corpus in one line.
+function runFuzzTarget(target, seconds) {
+  const binary = join(root, 'build/sanitize/tests/fuzz', target);
+  if (!existsSync(binary)) {
+    console.error(`fuzz: ${binary} is missing; run node scripts/build.mjs fuzz`);
+    return false;
+  }
+  const corpus = join(root, 'build/fuzz/corpus', target);  // grows run after run
+  const findings = join(root, 'build/fuzz/findings');
+  mkdirSync(corpus, { recursive: true });
+  mkdirSync(findings, { recursive: true });
+  const args = [`-max_total_time=${seconds}`, '-print_final_stats=1', '-timeout=20',
+    `-artifact_prefix=${findings}/${target}-`, corpus, join(root, 'tests/fuzz/corpus', target)];
+  const log = join(root, 'build/fuzz', `${target}.log`);
+  console.log(`fuzz: ${target} ${args.join(' ')}  (output in ${log})`);
+  const logFile = openSync(log, 'w');
+  const { status, error } = spawnSync(binary, args, {
+    cwd: root, env: { ...process.env, ...SANITIZER_ENV }, stdio: ['ignore', logFile, logFile],
+  });
+  closeSync(logFile);
+  const output = readFileSync(log, 'utf8');
+  const lines = output.split('\n');
+  if (error || status !== 0) {
+    // The finding: libFuzzer's report, the sanitizer's or the invariant's message, and the input.
+    console.error(lines.slice(-80).join('\n'));
+    console.error(`fuzz: ${target} found a problem (${error?.message ?? `exit status ${status}`}); ` +
+      `reproduce with ${binary} <the crash file named above>`);
+    return false;
+  }
+  const stat = (name) => output.match(new RegExp(`stat::${name}:\\s*(\\d+)`))?.[1] ?? '?';
+  const done = lines.filter((line) => /^#\d+\s+(DONE|pulse|NEW|REDUCE|INITED)/.test(line)).at(-1) ?? '';
+  const field = (name) => done.match(new RegExp(`${name}: (\\d+\\S*)`))?.[1] ?? '?';
+  console.log(`fuzz: ${target}: ${stat('number_of_executed_units')} executions in ${seconds} s ` +
+    `(${stat('average_exec_per_sec')}/s), coverage ${field('cov')} edges, ${field('ft')} features, ` +
+    `corpus ${field('corp')}, peak RSS ${stat('peak_rss_mb')} MB, no finding`);
+  return true;
+}
+
 const nodeTest = (files, ...flags) => [process.execPath, ['--test', '--test-reporter=spec', ...flags, ...files]];
 const suites = [
   { name: 'native', run: ['ctest', ['--test-dir', 'build/native', '--output-on-failure']] },
+  { name: 'sanitize', run: [join(root, 'build/sanitize/tests/native/attn_tests'), []], env: SANITIZER_ENV },
+  { name: 'fuzz', custom: () => FUZZ_TARGETS.map((target) => runFuzzTarget(target, fuzzSeconds())).every(Boolean) },
   { name: 'js', files: testFiles('tests/js') },
   { name: 'browser', files: testFiles('tests/browser'), flags: ['--test-concurrency=1'] },
 ];
 
-const failed = [];
-for (const { name, run, files, flags = [] } of suites) {
-  if (files && files.length === 0) throw new Error(`no *.test.mjs files in tests/${name}`);
-  const [command, args] = run ?? nodeTest(files, ...flags);
-  console.log(`\n=== ${name} tests ===`);
-  const { status } = spawnSync(command, args, { stdio: 'inherit', cwd: root });
-  if (status !== 0) failed.push(name);
+const requested = process.argv.slice(2);
+for (const name of requested) {
+  if (!suites.some((suite) => suite.name === name)) {
+    console.error(`test: unknown suite '${name}'; suites are ${suites.map((s) => s.name).join(', ')}`);
+    process.exit(1);
+  }
 }
-console.log(failed.length === 0 ? '\nAll suites passed.' : `\nFailed suites: ${failed.join(', ')}`);
+
+const failed = [];
+const timings = [];
+for (const { name, run, files, flags = [], env = {}, custom } of suites) {
+  if (requested.length > 0 && !requested.includes(name)) continue;
+  if (files && files.length === 0) throw new Error(`no *.test.mjs files in tests/${name}`);
+  console.log(`\n=== ${name} tests ===`);
+  const started = Date.now();
+  let passed;
+  if (custom) {
+    passed = custom();
+  } else {
+    const [command, args] = run ?? nodeTest(files, ...flags);
+    const { status, error } = spawnSync(command, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } });
+    if (error) console.error(`test: ${command}: ${error.message}`);
+    passed = status === 0;
+  }
+  timings.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (!passed) failed.push(name);
+}
+console.log(`\nTimes: ${timings.join(', ')}`);
+console.log(failed.length === 0 ? 'All suites passed.' : `Failed suites: ${failed.join(', ')}`);
 process.exit(failed.length === 0 ? 0 : 1);

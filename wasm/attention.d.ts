@@ -284,3 +284,32 @@ export interface AttentionEngine {
 }
 
 export default function createAttention(): Promise<AttentionEngine>;
+
+// ---- text: the tokenizer and the vector-table parser ------------------------------------------
+
+/** engine.tokenize's result: parallel arrays, one entry per token. */
+export interface Tokens {
+  /** Each token exactly as in the text: tokens[i] === text.slice(starts[i], ends[i]). */
+  tokens: string[];
+  /** UTF-16 offsets (string indices) where each token starts in the text. */
+  starts: number[];
+  /** UTF-16 offsets just past each token. */
+  ends: number[];
+}
+
+export interface AttentionEngine {
+  /**
+   * Words and single symbols, left to right. A word is a run of letters and digits of any
+   * script (with combining marks and inner apostrophes: "don't"); every other non-space
+   * character is a token of its own, an emoji sequence or a flag one token; whitespace,
+   * control and invisible format characters separate tokens. Nothing is interpreted:
+   * "<b>" is "<", "b", ">". Throws beyond 16384 tokens or 2^24 UTF-16 units.
+   */
+  tokenize(text: string): Tokens;
+  /**
+   * A pasted table of vectors, one row per line: numbers separated by spaces, tabs or
+   * commas, optional [ ] brackets, '#' comments, every row the same length. Errors name
+   * the line and column and what was found: "line 3, column 8: expected a number, found 'abc'".
+   */
+  parseVectors(text: string): Matrix;
+}

@@ -21,6 +21,7 @@
 #include "attn/positional.hpp"
 #include "attn/rollout.hpp"
 #include "attn/self_attention.hpp"
+#include "attn/text.hpp"
 #include "attn/torch_generator.hpp"
 #include "attn/tutorial.hpp"
 #include "attn/version.hpp"
@@ -403,4 +404,40 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("needleSweep", &needle_sweep);
   emscripten::function("needleGrid", &needle_grid);
   emscripten::function("version", &version);
+}
+
+// ---- text: the tokenizer and the vector-table parser (attn/text.hpp) -----------------------
+// Text arrives as UTF-8 through Embind's std::string, after attention.mjs has replaced lone
+// surrogates (which Embind's encoder would merge with the next character); offsets go back
+// as UTF-16 indices into the caller's string.
+
+namespace {
+
+val text_tokenize(std::string text) {
+  return guarded([&] {
+    const std::vector<attn::text::Token> tokens = attn::text::tokenize(text);
+    std::vector<std::int32_t> starts, ends;  // text is at most 16 MiB: offsets fit in 32 bits
+    starts.reserve(tokens.size());
+    ends.reserve(tokens.size());
+    for (const attn::text::Token& token : tokens) {
+      starts.push_back(static_cast<std::int32_t>(token.utf16_begin));
+      ends.push_back(static_cast<std::int32_t>(token.utf16_end));
+    }
+    const val Int32Array = val::global("Int32Array");
+    val out = val::object();
+    out.set("starts", Int32Array.new_(emscripten::typed_memory_view(starts.size(), starts.data())));
+    out.set("ends", Int32Array.new_(emscripten::typed_memory_view(ends.size(), ends.data())));
+    return out;
+  });
+}
+
+val text_parse_vectors(std::string text) {
+  return guarded([&] { return to_js(attn::text::parse_vectors(text)); });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_text) {
+  emscripten::function("tokenize", &text_tokenize);
+  emscripten::function("parseVectors", &text_parse_vectors);
 }

@@ -1,6 +1,8 @@
 #include "attn/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <xtensor/xview.hpp>
 
@@ -85,6 +87,68 @@ Matrix column_slice(const Matrix& x, std::size_t first, std::size_t count) {
   return xt::view(x, xt::all(), xt::range(first, first + count));
 }
 
+// The flash kernel sums unnormalised weights (each ≤ 1) times v and divides by their total
+// at the end: that sum can reach m·max|v|, past FLT_MAX where the normalised context would
+// not. Returns the power of two (exact, 1 in all but extreme cases) that v is multiplied by
+// so that it stays in range; the context is divided by it after.
+float flash_value_scale(const Matrix& v) {
+  float largest = 0.0f;
+  for (float value : v) largest = std::max(largest, std::fabs(value));
+  const double headroom = std::numeric_limits<float>::max() / 4.0 / static_cast<double>(v.shape(0));
+  if (largest <= headroom) return 1.0f;
+  return std::ldexp(1.0f, -static_cast<int>(std::ceil(std::log2(largest / headroom))));
+}
+
+// The stable softmax promises finite weights for finite inputs, but float32 can overflow
+// before it: a score q·kᵀ·scale (+ ALiBi bias) beyond ±3.4e38 becomes ±Infinity, and the
+// flash kernel's running sum of weights·v can pass FLT_MAX. The weights would then be NaN,
+// or a row of zeros for keys the query does see. Such a call fails instead, naming where.
+// Cost: one pass over the context (n×dv), and over a weights row only where a context row
+// is exactly zero.
+void require_no_overflow(const AttentionResult& result, const MaskOptions& mask, long heads,
+                         std::size_t dvh) {
+  const std::size_t n = result.context.shape(0), dv = result.context.shape(1);
+  const bool materialized = result.kernel_used == Kernel::materialized;
+  for (long h = 0; h < heads; ++h) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const float* row = result.context.data() + i * dv + h * dvh;
+      bool finite = true, zero = true;
+      for (std::size_t t = 0; t < dvh; ++t) {
+        finite = finite && std::isfinite(row[t]);
+        zero = zero && row[t] == 0.0f;
+      }
+      if (finite && !zero) continue;
+      std::string cause = "the weighted sum of v";
+      if (materialized) {
+        const Matrix& scores = result.scores[h];
+        const std::size_t m = scores.shape(1);
+        const VisibleKeys visible =
+            visible_keys(mask, static_cast<long>(i), static_cast<long>(n), static_cast<long>(m));
+        if (finite) {
+          // A zero row is right when the query sees no key, or when v makes it zero.
+          float total = 0.0f;
+          for (std::size_t j = 0; j < m; ++j) total += result.weights[h](i, j);
+          if (visible.empty() || total > 0.5f) continue;
+        }
+        for (std::size_t j = 0; j < m; ++j) {
+          if (visible.contains(static_cast<long>(j)) && !std::isfinite(scores(i, j))) {
+            cause = "scores[" + std::to_string(h) + "][" + std::to_string(i) + "][" +
+                    std::to_string(j) + "] = q·kᵀ·scale, which is " + format_number(scores(i, j));
+            break;
+          }
+        }
+      } else if (finite) {
+        continue;  // flash: a row whose every visible score overflowed would be 0/0 = NaN
+      } else {
+        cause = "the scores q·kᵀ·scale or the weighted sum of v";
+      }
+      fail("softmax attention overflowed float32 in head " + std::to_string(h) + ", query " +
+           std::to_string(i) + ": " + cause +
+           " went beyond ±3.4028235e+38; use smaller q, k, v or scale");
+    }
+  }
+}
+
 }  // namespace
 
 AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -112,11 +176,12 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                         : options.positional.slopes;
 
   const float scale = score_scale(options.scale, static_cast<long>(dh));
+  const float v_scale = result.kernel_used == Kernel::flash ? flash_value_scale(v) : 1.0f;
   for (long h = 0; h < heads; ++h) {
     // Scaling q once costs n·dh multiplications instead of n·m on the scores.
     const Matrix q_head = column_slice(q_positioned, h * dh, dh) * scale;   // n×dh
     const Matrix k_head_transposed = xt::transpose(column_slice(k_positioned, h * dh, dh));  // dh×m
-    const Matrix v_head = column_slice(v, h * dvh, dvh);                        // m×dvh
+    const Matrix v_head = column_slice(v, h * dvh, dvh) * v_scale;              // m×dvh
 
     kernels::Head head;
     head.q = q_head.data();
@@ -141,6 +206,10 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
       result.scores.push_back(std::move(scores));
       result.weights.push_back(std::move(weights));
     }
+  }
+  if (v_scale != 1.0f) result.context /= v_scale;
+  if (options.normalization == Normalization::softmax) {
+    require_no_overflow(result, options.mask, heads, dvh);
   }
   return result;
 }

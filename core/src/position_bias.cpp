@@ -73,7 +73,9 @@ void validate(const PositionModel& model) {
   }
   for (std::size_t h = 0; h < model.position_scales.size(); ++h) {
     const double scale = model.position_scales[h];
-    if (!(scale > 0.0) || !std::isfinite(scale)) {
+    // n / scale must stay finite: RoPE's kernel takes the cosine of distance / scale.
+    if (!(scale > 0.0) || !std::isfinite(scale) ||
+        !std::isfinite(static_cast<double>(model.n) / scale)) {
       fail("positionScales[" + std::to_string(h) + "] must be a finite number > 0, got " +
            format_number(scale));
     }
@@ -97,8 +99,11 @@ DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, 
       std::fill(kernel.table.begin(), kernel.table.end(), 1.0);
       break;
     case DistanceBias::Type::alibi:
-      // exp(-slope·d/scale) for each d on its own, not as repeated products of r.
-      for (long d = 0; d <= n; ++d) kernel.table[d] = std::exp(-bias.slope / position_scale * d);
+      // exp(-slope·d/scale) for each d on its own, not as repeated products of r. K(0) is 1
+      // even when slope/scale overflows to Infinity (a subnormal scale): not Infinity·0.
+      for (long d = 0; d <= n; ++d) {
+        kernel.table[d] = d == 0 ? 1.0 : std::exp(-bias.slope / position_scale * d);
+      }
       break;
     case DistanceBias::Type::rope:
       // exp(strength·(g - 1)) rather than exp(strength·g): the same weights after

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <string>
 
 #include "attn/errors.hpp"
@@ -43,7 +44,10 @@ Matrix rotate_rope(const Matrix& x, long heads, long first_position, double base
   const long half = head_width / 2;
   Matrix rotated = x;
   for (long t = 0; t < half; ++t) {
-    const double frequency = std::pow(base, -2.0 * t / head_width);
+    // Below base 1 frequencies pass 2π and position·frequency can overflow: for whole
+    // positions the angle modulo 2π is the same with the frequency taken modulo 2π.
+    constexpr double kTwoPi = 6.283185307179586;
+    const double frequency = std::fmod(std::pow(base, -2.0 * t / head_width), kTwoPi);
     const long a = pairing == RopePairing::interleaved ? 2 * t : t;
     const long b = pairing == RopePairing::interleaved ? 2 * t + 1 : t + half;
     for (long r = 0; r < rows; ++r) {
@@ -101,8 +105,12 @@ void validate(const PositionalOptions& positional, long heads, long head_width) 
       fail("positional rope needs an even head width to rotate pairs, got dk/heads = " +
            std::to_string(head_width));
     }
-    if (!(positional.base > 0.0) || !std::isfinite(positional.base)) {
-      fail("positional.base must be a finite number > 0, got " + format_number(positional.base));
+    // A subnormal base would make base^(-2t/dh) overflow to Infinity.
+    if (!(positional.base >= std::numeric_limits<double>::min()) ||
+        !std::isfinite(positional.base)) {
+      fail("positional.base must be a finite number > 0, and not subnormal (below " +
+           format_number(std::numeric_limits<double>::min()) + "), got " +
+           format_number(positional.base));
     }
   }
   if (positional.type == PositionalType::alibi && !positional.slopes.empty()) {

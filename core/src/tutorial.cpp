@@ -1,5 +1,6 @@
 #include "attn/tutorial.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "attn/errors.hpp"
@@ -41,6 +42,12 @@ QueryWalkthrough walk_through_query(const Matrix& x, long query, double scale) {
     float dot = 0.0f;
     for (std::size_t t = 0; t < d; ++t) dot += x(query, t) * x(j, t);
     walk.scores(j) = static_cast<float>(dot * scale);
+    // Float32 overflow here would make even the stable softmax NaN: refuse it by name.
+    if (!std::isfinite(walk.scores(j))) {
+      fail("scores[" + std::to_string(j) + "] = x[" + std::to_string(query) + "]·x[" +
+           std::to_string(j) + "]·scale is " + format_number(walk.scores(j)) +
+           ", beyond float32's range (±3.4028235e+38); use a smaller scale or smaller values");
+    }
   }
   walk.sum_weights = Vector::from_shape(walk.scores.shape());
   walk.naive_softmax_weights = Vector::from_shape(walk.scores.shape());

@@ -1,0 +1,80 @@
+// Text that users paste: a word-and-punctuation tokenizer, and a parser for tables of
+// vectors. Both read arbitrary bytes (whatever was pasted, valid UTF-8 or not) and either
+// return a result or throw attn::InvalidArgument. Neither interprets anything: markup,
+// entities, escapes and scripts are plain characters ("<script>" is the three tokens
+// "<", "script", ">"), and error messages never echo control or bidi characters.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/matrix.hpp"
+
+namespace attn::text {
+
+// The most bytes of text either function reads: 16 MiB of UTF-8.
+constexpr std::size_t kMaxTextBytes = std::size_t{1} << 24;
+
+// The most tokens one call to tokenize returns: twice the page's longest context (8192).
+constexpr std::size_t kMaxTokens = 16384;
+
+enum class TokenKind {
+  word,   // letters and digits (any script), with inner apostrophes and combining marks
+  symbol  // one punctuation mark, symbol, emoji sequence or invalid byte sequence
+};
+
+struct Token {
+  std::string text;       // the token's bytes, exactly as in the input
+  std::size_t begin = 0;  // byte offsets into the input: [begin, end)
+  std::size_t end = 0;
+  std::size_t utf16_begin = 0;  // the same span in UTF-16 code units: the indices of a
+  std::size_t utf16_end = 0;    // JavaScript string holding the same text
+  TokenKind kind = TokenKind::word;
+};
+
+// Splits UTF-8 text into words and single symbols, left to right:
+//   1. Decoding: UTF-8 as Unicode defines it. Each maximal invalid subpart (a stray
+//      continuation byte, a truncated or overlong sequence, a surrogate, a value past
+//      U+10FFFF) is one code point of its own, U+FFFD, a symbol, one UTF-16 unit wide:
+//      the offsets agree with a JavaScript string decoded by TextDecoder.
+//   2. Separators, never part of a token: whitespace (ASCII and Unicode spaces, line and
+//      paragraph separators), C0 and C1 control characters, and the invisible format
+//      characters (zero-width space, word joiner, byte-order mark, bidi marks, embeddings,
+//      overrides and isolates).
+//   3. A word is a maximal run of word characters: ASCII letters and digits, and every
+//      non-ASCII code point that is not a separator, punctuation or a symbol (so letters
+//      and digits of any script, their combining marks, and ideographs: a run of CJK
+//      characters is one word). An apostrophe (' or U+2019) with a word character on
+//      both sides belongs to the word ("don't", "l’homme"). Combining marks, variation
+//      selectors, emoji modifiers, zero-width (non-)joiners and the soft hyphen extend
+//      the token they follow.
+//   4. Every other code point is a symbol token of its own, with the marks that follow
+//      it; a zero-width joiner between two symbols joins them ("👩‍💻" is one token), and
+//      two regional indicators make one flag.
+// Throws attn::InvalidArgument when the text is longer than kMaxTextBytes or holds more
+// than kMaxTokens tokens.
+std::vector<Token> tokenize(std::string_view text);
+
+// A table of vectors, one row per line, e.g. pasted from a spreadsheet, a CSV file or
+// printed by NumPy/PyTorch:
+//   - a line ends at \n, \r\n or \r; '#' starts a comment that runs to the end of its line;
+//   - numbers are separated by spaces, tabs or commas (one comma between two numbers,
+//     with spaces around it or not); a comma may also end a row;
+//   - a row may open with any number of '[' and close with any number of ']', then an
+//     optional comma ("[[1, 2],", " [3, 4]]");
+//   - a number is decimal: optional sign (+, - or the minus sign U+2212), digits with an
+//     optional decimal point, optional exponent (1, -0.5, .25, 3., 6.02e23), read with
+//     strtod and rounded to float32 (a float printed with 9 significant digits reads back
+//     bit for bit); NaN, Infinity, hexadecimal and values that round beyond float32's range
+//     (±3.4028235e+38) are errors;
+//   - lines without numbers (blank, comments, lone brackets) are skipped; a byte-order
+//     mark at the start is ignored;
+//   - every row has the same count of numbers.
+// Returns rows×cols. Throws attn::InvalidArgument naming the line and column (1-based,
+// columns count code points) and what was found there: "line 3, column 8: expected a
+// number, found 'abc'", "line 4 has 2 numbers but line 1 has 3".
+Matrix parse_vectors(std::string_view text);
+
+}  // namespace attn::text

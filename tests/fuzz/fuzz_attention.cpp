@@ -1,0 +1,763 @@
+// libFuzzer target: the core's numerical entry points on arbitrary shapes (every size ≤ 64),
+// option values and float bit patterns. One input drives one call:
+//
+//   attention (every option, each kernel; materialised results re-run with flash and
+//   against the double-precision reference), self_attention with projections,
+//   walk_through_query, rollout_influence, propagate (fast and direct paths),
+//   position_curve, attention_memory, TorchGenerator, rope_decay_bound.
+//
+// A call may fail only with attn::InvalidArgument. When it succeeds, the invariants below
+// must hold; a broken one prints what broke and aborts, which libFuzzer reports as a crash
+// (and so does any sanitizer finding: the target is built with ASan and UBSan, no recovery).
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/errors.hpp"
+#include "attn/memory.hpp"
+#include "attn/position_bias.hpp"
+#include "attn/positional.hpp"
+#include "attn/reference.hpp"
+#include "attn/rollout.hpp"
+#include "attn/self_attention.hpp"
+#include "attn/torch_generator.hpp"
+#include "attn/tutorial.hpp"
+
+namespace {
+
+constexpr long kMaxSize = 64;              // every matrix dimension, n, m and positions
+constexpr double kRowSumTolerance = 1e-4;  // |sum of a softmax row - 1|, float32, m ≤ 64
+// Flash against materialised, and materialised against the reference: the largest context
+// difference, relative to the head's largest |v|. Compared only where the scores are well
+// conditioned (below): scores rounded differently by a few ulps must not move the weights.
+constexpr double kContextTolerance = 1e-3;
+constexpr double kConditionLimit = 1e-4;  // largest rounding error the scores may carry
+constexpr double kContentRange = 8.0;     // content scores of propagate, ± (see fuzz_propagation)
+
+// Describes the call under test; built only when an invariant breaks.
+std::function<std::string()> describe_call = [] { return std::string("(no call)"); };
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+std::string describe_mask(const attn::MaskOptions& mask) {
+  return std::string(mask.causal ? "causal" : "bidirectional") + " window " +
+         std::to_string(mask.window) + " sinks " + std::to_string(mask.sinks);
+}
+
+[[noreturn]] void broken(const std::string& what) {
+  std::fprintf(stderr, "fuzz_attention: invariant broken: %s\n  call: %s\n", what.c_str(),
+               describe_call().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+void expect(bool condition, const std::string& what) {
+  if (!condition) broken(what);
+}
+
+// ---- inputs --------------------------------------------------------------------------------
+
+// Values a matrix is drawn from: the float edge cases and the magnitudes of the teaching
+// examples (1e15 squared is a 1e30 score).
+constexpr float kPalette[] = {
+    0.0f,
+    -0.0f,
+    1.0f,
+    -1.0f,
+    0.5f,
+    2.0f,
+    1e-3f,
+    1e3f,
+    1e15f,
+    -1e15f,
+    1e19f,
+    -1e19f,
+    1e30f,
+    -1e30f,
+    FLT_MAX,
+    -FLT_MAX,
+    FLT_MIN,
+    std::numeric_limits<float>::denorm_min(),
+    std::numeric_limits<float>::infinity(),
+    -std::numeric_limits<float>::infinity(),
+    std::numeric_limits<float>::quiet_NaN(),
+    88.0f,
+    -88.0f,
+    89.0f,
+    1e-30f,
+};
+
+float from_bits(std::uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// xorshift32: dense matrices from a few bytes of input.
+struct Xorshift {
+  std::uint32_t state;
+  std::uint32_t next() {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  }
+  float uniform() { return static_cast<float>(next() >> 8) * (2.0f / 16777216.0f) - 1.0f; }
+};
+
+attn::Matrix make_matrix(FuzzedDataProvider& data, long rows, long cols) {
+  attn::Matrix matrix =
+      attn::Matrix::from_shape({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
+  const int mode = data.ConsumeIntegralInRange(0, 3);
+  Xorshift random{data.ConsumeIntegral<std::uint32_t>() | 1u};
+  const float magnitude = std::ldexp(1.0f, data.ConsumeIntegralInRange(-40, 64));
+  for (float& value : matrix) {
+    switch (mode) {
+      case 0:
+        value = from_bits(data.ConsumeIntegral<std::uint32_t>());
+        break;
+      case 1:
+        value = magnitude * random.uniform();
+        break;
+      case 2:
+        value = data.PickValueInArray(kPalette);
+        break;
+      default:
+        value = random.next() % 16 == 0 ? kPalette[random.next() % std::size(kPalette)]
+                                        : magnitude * random.uniform();
+    }
+  }
+  return matrix;
+}
+
+long make_size(FuzzedDataProvider& data, long least = 1) {
+  // Mostly in range; sometimes 0 or negative, which the core must refuse.
+  if (data.ConsumeIntegralInRange(0, 31) == 0) return data.ConsumeIntegralInRange(-2L, 0L);
+  return data.ConsumeIntegralInRange(least, kMaxSize);
+}
+
+double make_double(FuzzedDataProvider& data) {
+  switch (data.ConsumeIntegralInRange(0, 3)) {
+    case 0: {
+      const std::uint64_t bits = data.ConsumeIntegral<std::uint64_t>();
+      double value;
+      std::memcpy(&value, &bits, sizeof value);
+      return value;
+    }
+    case 1:
+      return data.PickValueInArray(kPalette);
+    case 2:
+      return data.ConsumeFloatingPointInRange(-4.0, 4.0);
+    default:
+      return std::ldexp(data.ConsumeFloatingPointInRange(0.5, 1.0),
+                        data.ConsumeIntegralInRange(-1080, 1030));
+  }
+}
+
+attn::AttentionOptions make_options(FuzzedDataProvider& data, long heads, bool allow_sinusoidal) {
+  attn::AttentionOptions options;
+  options.heads = heads;
+  switch (data.ConsumeIntegralInRange(0, 2)) {
+    case 0:
+      options.scale.mode = attn::ScaleOption::Mode::inverse_sqrt_head_width;
+      break;
+    case 1:
+      options.scale.mode = attn::ScaleOption::Mode::none;
+      break;
+    default:
+      options.scale.mode = attn::ScaleOption::Mode::factor;
+      options.scale.factor = make_double(data);
+  }
+  options.normalization =
+      data.PickValueInArray({attn::Normalization::softmax, attn::Normalization::softmax,
+                             attn::Normalization::naive_softmax, attn::Normalization::sum});
+  options.mask.causal = data.ConsumeBool();
+  const auto mask_size = [&] {
+    switch (data.ConsumeIntegralInRange(0, 7)) {
+      case 0:
+        return data.ConsumeIntegralInRange(-3L, -1L);
+      case 1:
+        return LONG_MAX;
+      case 2:
+      case 3:
+        return 0L;
+      default:
+        return data.ConsumeIntegralInRange(1L, 2 * kMaxSize);
+    }
+  };
+  options.mask.window = mask_size();
+  options.mask.sinks = mask_size();
+  switch (data.ConsumeIntegralInRange(0, allow_sinusoidal ? 4 : 3)) {
+    case 0:
+      break;
+    case 1:
+      options.positional.type = attn::PositionalType::alibi;
+      if (data.ConsumeBool()) {
+        const long count = data.ConsumeBool() ? heads : data.ConsumeIntegralInRange(0L, 5L);
+        for (long h = 0; h < std::max(0L, count); ++h) {
+          options.positional.slopes.push_back(data.ConsumeBool()
+                                                  ? data.ConsumeFloatingPointInRange(0.0f, 1.0f)
+                                                  : static_cast<float>(make_double(data)));
+        }
+      }
+      break;
+    case 2:
+    case 3:
+      options.positional.type = attn::PositionalType::rope;
+      options.positional.base = data.ConsumeBool() ? 10000.0 : make_double(data);
+      options.positional.pairing =
+          data.ConsumeBool() ? attn::RopePairing::half : attn::RopePairing::interleaved;
+      break;
+    default:
+      options.positional.type = attn::PositionalType::sinusoidal;
+  }
+  options.kernel = data.PickValueInArray(
+      {attn::Kernel::automatic, attn::Kernel::materialized, attn::Kernel::flash});
+  return options;
+}
+
+std::string describe_options(const attn::AttentionOptions& options) {
+  std::string text = "heads " + std::to_string(options.heads) + " " +
+                     attn::to_string(options.normalization) + " " + describe_mask(options.mask) +
+                     " scale mode " + std::to_string(int(options.scale.mode)) + " " +
+                     number(options.scale.factor) + " " + attn::to_string(options.positional.type);
+  if (options.positional.type == attn::PositionalType::rope)
+    text += " base " + number(options.positional.base);
+  for (float slope : options.positional.slopes) text += " slope " + number(slope);
+  return text + " kernel " + attn::to_string(options.kernel);
+}
+
+bool all_finite(const attn::Matrix& matrix) {
+  return std::all_of(matrix.begin(), matrix.end(),
+                     [](float value) { return std::isfinite(value); });
+}
+
+std::string where(const char* what, long h, long i, long j = -1) {
+  return std::string(what) + " head " + std::to_string(h) + " row " + std::to_string(i) +
+         (j >= 0 ? " key " + std::to_string(j) : "");
+}
+
+// ---- invariants ----------------------------------------------------------------------------
+
+// The largest rounding error any score of head h may carry: each product q·scale·k adds
+// about one float ulp of its own size, and ALiBi adds slope·distance.
+double score_rounding_error(const attn::Matrix& q, const attn::Matrix& k,
+                            const attn::AttentionOptions& options, long h, long dh) {
+  const double scale = std::fabs(attn::score_scale(options.scale, dh));
+  // ‖q_i‖·‖k_j‖ bounds Σ|q_t·k_t| before and after a RoPE rotation (which keeps norms).
+  const auto largest_norm = [&](const attn::Matrix& x) {
+    double largest = 0.0;
+    for (std::size_t i = 0; i < x.shape(0); ++i) {
+      double squares = 0.0;
+      for (long t = 0; t < dh; ++t) squares += double(x(i, h * dh + t)) * x(i, h * dh + t);
+      largest = std::max(largest, std::sqrt(squares));
+    }
+    return largest;
+  };
+  const double worst = largest_norm(q) * largest_norm(k) * scale;
+  double slope = 0.0;
+  if (options.positional.type == attn::PositionalType::alibi) {
+    slope =
+        options.positional.slopes.empty() ? 1.0 : std::fabs(double(options.positional.slopes[h]));
+  }
+  // RoPE rotates in float: the rotated entries are off by an ulp of the row's norm.
+  const double rope = options.positional.type == attn::PositionalType::rope ? 4.0 : 1.0;
+  return (rope * (2.0 * dh + 8.0) * worst + slope * 4.0 * kMaxSize) * FLT_EPSILON;
+}
+
+double largest_magnitude(const attn::Matrix& matrix, long first_col, long cols) {
+  double largest = 0.0;
+  for (std::size_t i = 0; i < matrix.shape(0); ++i) {
+    for (long t = first_col; t < first_col + cols; ++t)
+      largest = std::max(largest, std::fabs(double(matrix(i, t))));
+  }
+  return largest;
+}
+
+void compare_contexts(const attn::Matrix& a, const attn::Matrix& b, const attn::Matrix& v,
+                      long heads, const char* what) {
+  expect(a.shape() == b.shape(), std::string(what) + ": context shapes differ");
+  const long dvh = static_cast<long>(v.shape(1)) / heads;
+  for (long h = 0; h < heads; ++h) {
+    const double tolerance = kContextTolerance * largest_magnitude(v, h * dvh, dvh) + 1e-30;
+    for (std::size_t i = 0; i < a.shape(0); ++i) {
+      for (long t = h * dvh; t < (h + 1) * dvh; ++t) {
+        const double difference = std::fabs(double(a(i, t)) - double(b(i, t)));
+        if (!(difference <= tolerance)) {
+          broken(std::string(what) + ": context[" + std::to_string(i) + "][" + std::to_string(t) +
+                 "] " + std::to_string(a(i, t)) + " vs " + std::to_string(b(i, t)) +
+                 ", tolerance " + std::to_string(tolerance));
+        }
+      }
+    }
+  }
+}
+
+// What every successful attention call guarantees (API.md), checked on `result`.
+void check_attention(const attn::Matrix& q, const attn::Matrix& k, const attn::Matrix& v,
+                     const attn::AttentionOptions& options, const attn::AttentionResult& result) {
+  expect(all_finite(q) && all_finite(k) && all_finite(v),
+         "a call with a non-finite input succeeded");
+  const long n = static_cast<long>(q.shape(0)), m = static_cast<long>(k.shape(0)),
+             heads = options.heads;
+  expect(heads >= 1 && q.shape(1) % heads == 0 && v.shape(1) % heads == 0,
+         "heads that do not divide succeeded");
+  expect(result.context.shape(0) == q.shape(0) && result.context.shape(1) == v.shape(1),
+         "context shape");
+  expect(result.kernel_used != attn::Kernel::automatic, "kernel_used is automatic");
+  const bool softmax = options.normalization == attn::Normalization::softmax;
+  if (softmax) expect(all_finite(result.context), "softmax: a context entry is not finite");
+
+  if (result.kernel_used == attn::Kernel::flash) {
+    expect(result.scores.empty() && result.weights.empty(), "flash returned scores or weights");
+    return;
+  }
+  expect(static_cast<long>(result.scores.size()) == heads &&
+             static_cast<long>(result.weights.size()) == heads,
+         "materialised: one scores and one weights matrix per head");
+  for (long h = 0; h < heads; ++h) {
+    const attn::Matrix& scores = result.scores[h];
+    const attn::Matrix& weights = result.weights[h];
+    expect(scores.shape(0) == q.shape(0) && scores.shape(1) == k.shape(0), "scores shape");
+    expect(weights.shape() == scores.shape(), "weights shape");
+    for (long i = 0; i < n; ++i) {
+      const attn::VisibleKeys visible = attn::visible_keys(options.mask, i, n, m);
+      double total = 0.0;
+      for (long j = 0; j < m; ++j) {
+        if (!visible.contains(j)) {
+          expect(scores(i, j) == -std::numeric_limits<float>::infinity(),
+                 where("a masked score is not -Infinity:", h, i, j));
+          if (softmax)
+            expect(weights(i, j) == 0.0f, where("softmax: a masked key has weight", h, i, j));
+          continue;
+        }
+        if (!softmax) continue;
+        const float weight = weights(i, j);
+        expect(
+            std::isfinite(weight) && weight >= 0.0f && weight <= 1.0f + 1e-6f,
+            where("softmax: a weight is not in [0, 1]:", h, i, j) + " = " + std::to_string(weight));
+        total += weight;
+      }
+      if (!softmax) continue;
+      if (visible.empty()) {
+        expect(total == 0.0, where("softmax: a row without visible keys has weights", h, i));
+      } else {
+        expect(std::fabs(total - 1.0) <= kRowSumTolerance,
+               where("softmax: a row's weights do not sum to 1:", h, i) + " sum " +
+                   std::to_string(total));
+      }
+    }
+  }
+}
+
+// ---- the calls -----------------------------------------------------------------------------
+
+void fuzz_attention(FuzzedDataProvider& data) {
+  const long heads = data.ConsumeIntegralInRange(0, 7) == 0 ? data.ConsumeIntegralInRange(-1L, 9L)
+                                                            : data.ConsumeIntegralInRange(1L, 4L);
+  const long n = make_size(data), m = make_size(data);
+  const bool fitting = data.ConsumeBool() && heads >= 1;
+  const long dk = fitting ? heads * data.ConsumeIntegralInRange(1L, kMaxSize / 4) : make_size(data);
+  const long dv = fitting ? heads * data.ConsumeIntegralInRange(1L, kMaxSize / 4) : make_size(data);
+  if (n < 0 || m < 0 || dk < 0 || dv < 0) return;  // shapes are size_t: negative sizes do not exist
+  const attn::AttentionOptions options = make_options(data, heads, false);
+  const attn::Matrix q = make_matrix(data, n, dk), k = make_matrix(data, m, dk),
+                     v = make_matrix(data, m, dv);
+
+  describe_call = [&] {
+    return "attention n " + std::to_string(n) + " m " + std::to_string(m) + " dk " +
+           std::to_string(dk) + " dv " + std::to_string(dv) + ", " + describe_options(options) +
+           ", largest |q| " + number(largest_magnitude(q, 0, dk)) + " |k| " +
+           number(largest_magnitude(k, 0, dk)) + " |v| " + number(largest_magnitude(v, 0, dv));
+  };
+  attn::AttentionResult result;
+  try {
+    result = attn::attention(q, k, v, options);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  check_attention(q, k, v, options, result);
+  if (result.kernel_used != attn::Kernel::materialized) return;
+
+  // The same call with the flash kernel, and the reference, agree where the scores are well
+  // conditioned (softmax only: the teaching modes return whatever their arithmetic gives).
+  attn::AttentionOptions flash_options = options;
+  flash_options.kernel = attn::Kernel::flash;
+  attn::AttentionResult flash;
+  try {
+    flash = attn::attention(q, k, v, flash_options);
+  } catch (const attn::InvalidArgument& error) {
+    broken(std::string("materialised succeeded but flash failed: ") + error.what());
+  }
+  check_attention(q, k, v, flash_options, flash);
+  if (options.normalization != attn::Normalization::softmax) return;
+  const long dh = dk / heads;
+  for (long h = 0; h < heads; ++h) {
+    if (!(score_rounding_error(q, k, options, h, dh) <= kConditionLimit)) return;
+  }
+  compare_contexts(flash.context, result.context, v, heads, "flash vs materialised");
+  compare_contexts(attn::reference::attention(q, k, v, options).context, result.context, v, heads,
+                   "reference vs materialised");
+}
+
+void fuzz_self_attention(FuzzedDataProvider& data) {
+  const long n = make_size(data), d_in = make_size(data);
+  const long heads = data.ConsumeIntegralInRange(1L, 4L);
+  if (n < 0 || d_in < 0) return;
+  const attn::AttentionOptions options = make_options(data, heads, true);
+  const attn::Matrix x = make_matrix(data, n, d_in);
+  attn::Projections projections;
+  // A projection of `rows` rows (sometimes of another count, which the core must refuse).
+  const auto projection = [&](long rows) {
+    const long cols =
+        data.ConsumeBool() ? heads * data.ConsumeIntegralInRange(1L, 8L) : make_size(data);
+    if (data.ConsumeIntegralInRange(0, 15) == 0) rows = make_size(data);
+    return make_matrix(data, std::max(0L, rows), std::max(0L, cols));
+  };
+  const int given = data.ConsumeIntegralInRange(0, 3);  // 0: none, 3: all, else a partial set
+  if (given >= 1) projections.wq = projection(d_in);
+  if (given >= 2)
+    projections.wk = given == 3 && data.ConsumeBool() ? *projections.wq : projection(d_in);
+  if (given == 3) projections.wv = projection(d_in);
+  if (data.ConsumeBool()) {
+    projections.wo = projection(given == 3 ? static_cast<long>(projections.wv->shape(1)) : d_in);
+    if (data.ConsumeBool()) {
+      const long size =
+          data.ConsumeBool() ? static_cast<long>(projections.wo->shape(1)) : make_size(data);
+      const attn::Matrix bias = make_matrix(data, 1, std::max(0L, size));
+      projections.bo = attn::Vector::from_shape({bias.size()});
+      std::copy(bias.begin(), bias.end(), projections.bo->begin());
+    }
+  }
+  describe_call = [&] {
+    const auto shape = [](const std::optional<attn::Matrix>& w) {
+      return w ? attn::shape_string(*w) : std::string("-");
+    };
+    return "self_attention x " + attn::shape_string(x) + " wq " + shape(projections.wq) + " wk " +
+           shape(projections.wk) + " wv " + shape(projections.wv) + " wo " + shape(projections.wo) +
+           " bo " + (projections.bo ? std::to_string(projections.bo->size()) : "-") + ", " +
+           describe_options(options) + ", largest |x| " + number(largest_magnitude(x, 0, d_in));
+  };
+  attn::SelfAttentionResult result;
+  try {
+    result = attn::self_attention(x, projections, options);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  attn::AttentionOptions inner = options;
+  if (inner.positional.type == attn::PositionalType::sinusoidal) inner.positional = {};
+  check_attention(result.q, result.k, result.v, inner, result.attention);
+  expect(result.output.shape(0) == x.shape(0), "self_attention: output rows");
+  expect(result.output.shape(1) == (projections.wo ? projections.wo->shape(1) : result.v.shape(1)),
+         "self_attention: output columns");
+  if (!projections.wq) {
+    expect(result.q.shape() == x.shape() && result.k == result.q && result.v == result.q,
+           "self_attention without projections: q, k and v are not all x");
+  }
+}
+
+void fuzz_walkthrough(FuzzedDataProvider& data) {
+  const long n = make_size(data), d = make_size(data);
+  if (n < 0 || d < 0) return;
+  const long query = data.ConsumeIntegralInRange(-2L, kMaxSize + 2);
+  const double scale = make_double(data);
+  const attn::Matrix x = make_matrix(data, n, d);
+  describe_call = [&] {
+    return "walk_through_query x " + attn::shape_string(x) + " query " + std::to_string(query) +
+           " scale " + number(scale) + ", largest |x| " + number(largest_magnitude(x, 0, d));
+  };
+  attn::QueryWalkthrough walk;
+  try {
+    walk = attn::walk_through_query(x, query, scale);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  expect(all_finite(x) && std::isfinite(scale) && query >= 0 && query < n,
+         "walkthrough accepted a bad input");
+  expect(walk.scores.size() == x.shape(0) && walk.softmax_weights.size() == x.shape(0) &&
+             walk.naive_softmax_weights.size() == x.shape(0) &&
+             walk.sum_weights.size() == x.shape(0) && walk.context.size() == x.shape(1),
+         "walkthrough: sizes");
+  // The stable softmax stays finite and sums to 1 whatever the scale (its teaching point).
+  double total = 0.0;
+  for (float weight : walk.softmax_weights) {
+    expect(std::isfinite(weight) && weight >= 0.0f && weight <= 1.0f + 1e-6f,
+           "walkthrough: a softmax weight is not in [0, 1]: " + std::to_string(weight));
+    total += weight;
+  }
+  expect(std::fabs(total - 1.0) <= kRowSumTolerance,
+         "walkthrough: softmax weights sum to " + std::to_string(total));
+}
+
+attn::MaskOptions make_mask(FuzzedDataProvider& data) {
+  attn::MaskOptions mask;
+  mask.causal = data.ConsumeBool();
+  mask.window =
+      data.ConsumeIntegralInRange(0, 3) == 0 ? data.ConsumeIntegralInRange(-2L, 2 * kMaxSize) : 0;
+  mask.sinks = data.ConsumeIntegralInRange(-2L, 8L);
+  return mask;
+}
+
+// A distribution over positions: n finite values ≥ 0 that sum to 1.
+void check_distribution(const std::vector<double>& values, long n, const char* what) {
+  expect(static_cast<long>(values.size()) == n, std::string(what) + ": size");
+  double total = 0.0;
+  for (double value : values) {
+    expect(std::isfinite(value) && value >= -1e-12,
+           std::string(what) + ": a value is negative or not finite: " + std::to_string(value));
+    total += value;
+  }
+  expect(std::fabs(total - 1.0) <= 1e-9 * n + 1e-9,
+         std::string(what) + ": sums to 1 + " + number(total - 1.0));
+}
+
+void fuzz_rollout(FuzzedDataProvider& data) {
+  attn::RolloutOptions options;
+  options.n = make_size(data);
+  options.layers = data.ConsumeIntegralInRange(-1L, 6L);
+  options.residual =
+      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 1.0) : make_double(data);
+  options.mask = make_mask(data);
+  options.alibi_slope =
+      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 2.0) : make_double(data);
+  describe_call = [&] {
+    return "rollout_influence n " + std::to_string(options.n) + " layers " +
+           std::to_string(options.layers) + " residual " + number(options.residual) + " " +
+           describe_mask(options.mask) + " slope " + number(options.alibi_slope);
+  };
+  std::vector<double> influence;
+  try {
+    influence = attn::rollout_influence(options);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  check_distribution(influence, options.n, "rollout_influence");
+}
+
+void fuzz_propagation(FuzzedDataProvider& data) {
+  attn::PositionModel model;
+  model.n = make_size(data);
+  model.layers = data.ConsumeIntegralInRange(-1L, 6L);
+  model.residual =
+      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 1.0) : make_double(data);
+  model.mask = make_mask(data);
+  switch (data.ConsumeIntegralInRange(0, 2)) {
+    case 0:
+      break;
+    case 1:
+      model.bias.type = attn::DistanceBias::Type::alibi;
+      model.bias.slope =
+          data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 4.0) : make_double(data);
+      break;
+    default:
+      model.bias.type = attn::DistanceBias::Type::rope;
+      model.bias.base = data.ConsumeBool() ? 10000.0 : make_double(data);
+      model.bias.head_width = data.ConsumeIntegralInRange(-2L, 128L);
+      model.bias.strength =
+          data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 12.0) : make_double(data);
+  }
+  model.position_scales.assign(data.ConsumeIntegralInRange<std::size_t>(0, 4), 1.0);
+  for (double& scale : model.position_scales)
+    scale = data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.5, 2.0) : make_double(data);
+
+  attn::Content content;
+  if (data.ConsumeBool() && model.n > 0) {
+    content.score.resize(model.n);
+    // Content scores within ±kContentRange: the fast path's running sums lose digits when
+    // key weights exp(score) span more than about e^16 (reported; the direct path does not).
+    for (double& score : content.score)
+      score = data.ConsumeFloatingPointInRange(-kContentRange, kContentRange);
+    content.first_content_row = data.ConsumeIntegralInRange(0L, model.n);
+    content.calibrated_final_row = data.ConsumeBool();
+  }
+  const attn::RolloutStart start =
+      data.ConsumeBool() ? attn::RolloutStart::final_token : attn::RolloutStart::every_token;
+  describe_call = [&] {
+    std::string text =
+        "position model n " + std::to_string(model.n) + " layers " + std::to_string(model.layers) +
+        " residual " + number(model.residual) + " " + describe_mask(model.mask) + " bias type " +
+        std::to_string(int(model.bias.type)) + " slope " + number(model.bias.slope) + " base " +
+        number(model.bias.base) + " head width " + std::to_string(model.bias.head_width) +
+        " strength " + number(model.bias.strength) + " scales";
+    for (double scale : model.position_scales) text += " " + number(scale);
+    text += ", content " + std::to_string(content.score.size()) + " from row " +
+            std::to_string(content.first_content_row) +
+            (content.calibrated_final_row ? " calibrated" : "");
+    return text + (start == attn::RolloutStart::final_token ? ", final token" : ", every token");
+  };
+
+  if (data.ConsumeBool()) {
+    attn::PositionCurve curve;
+    try {
+      curve = attn::position_curve(model, start);
+    } catch (const attn::InvalidArgument&) {
+      return;
+    }
+    check_distribution(curve.values, model.n, "position_curve");
+    return;
+  }
+  std::vector<double> fast, direct;
+  try {
+    fast = attn::propagate(model, content, start, attn::KernelPath::fast);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  check_distribution(fast, model.n, "propagate (fast)");
+  try {
+    direct = attn::propagate(model, content, start, attn::KernelPath::direct);
+  } catch (const attn::InvalidArgument& error) {
+    broken(std::string("propagate: the fast path succeeded, the direct one failed: ") +
+           error.what());
+  }
+  check_distribution(direct, model.n, "propagate (direct)");
+  for (long j = 0; j < model.n; ++j) {
+    expect(std::fabs(fast[j] - direct[j]) <= 1e-6,
+           "propagate: fast and direct differ at " + std::to_string(j) + ": " +
+               std::to_string(fast[j]) + " vs " + std::to_string(direct[j]));
+  }
+}
+
+void fuzz_memory(FuzzedDataProvider& data) {
+  attn::MemoryQuery query;
+  query.n = data.ConsumeIntegral<long>();
+  query.m = data.ConsumeIntegral<long>();
+  query.heads = data.ConsumeIntegral<long>();
+  query.bytes_per_element = data.ConsumeIntegral<long>();
+  query.kernel = data.ConsumeBool() ? attn::Kernel::flash : attn::Kernel::materialized;
+  double bytes = 0;
+  try {
+    bytes = attn::attention_memory(query);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  expect(query.n >= 1 && query.m >= 1 && query.heads >= 1 && query.bytes_per_element >= 1,
+         "attention_memory accepted a size below 1");
+  expect(std::isfinite(bytes) && bytes >= 1.0, "attention_memory: " + std::to_string(bytes));
+  if (query.kernel == attn::Kernel::materialized) {
+    const double expected =
+        double(query.heads) * double(query.n) * double(query.m) * double(query.bytes_per_element);
+    expect(std::fabs(bytes - expected) <= 1e-12 * expected,
+           "attention_memory: materialised bytes are not heads·n·m·bytes");
+  }
+}
+
+void fuzz_generator(FuzzedDataProvider& data) {
+  const std::uint64_t seed = data.ConsumeIntegral<std::uint64_t>();
+  const long rows = make_size(data), cols = make_size(data);
+  const bool bias = data.ConsumeBool();
+  attn::TorchGenerator first(seed), second(seed);
+  try {
+    if (data.ConsumeBool()) {
+      const attn::Matrix values = first.rand(rows, cols);
+      expect(rows >= 0 && cols >= 0, "rand accepted a negative size");
+      expect(values.shape(0) == std::size_t(rows) && values.shape(1) == std::size_t(cols),
+             "rand: shape");
+      for (float value : values)
+        expect(value >= 0.0f && value < 1.0f, "rand: a value outside [0, 1)");
+      second.skip(std::uint64_t(rows) * cols);
+    } else {
+      const attn::LinearParameters layer = first.linear(rows, cols, bias);
+      expect(rows >= 1 && cols >= 0, "linear accepted a bad size");
+      const float bound = static_cast<float>(1.0 / std::sqrt(double(rows)));
+      for (float value : layer.weight)
+        expect(std::fabs(value) <= bound, "linear: a weight outside ±1/√in");
+      expect(layer.bias.has_value() == bias, "linear: bias presence");
+      if (layer.bias) {
+        for (float value : *layer.bias)
+          expect(std::fabs(value) <= bound, "linear: a bias outside ±1/√in");
+      }
+      second.skip(std::uint64_t(rows) * cols + (bias ? cols : 0));
+    }
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  // Skipping as many draws as the call consumed leaves both streams at the same place.
+  expect(first.draws() == second.draws(), "generator: draws counted differently from skip");
+  expect(first.rand(2, 3) == second.rand(2, 3),
+         "generator: skip does not match the draws of a call");
+}
+
+void fuzz_rope_decay(FuzzedDataProvider& data) {
+  const long head_width = data.ConsumeIntegralInRange(-2L, 2 * kMaxSize);
+  const double base =
+      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(1.0, 1e6) : make_double(data);
+  const long max_distance = data.ConsumeIntegralInRange(-2L, 4 * kMaxSize);
+  describe_call = [&] {
+    return "rope_decay_bound head width " + std::to_string(head_width) + " base " + number(base) +
+           " max distance " + std::to_string(max_distance);
+  };
+  std::vector<double> bound;
+  try {
+    bound = attn::rope_decay_bound(head_width, base, max_distance);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  expect(head_width >= 2 && head_width % 2 == 0 && base > 1.0 && max_distance >= 0,
+         "rope_decay_bound: bad input accepted");
+  expect(static_cast<long>(bound.size()) == max_distance + 1, "rope_decay_bound: size");
+  // |S_j| ≤ j, so the bound is at most (1/(dh/2))·Σ_{j=1}^{dh/2} j = (dh/2 + 1)/2, reached at 0.
+  const double ceiling = (head_width / 2 + 1) / 2.0;
+  expect(std::fabs(bound[0] - ceiling) <= 1e-9 * ceiling,
+         "rope_decay_bound: distance 0 is not (dh/2 + 1)/2");
+  for (double value : bound) {
+    expect(std::isfinite(value) && value >= 0.0 && value <= ceiling * (1 + 1e-12),
+           "rope_decay_bound: out of range");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+  FuzzedDataProvider data(bytes, size);
+  try {
+    switch (data.ConsumeIntegralInRange(0, 8)) {
+      case 0:
+      case 1:
+        fuzz_attention(data);
+        break;
+      case 2:
+        fuzz_self_attention(data);
+        break;
+      case 3:
+        fuzz_walkthrough(data);
+        break;
+      case 4:
+        fuzz_rollout(data);
+        break;
+      case 5:
+        fuzz_propagation(data);
+        break;
+      case 6:
+        fuzz_memory(data);
+        break;
+      case 7:
+        fuzz_generator(data);
+        break;
+      default:
+        fuzz_rope_decay(data);
+    }
+  } catch (const attn::InvalidArgument& error) {
+    broken(std::string("InvalidArgument escaped a check: ") + error.what());
+  } catch (const std::exception& error) {
+    broken(std::string("a call threw something other than attn::InvalidArgument: ") + error.what());
+  }
+  return 0;
+}
