@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { bytesOf } from './reference.mjs';
+import { bytesOf, errorOf } from './reference.mjs';
 
 const engine = await createAttention();
 
@@ -115,14 +115,6 @@ const CASES = [
   ['ropeDecay base 1', () => engine.ropeDecay({ headWidth: 4, base: 1, maxDistance: 4 }), ['base', '> 1', '1']],
 ];
 
-function messageOf(call) {
-  try {
-    call();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 test(`at least 25 distinct bad inputs are listed (${CASES.length})`, () => {
   assert.ok(CASES.length >= 25);
@@ -131,7 +123,7 @@ test(`at least 25 distinct bad inputs are listed (${CASES.length})`, () => {
 
 for (const [name, call, words] of CASES) {
   test(`${name} → Error naming ${words.map(String).join(', ')}`, () => {
-    const error = messageOf(call);
+    const error = errorOf(call);
     assert.ok(error !== undefined, 'the call did not throw');
     assert.ok(error instanceof Error, `threw ${typeof error} ${String(error)}, not an Error`);
     assert.equal(typeof error.message, 'string');
@@ -144,7 +136,7 @@ for (const [name, call, words] of CASES) {
 
 test('the materialised-too-large message gives the exact bytes (2 × 16385² × 4) and the budget', () => {
   const big = flatOf(16385, 1);
-  const error = messageOf(() => engine.attention(big, big, big, { kernel: 'materialized' }));
+  const error = errorOf(() => engine.attention(big, big, big, { kernel: 'materialized' }));
   assert.ok(error.message.includes(String(2 * 16385 * 16385 * 4)), error.message);
 });
 
@@ -156,27 +148,27 @@ test('after every failed call above, the engine answers exactly as before', () =
       bytesOf(engine.torchGenerator(3).rand(2, 2).data), bytesOf(engine.rollout({ n: 5, layers: 2 }).influence)]);
   };
   const before = answer();
-  for (const [, call] of CASES) messageOf(call);
+  for (const [, call] of CASES) errorOf(call);
   assert.ok(answer().equals(before));
 });
 
 // Gaps found while writing these tests, reported to the engine's owners. They run as
 test('a generator asked for more numbers than one call may draw names rows×cols', () => {
-  const error = messageOf(() => engine.torchGenerator(1).rand(1e6, 1e6));
+  const error = errorOf(() => engine.torchGenerator(1).rand(1e6, 1e6));
   assert.ok(error instanceof Error);
   assert.match(error.message, /rows×cols 1000000×1000000 = 1000000000000 numbers is more than one call may draw/);
 });
 test('a Linear layer too large to draw names outFeatures×inFeatures', () => {
-  const error = messageOf(() => engine.torchGenerator(1).linear(1e5, 1e5));
+  const error = errorOf(() => engine.torchGenerator(1).linear(1e5, 1e5));
   assert.match(error.message, /outFeatures×inFeatures 100000×100000/);
 });
 test('ropeDecay with maxDistance past a million names maxDistance and the limit', () => {
-  const error = messageOf(() => engine.ropeDecay({ headWidth: 4, maxDistance: 2 ** 31 - 1 }));
+  const error = errorOf(() => engine.ropeDecay({ headWidth: 4, maxDistance: 2 ** 31 - 1 }));
   assert.match(error.message, /maxDistance must be from 0 to 1048576, got 2147483647/);
 });
 test('sizes past 2^31 - 1 are refused with the range, not clamped', () => {
-  assert.match(messageOf(() => engine.attentionMemory({ n: 2 ** 32 })).message,
+  assert.match(errorOf(() => engine.attentionMemory({ n: 2 ** 32 })).message,
     /n must be a whole number from 1 to 2147483647, got 4294967296/);
-  assert.match(messageOf(() => engine.attention([[1, 2]], [[1, 2]], [[1, 2]], { heads: 2 ** 40 })).message,
+  assert.match(errorOf(() => engine.attention([[1, 2]], [[1, 2]], [[1, 2]], { heads: 2 ** 40 })).message,
     /heads must be a whole number from 1 to 2147483647, got 1099511627776/);
 });

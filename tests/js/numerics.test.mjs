@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { attentionReference, mulberry32, randomMatrix, toRows } from './reference.mjs';
+import { attentionReference, errorOf, mulberry32, randomMatrix, toRows } from './reference.mjs';
 
 const engine = await createAttention();
 const KERNELS = ['materialized', 'flash'];
@@ -24,14 +24,6 @@ function relativeDifference(a, b) {
   return worst / (largest || 1);
 }
 
-function errorOf(call) {
-  try {
-    call();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 test('softmax is finite for scores of ±1e30 made by the scale, in both kernels', () => {
   const q = [[1, 0]], k = [[1, 0], [-1, 0], [0.5, 0], [1, 0]], v = [[1], [100], [-100], [3]];

@@ -287,6 +287,16 @@ export function assertAttentionClose(actual, expected, { atol = 1e-5, rtol = 1e-
 }
 
 // The raw bytes of a Float32Array, for "exactly the same answer" comparisons.
+// The Error a call throws, or undefined when it returns.
+export function errorOf(call) {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 export function bytesOf(array) {
   return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
 }

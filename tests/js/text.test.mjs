@@ -4,21 +4,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { mulberry32, pick, randomInt } from './reference.mjs';
+import { errorOf, mulberry32, pick, randomInt } from './reference.mjs';
 
 const engine = await createAttention();
 const FIVE_MB = 5 * 1024 * 1024;
 
 const tokensOf = (text) => engine.tokenize(text).tokens;
 
-function errorOf(call) {
-  try {
-    call();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 // Every token is the slice of the text at its offsets, in order, without overlap.
 function assertWellFormed(text, result) {
