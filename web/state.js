@@ -17,6 +17,13 @@ const TRAINABLE = ['none', 'rand', 'linear'];
 const POSITIONAL = ['none', 'sinusoidal', 'rope', 'alibi'];
 const ROPE_PAIRINGS = ['interleaved', 'half'];
 const SLOPE_SEPARATOR = ',';
+
+const MAX_SHOWN = 40;  // characters of a bad key or value quoted back in a problem
+
+/** Text as a problem quotes it: at most MAX_SHOWN characters, then '…'. */
+function shorten(text) {
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
+}
 const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
 const VALUES = ['weights', 'scores'];
 const POOLING = ['max', 'mean'];
@@ -71,7 +78,7 @@ const slopes = {
     return parts.map((part) => {
       const number = Number(part);
       if (part === '' || !Number.isFinite(number)) {
-        throw new Error(`numbers separated by commas, such as 0.5, 0.25: “${part}” is not a number`);
+        throw new Error(`numbers separated by commas, such as 0.5, 0.25: “${shorten(part)}” is not a number`);
       }
       return number;
     });
@@ -157,15 +164,14 @@ export function parseHash(hash) {
   for (const [key, value] of params) {
     const entry = byKey.get(key);
     if (!entry) {
-      problems.push(`unknown setting “${key}”`);
+      problems.push(`unknown setting “${shorten(key)}”`);
       continue;
     }
     const [name, field] = entry;
     try {
       state[name] = field.codec.parse(value);
     } catch (error) {
-      const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
-      problems.push(`${key} must be ${error.message}, got “${shown}”`);
+      problems.push(`${key} must be ${error.message}, got “${shorten(value)}”`);
     }
   }
   return { state, problems };

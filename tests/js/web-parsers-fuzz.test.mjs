@@ -1,0 +1,97 @@
+// Seeded fuzzing of the page's own parsers of user-controlled text, which run in the browser
+// and so are out of libFuzzer's reach: the URL-hash state (web/state.js) and the page's
+// tokenizer (web/tokenizer.js). Random and mutated inputs; invariants checked on each.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { formatHash, parseHash } from '../../web/state.js';
+import { tokenize } from '../../web/tokenizer.js';
+import { mulberry32, pick, randomInt } from './reference.mjs';
+
+const CASES = 20000;
+const MAX_SHOWN_VALUE = 41;  // parseHash quotes at most 40 characters of a bad value, then '…'
+
+// Pieces hostile text is made of: separators of the hash and of words, markup, escapes,
+// non-ASCII letters, emoji, a lone surrogate, control characters, clitics.
+const PIECES = ['#', '&', '=', '+', '%', '%2', '%E2%80', '%zz', 't', 'h', 'c', 'w', 's', 'q', 'src',
+  'pos', '1', '0', '-1', '1e9', '99999999999', 'NaN', 'glove', 'table', 'alibi', 'rope', ';', ',',
+  ' ', '\t', '\n', '\u0000', '\u001b', '<script>alert(1)</script>', '"', "'", '’', "n't", "'s",
+  'don', 'state-of-the-art', 'é', 'ß', 'İ', 'ǅ', '日本語', 'مرحبا', '😀', '👩‍👩‍👧', '\uD800', '\uDC00',
+  '\u200b', '\uFEFF', '-', '—', '.', '...', 'x'.repeat(300)];
+
+function randomText(random, pieces = PIECES, maxPieces = 24) {
+  let text = '';
+  for (let count = randomInt(random, 0, maxPieces); count > 0; --count) text += pick(random, pieces);
+  return text;
+}
+
+// A valid hash, changed at a few random places: the inputs a shared link gets after a copy
+// and paste gone wrong.
+function mutate(random, text) {
+  let result = text;
+  for (let edits = randomInt(random, 1, 4); edits > 0; --edits) {
+    const at = randomInt(random, 0, result.length);
+    const kind = randomInt(random, 0, 2);
+    if (kind === 0) result = result.slice(0, at) + pick(random, PIECES) + result.slice(at);
+    else if (kind === 1) result = result.slice(0, at) + result.slice(at + randomInt(random, 1, 5));
+    else result = result.slice(0, at) + pick(random, PIECES) + result.slice(at + 1);
+  }
+  return result;
+}
+
+const VALID_HASHES = ['', '#t=Hello+world&h=2&c=1', '#src=random&seed=7&h=4', '#pos=alibi&h=2&as=0.5,0.25',
+  '#pos=rope&rb=500&rp=half', '#src=table&tb=1,2;3,4', '#w=3&s=1&c=1&q=2'];
+
+test('parseHash never throws, reports every problem briefly, and round-trips what it keeps', () => {
+  const random = mulberry32(20261122);
+  for (let i = 0; i < CASES; ++i) {
+    const hash = i % 2 === 0 ? randomText(random) : mutate(random, pick(random, VALID_HASHES));
+    let parsed;
+    assert.doesNotThrow(() => { parsed = parseHash(hash); }, `parseHash(${JSON.stringify(hash)})`);
+    assert.ok(Array.isArray(parsed.problems));
+    for (const problem of parsed.problems) {
+      assert.equal(typeof problem, 'string');
+      assert.ok(problem.length < 200 + MAX_SHOWN_VALUE, `a long problem for ${JSON.stringify(hash)}: ${problem}`);
+    }
+    const again = parseHash(formatHash(parsed.state));
+    assert.deepEqual(again.problems, [], `the kept state of ${JSON.stringify(hash)} formats to a hash with problems`);
+    assert.deepEqual(again.state, parsed.state, `the kept state of ${JSON.stringify(hash)} does not round-trip`);
+  }
+});
+
+test('parseHash keeps valid settings beside invalid ones', () => {
+  const { state, problems } = parseHash('#h=2&h2=x&w=abc&c=1');
+  assert.equal(state.heads, 2);
+  assert.equal(state.causal, true);
+  assert.equal(problems.length, 2);
+});
+
+test('tokenize never throws; tokens are ordered spans of the text that cover every visible character', () => {
+  const random = mulberry32(7);
+  for (let i = 0; i < CASES; ++i) {
+    const text = randomText(random);
+    const tokens = tokenize(text);
+    let covered = 0;
+    for (const token of tokens) {
+      assert.ok(token.start >= covered && token.end > token.start, `overlapping or empty token in ${JSON.stringify(text)}`);
+      assert.equal(text.slice(token.start, token.end), token.text);
+      assert.ok(!/\s/u.test(token.text), `a token with white space in ${JSON.stringify(text)}`);
+      assert.ok(/^\s*$/u.test(text.slice(covered, token.start)), `skipped a visible character in ${JSON.stringify(text)}`);
+      assert.equal(token.key, token.text.toLowerCase().replaceAll('’', "'"));
+      covered = token.end;
+    }
+    assert.ok(/^\s*$/u.test(text.slice(covered)), `dropped the end of ${JSON.stringify(text)}`);
+    const again = tokenize(tokens.map((token) => token.text).join(' '));
+    assert.deepEqual(again.map((token) => token.text), tokens.map((token) => token.text),
+      `tokens of ${JSON.stringify(text)} split differently when spaced out`);
+  }
+});
+
+test('tokenize stops at its limit', () => {
+  const random = mulberry32(11);
+  for (let i = 0; i < 500; ++i) {
+    const text = randomText(random, PIECES, 60);
+    const limit = randomInt(random, 0, 20);
+    const all = tokenize(text);
+    assert.deepEqual(tokenize(text, limit), all.slice(0, limit));
+  }
+});
