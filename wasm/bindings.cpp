@@ -118,6 +118,12 @@ val to_float32_array(const float* data, std::size_t size) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
 }
 
+// Doubles computed in the core, as a Float32Array.
+val to_float32_array(const std::vector<double>& values) {
+  const std::vector<float> single(values.begin(), values.end());
+  return to_float32_array(single.data(), single.size());
+}
+
 val to_js(const attn::Matrix& matrix) {
   val result = val::object();
   result.set("rows", matrix.shape(0));
@@ -211,10 +217,15 @@ val walkthrough(val x, double query, double scale) {
 
 // The generator is replayed from its seed: `draws` numbers already consumed are skipped.
 // JavaScript holds only (seed, draws), so no C++ object outlives a call.
+attn::TorchGenerator replayed_generator(double seed, double draws) {
+  attn::TorchGenerator generator(static_cast<std::uint64_t>(seed));
+  generator.skip(static_cast<std::uint64_t>(draws));
+  return generator;
+}
+
 val torch_rand(double seed, double draws, double rows, double cols) {
   return guarded([&] {
-    attn::TorchGenerator generator(static_cast<std::uint64_t>(seed));
-    generator.skip(static_cast<std::uint64_t>(draws));
+    attn::TorchGenerator generator = replayed_generator(seed, draws);
     const attn::Matrix values = generator.rand(to_long(val(rows)), to_long(val(cols)));
     val out = val::object();
     out.set("matrix", to_js(values));
@@ -225,8 +236,7 @@ val torch_rand(double seed, double draws, double rows, double cols) {
 
 val torch_linear(double seed, double draws, double in_features, double out_features, bool bias) {
   return guarded([&] {
-    attn::TorchGenerator generator(static_cast<std::uint64_t>(seed));
-    generator.skip(static_cast<std::uint64_t>(draws));
+    attn::TorchGenerator generator = replayed_generator(seed, draws);
     const attn::LinearParameters parameters =
         generator.linear(to_long(val(in_features)), to_long(val(out_features)), bias);
     val out = val::object();
@@ -248,10 +258,8 @@ val rollout(val options) {
     rollout_options.mask.window = to_long(options["window"]);
     rollout_options.mask.sinks = to_long(options["sinks"]);
     rollout_options.alibi_slope = options["slope"].as<double>();
-    const std::vector<double> influence = attn::rollout_influence(rollout_options);
-    const std::vector<float> single(influence.begin(), influence.end());
     val out = val::object();
-    out.set("influence", to_float32_array(single.data(), single.size()));
+    out.set("influence", to_float32_array(attn::rollout_influence(rollout_options)));
     return out;
   });
 }
@@ -270,10 +278,8 @@ val attention_memory(val options) {
 
 val rope_decay(double head_width, double base, double max_distance) {
   return guarded([&] {
-    const std::vector<double> bound =
-        attn::rope_decay_bound(to_long(val(head_width)), base, to_long(val(max_distance)));
-    const std::vector<float> single(bound.begin(), bound.end());
-    return to_float32_array(single.data(), single.size());
+    return to_float32_array(
+        attn::rope_decay_bound(to_long(val(head_width)), base, to_long(val(max_distance))));
   });
 }
 
@@ -323,11 +329,6 @@ attn::NeedleOptions to_needle_options(const val& options) {
   needle.mitigation.max_ratio = mitigation["maxRatio"].as<double>();
   needle.mitigation.retriever_noise = mitigation["retrieverNoise"].as<double>();
   return needle;
-}
-
-val to_float32_array(const std::vector<double>& values) {
-  const std::vector<float> single(values.begin(), values.end());
-  return to_float32_array(single.data(), single.size());
 }
 
 val to_int32_array(const std::vector<long>& values) {
