@@ -299,11 +299,15 @@ export interface Tokens {
 
 export interface AttentionEngine {
   /**
-   * Words and single symbols, left to right. A word is a run of letters and digits of any
-   * script (with combining marks and inner apostrophes: "don't"); every other non-space
-   * character is a token of its own, an emoji sequence or a flag one token; whitespace,
-   * control and invisible format characters separate tokens. Nothing is interpreted:
-   * "<b>" is "<", "b", ">". Throws beyond 16384 tokens or 2^24 UTF-16 units.
+   * Words, clitics and single symbols, left to right, as GloVe's tokenizer splits them
+   * (core/include/attn/text.hpp has every rule). A word is a run of letters and digits of
+   * any script with their combining marks; a hyphen-minus or an apostrophe between two
+   * word characters stays in it ("state-of-the-art", "o'clock"). The clitics n't 's 're
+   * 've 'll 'd 'm (' or ’, any case) split off where the word ends after them: "don't" →
+   * "do", "n't"; "it’s" → "it", "’s". Every other non-space character is a token of its
+   * own, an emoji sequence or a flag one token; whitespace, control and invisible format
+   * characters separate tokens. Nothing is interpreted: "<b>" is "<", "b", ">". Throws
+   * beyond 16384 tokens or 2^24 UTF-16 units.
    */
   tokenize(text: string): Tokens;
   /**

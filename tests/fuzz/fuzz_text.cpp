@@ -4,13 +4,20 @@
 // aborts, which libFuzzer reports as a crash (as it does any ASan or UBSan finding).
 //
 //   tokenize: tokens in order, non-empty, inside the text, their text equal to their span,
-//     no whitespace or control byte inside one; for valid UTF-8 the UTF-16 offsets are those
-//     of the same text in a JavaScript string; tokenizing the tokens joined by spaces gives
-//     the same tokens back. Inputs this small never reach kMaxTokens, so it never fails.
+//     no whitespace or control byte inside one; what lies between them tokenizes to nothing
+//     (every character that is not a separator is in a token); a word holds no ASCII
+//     punctuation but inner hyphens and apostrophes, a clitic is one of the seven, a symbol
+//     starts with no letter or digit; for valid UTF-8 the UTF-16 offsets are those of the
+//     same text in a JavaScript string; each token alone, and the tokens joined by spaces,
+//     tokenize to the same tokens again (no token depends on what stands beside it); with a
+//     limit, the first tokens come back and `truncated` says whether more follow. It reads
+//     at most kMaxTokens bytes, which never hold more tokens, so it never fails.
 //   parse_vectors: a rows×cols table of finite values that reads back bit for bit after
 //     printing it with %.9g; failures carry a short message in valid UTF-8 with no control
 //     character that names the line or says what is missing.
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,13 +98,76 @@ bool is_ascii_alnum(unsigned char b) {
   return (b >= '0' && b <= '9') || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z');
 }
 
-void check_tokens(std::string_view text) {
-  std::vector<attn::text::Token> tokens;
+// A clitic in ASCII lower case with the apostrophe U+2019 written as '.
+std::string plain_clitic(std::string_view text) {
+  std::string plain;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.substr(i, 3) == "\xE2\x80\x99") {
+      plain += '\'';
+      i += 2;
+    } else {
+      const char c = text[i];
+      plain += c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+  }
+  return plain;
+}
+
+bool is_clitic(std::string_view text) {
+  const std::string plain = plain_clitic(text);
+  for (const char* clitic : {"n't", "'s", "'re", "'ve", "'ll", "'d", "'m"}) {
+    if (plain == clitic) return true;
+  }
+  return false;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::vector<attn::text::Token> tokens_of(std::string_view text) {
   try {
-    tokens = attn::text::tokenize(text);
+    return attn::text::tokenize(text);
   } catch (const attn::InvalidArgument& error) {
     broken(std::string("tokenize failed on a short text: ") + error.what());
   }
+}
+
+// Each token's text and kind equal those of `expected`.
+bool same_tokens(const std::vector<attn::text::Token>& tokens,
+                 const std::vector<attn::text::Token>& expected) {
+  if (tokens.size() != expected.size()) return false;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    if (tokens[t].text != expected[t].text || tokens[t].kind != expected[t].kind) return false;
+  }
+  return true;
+}
+
+void check_kind(const attn::text::Token& token) {
+  const std::string_view text = token.text;
+  const unsigned char first = static_cast<unsigned char>(text[0]);
+  switch (token.kind) {
+    case attn::text::TokenKind::word:
+      expect(first >= 0x80 || is_ascii_alnum(first),
+             "tokenize: a word starts with ASCII punctuation");
+      for (unsigned char b : text) {
+        expect(b >= 0x80 || is_ascii_alnum(b) || b == '\'' || b == '-',
+               "tokenize: ASCII punctuation other than ' and - inside a word");
+      }
+      expect(!ends_with(text, "'") && !ends_with(text, "-") && !ends_with(text, "\xE2\x80\x99"),
+             "tokenize: a word ends with an apostrophe or a hyphen");
+      break;
+    case attn::text::TokenKind::clitic:
+      expect(is_clitic(text), "tokenize: a clitic that is not one of n't 's 're 've 'll 'd 'm");
+      break;
+    case attn::text::TokenKind::symbol:
+      expect(!is_ascii_alnum(first), "tokenize: a symbol starts with a letter or digit");
+      break;
+  }
+}
+
+void check_tokens(std::string_view text) {
+  const std::vector<attn::text::Token> tokens = tokens_of(text);
   const bool valid = valid_utf8(text);
   std::size_t previous_end = 0, previous_utf16_end = 0;
   std::string joined;
@@ -115,21 +185,13 @@ void check_tokens(std::string_view text) {
       expect(b >= 0x80 || is_ascii_space_or_control(b),
              "tokenize: a printable ASCII character was dropped");
     }
+    expect(tokens_of(text.substr(previous_end, token.begin - previous_end)).empty(),
+           "tokenize: a character that is not a separator was dropped");
     for (unsigned char b : token.text)
       expect(!is_ascii_space_or_control(b), "tokenize: whitespace or a control inside a token");
-    const unsigned char first = static_cast<unsigned char>(token.text[0]);
-    if (token.kind == attn::text::TokenKind::word) {
-      expect(first >= 0x80 || is_ascii_alnum(first),
-             "tokenize: a word starts with ASCII punctuation");
-      for (unsigned char b : token.text) {
-        expect(b >= 0x80 || is_ascii_alnum(b) || b == '\'',
-               "tokenize: ASCII punctuation inside a word");
-      }
-      expect(token.text.front() != '\'' && token.text.back() != '\'',
-             "tokenize: a word starts or ends with '");
-    } else {
-      expect(!is_ascii_alnum(first), "tokenize: a symbol starts with a letter or digit");
-    }
+    check_kind(token);
+    expect(same_tokens(tokens_of(token.text), {token}),
+           "tokenize: a token tokenizes differently on its own");
     if (valid) {
       expect(token.utf16_begin == utf16_length(text, token.begin) &&
                  token.utf16_end == utf16_length(text, token.end),
@@ -145,17 +207,22 @@ void check_tokens(std::string_view text) {
     expect(b >= 0x80 || is_ascii_space_or_control(b),
            "tokenize: a printable ASCII character was dropped at the end");
   }
+  expect(tokens_of(text.substr(previous_end)).empty(),
+         "tokenize: a character that is not a separator was dropped at the end");
 
   // Tokens are closed: separated by spaces, they come back as they were.
-  const std::vector<attn::text::Token> again = attn::text::tokenize(joined);
-  expect(again.size() == tokens.size(), "tokenize: the joined tokens split differently (" +
-                                            std::to_string(again.size()) + " vs " +
-                                            std::to_string(tokens.size()) + ")");
-  for (std::size_t t = 0; t < tokens.size(); ++t) {
-    expect(
-        again[t].text == tokens[t].text && again[t].kind == tokens[t].kind,
-        "tokenize: token " + std::to_string(t) + " changed when the tokens were joined by spaces");
-  }
+  const std::vector<attn::text::Token> again = tokens_of(joined);
+  expect(same_tokens(again, tokens), "tokenize: the joined tokens split differently (" +
+                                         std::to_string(again.size()) + " vs " +
+                                         std::to_string(tokens.size()) + " tokens)");
+
+  // A limit gives the first tokens, and says whether there were more.
+  const std::size_t limit = text.empty() ? 0 : static_cast<unsigned char>(text[0]) % 8;
+  const attn::text::Tokenized first = attn::text::tokenize(text, limit);
+  const std::vector<attn::text::Token> expected(
+      tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(std::min(limit, tokens.size())));
+  expect(same_tokens(first.tokens, expected), "tokenize: a limit changed the first tokens");
+  expect(first.truncated == (tokens.size() > limit), "tokenize: truncated is wrong");
 }
 
 void check_message(const std::string& message) {
@@ -206,7 +273,7 @@ void check_table(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(bytes), size);
   try {
-    check_tokens(text);
+    check_tokens(text.substr(0, attn::text::kMaxTokens));
     check_table(text);
   } catch (const std::exception& error) {
     broken(std::string("an exception escaped: ") + error.what());

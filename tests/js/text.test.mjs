@@ -38,9 +38,43 @@ describe('tokenize', () => {
     assert.deepEqual(engine.tokenize(''), { tokens: [], starts: [], ends: [] });
   });
 
-  test('apostrophes belong to a word only between two word characters', () => {
-    assert.deepEqual(tokensOf("don't l’homme rock 'n' roll dogs' '90s"),
-      ["don't", 'l’homme', 'rock', "'", 'n', "'", 'roll', 'dogs', "'", "'", '90s']);
+  test("GloVe's clitics split off: n't, 's, 're, 've, 'll, 'd, 'm, with either apostrophe, in any case", () => {
+    const text = "Don't, it’s: they're we've I'll she'd I'M can't WON’T";
+    const result = engine.tokenize(text);
+    assert.deepEqual(result.tokens, ['Do', "n't", ',', 'it', '’s', ':', 'they', "'re", 'we', "'ve", 'I', "'ll",
+      'she', "'d", 'I', "'M", 'ca', "n't", 'WO', 'N’T']);
+    assert.deepEqual(result.starts, [0, 2, 5, 7, 9, 11, 13, 17, 21, 23, 27, 28, 32, 35, 38, 39, 42, 44, 48, 50]);
+    assert.deepEqual(result.ends, [2, 5, 6, 9, 11, 12, 17, 20, 23, 26, 28, 31, 35, 37, 39, 41, 44, 47, 50, 53]);
+    assertWellFormed(text, result);
+  });
+
+  test('a clitic is a token only where its word ends: before punctuation, space, another clitic or the end', () => {
+    assert.deepEqual(tokensOf("don'tcha it'sa we'llx it's. can't've we'll've don't-know"),
+      ["don'tcha", "it'sa", "we'llx", 'it', "'s", '.', 'ca', "n't", "'ve", 'we', "'ll", "'ve", 'do', "n't", '-', 'know']);
+    assert.deepEqual(tokensOf("'s n't 'tis dogs 's U.S.'s"), ["'s", "n't", "'", 'tis', 'dogs', "'s", 'U', '.', 'S', '.', "'s"]);
+    assert.deepEqual(tokensOf("it'sn't it's\u0301"), ['it', "'s", "n't", "it's\u0301"]);
+  });
+
+  test('a hyphen-minus between two word characters joins them; other hyphens and dashes are symbols', () => {
+    assert.deepEqual(tokensOf("state-of-the-art covid-19 x-ray's naïve-café well-don't"),
+      ['state-of-the-art', 'covid-19', 'x-ray', "'s", 'naïve-café', 'well-do', "n't"]);
+    assert.deepEqual(tokensOf('-5 a--b well- a\u2010b a\u2014b'),
+      ['-', '5', 'a', '-', '-', 'b', 'well', '-', 'a', '\u2010', 'b', 'a', '\u2014', 'b']);
+  });
+
+  test('an apostrophe that starts no clitic stays in its word between word characters, else is a symbol', () => {
+    assert.deepEqual(tokensOf("o'clock l’homme rock'n'roll y'all O'Neill"),
+      ["o'clock", 'l’homme', "rock'n'roll", "y'all", "O'Neill"]);
+    assert.deepEqual(tokensOf("rock 'n' roll '90s dogs' o''clock"),
+      ['rock', "'", 'n', "'", 'roll', "'", '90s', 'dogs', "'", 'o', "'", "'", 'clock']);
+  });
+
+  test('UTF-16 offsets around clitics after a surrogate pair', () => {
+    const text = '😀don’t l’homme';
+    const result = engine.tokenize(text);
+    assert.deepEqual(result.tokens, ['😀', 'do', 'n’t', 'l’homme']);
+    assert.deepEqual(result.starts, [0, 2, 4, 8]);
+    assert.deepEqual(result.ends, [2, 4, 7, 15]);
   });
 
   test('markup and script tags come back as plain tokens: nothing is parsed or run', () => {
@@ -215,6 +249,6 @@ describe('parseVectors', () => {
 });
 
 test('after every hostile input above the engine answers as before', () => {
-  assert.deepEqual(tokensOf("It's fine."), ["It's", 'fine', '.']);
+  assert.deepEqual(tokensOf("It's fine."), ['It', "'s", 'fine', '.']);
   assert.deepEqual(Array.from(engine.parseVectors('1 2').data), [1, 2]);
 });

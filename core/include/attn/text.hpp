@@ -1,8 +1,9 @@
-// Text that users paste: a word-and-punctuation tokenizer, and a parser for tables of
-// vectors. Both read arbitrary bytes (whatever was pasted, valid UTF-8 or not) and either
-// return a result or throw attn::InvalidArgument. Neither interprets anything: markup,
-// entities, escapes and scripts are plain characters ("<script>" is the three tokens
-// "<", "script", ">"), and error messages never echo control or bidi characters.
+// Text that users paste: a word-and-punctuation tokenizer (the one the playground page uses,
+// with the GloVe rules), and a parser for tables of vectors. Both read arbitrary bytes
+// (whatever was pasted, valid UTF-8 or not) and either return a result or throw
+// attn::InvalidArgument. Neither interprets anything: markup, entities, escapes and scripts
+// are plain characters ("<script>" is the three tokens "<", "script", ">"), and error
+// messages never echo control or bidi characters.
 #pragma once
 
 #include <cstddef>
@@ -21,8 +22,9 @@ constexpr std::size_t kMaxTextBytes = std::size_t{1} << 24;
 constexpr std::size_t kMaxTokens = 16384;
 
 enum class TokenKind {
-  word,   // letters and digits (any script), with inner apostrophes and combining marks
-  symbol  // one punctuation mark, symbol, emoji sequence or invalid byte sequence
+  word,    // letters and digits (any script) with their marks, inner hyphens and apostrophes
+  clitic,  // n't, 's, 're, 've, 'll, 'd or 'm, split off the word before it
+  symbol   // one punctuation mark, symbol, emoji sequence or invalid byte sequence
 };
 
 struct Token {
@@ -34,7 +36,8 @@ struct Token {
   TokenKind kind = TokenKind::word;
 };
 
-// Splits UTF-8 text into words and single symbols, left to right:
+// Splits UTF-8 text into words, clitics and single symbols, left to right, in the style of
+// the Penn Treebank tokenizer that GloVe's vocabulary comes from:
 //   1. Decoding: UTF-8 as Unicode defines it. Each maximal invalid subpart (a stray
 //      continuation byte, a truncated or overlong sequence, a surrogate, a value past
 //      U+10FFFF) is one code point of its own, U+FFFD, a symbol, one UTF-16 unit wide:
@@ -43,19 +46,41 @@ struct Token {
 //      paragraph separators), C0 and C1 control characters, and the invisible format
 //      characters (zero-width space, word joiner, byte-order mark, bidi marks, embeddings,
 //      overrides and isolates).
-//   3. A word is a maximal run of word characters: ASCII letters and digits, and every
-//      non-ASCII code point that is not a separator, punctuation or a symbol (so letters
-//      and digits of any script, their combining marks, and ideographs: a run of CJK
-//      characters is one word). An apostrophe (' or U+2019) with a word character on
-//      both sides belongs to the word ("don't", "l’homme"). Combining marks, variation
-//      selectors, emoji modifiers, zero-width (non-)joiners and the soft hyphen extend
-//      the token they follow.
-//   4. Every other code point is a symbol token of its own, with the marks that follow
-//      it; a zero-width joiner between two symbols joins them ("👩‍💻" is one token), and
-//      two regional indicators make one flag.
+//   3. Word characters: ASCII letters and digits, and every non-ASCII code point that is not
+//      a separator, punctuation or a symbol (so letters and digits of any script, and
+//      ideographs: a run of CJK characters is one word). Combining marks, variation
+//      selectors, emoji modifiers, zero-width (non-)joiners and the soft hyphen are
+//      extenders: they belong to the token they follow.
+//   4. Clitics: n't, 's, 're, 've, 'll, 'd and 'm, with the apostrophe ' or U+2019 and the
+//      letters in either case, are tokens of their own wherever they start, when a word
+//      would end after them (at the end of the text, at anything but a word character or
+//      an extender, or where another n't starts): "don't" → "do" "n't", "can't" → "ca"
+//      "n't", "it's" → "it" "'s", "we'll've" → "we" "'ll" "'ve", "dogs 's" → "dogs" "'s".
+//      Not clitics: "don'tcha", "it'sa" (a word character follows), "'tis".
+//   5. A word is a maximal run of word characters and extenders, which stops before a
+//      clitic. Inside it, a hyphen-minus '-' or an apostrophe followed by a word character
+//      joins the two, unless a clitic starts at either: "state-of-the-art", "covid-19",
+//      and (as in the Penn Treebank) "o'clock", "l’homme", "rock'n'roll", "y'all" are one
+//      word each; "well-don't" is "well-do" "n't". Any other hyphen or apostrophe is a
+//      symbol: "'90s" → "'" "90s", "dogs'" → "dogs" "'", "-5" → "-" "5", "a--b" → four.
+//      Only the ASCII hyphen-minus joins: GloVe's vocabulary spells its compounds with it.
+//   6. Every other code point is a symbol token of its own, with the extenders that follow
+//      it; a zero-width joiner between two symbols joins them ("👩‍💻" is one token), and two
+//      regional indicators make one flag.
 // Throws attn::InvalidArgument when the text is longer than kMaxTextBytes or holds more
 // than kMaxTokens tokens.
 std::vector<Token> tokenize(std::string_view text);
+
+// The first tokens of a text, and whether more follow.
+struct Tokenized {
+  std::vector<Token> tokens;
+  bool truncated = false;  // the text holds more than `limit` tokens; the rest was not read
+};
+
+// The first `limit` tokens of `text` (limit ≤ kMaxTokens), by the rules of tokenize: reading
+// stops at the limit, so a long paste is cut instead of refused. Throws
+// attn::InvalidArgument when the text is longer than kMaxTextBytes or limit > kMaxTokens.
+Tokenized tokenize(std::string_view text, std::size_t limit);
 
 // A table of vectors, one row per line, e.g. pasted from a spreadsheet, a CSV file or
 // printed by NumPy/PyTorch:
