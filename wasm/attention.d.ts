@@ -295,6 +295,17 @@ export interface Tokens {
   starts: number[];
   /** UTF-16 offsets just past each token. */
   ends: number[];
+  /** Whether the text holds more tokens than `limit`; they were not read. Without a limit, false. */
+  truncated: boolean;
+}
+
+export interface TokenizeOptions {
+  /**
+   * Read at most this many tokens, a whole number from 0 to 16384, and stop there: a text
+   * of any length up to 2^24 UTF-16 units is cut instead of refused. Default: every token,
+   * and an error beyond 16384.
+   */
+  limit?: number;
 }
 
 export interface AttentionEngine {
@@ -307,9 +318,9 @@ export interface AttentionEngine {
    * "do", "n't"; "it’s" → "it", "’s". Every other non-space character is a token of its
    * own, an emoji sequence or a flag one token; whitespace, control and invisible format
    * characters separate tokens. Nothing is interpreted: "<b>" is "<", "b", ">". Throws
-   * beyond 16384 tokens or 2^24 UTF-16 units.
+   * beyond 16384 tokens (unless given a limit) or 2^24 UTF-16 units.
    */
-  tokenize(text: string): Tokens;
+  tokenize(text: string, options?: TokenizeOptions): Tokens;
   /**
    * A pasted table of vectors, one row per line: numbers separated by spaces, tabs or
    * commas, optional [ ] brackets, '#' comments, every row the same length. Errors name

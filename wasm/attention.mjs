@@ -183,11 +183,13 @@ function requireText(text) {
 }
 
 function textCalls(core) {
-  /** Words and single symbols of `text`, each text.slice(starts[i], ends[i]). */
-  function tokenize(text) {
-    const { starts, ends } = unwrap(core.tokenize(requireText(text)));
+  /** Words, clitics and single symbols of `text`, each text.slice(starts[i], ends[i]); with a limit, the first ones. */
+  function tokenize(text, options = {}) {
+    requireKnownKeys('tokenize options', options, ['limit']);
+    const limit = options.limit === undefined ? undefined : requireCount('limit', options.limit, 0);
+    const { starts, ends, truncated } = unwrap(core.tokenize(requireText(text), limit));
     const startList = Array.from(starts), endList = Array.from(ends);
-    return { tokens: startList.map((start, i) => text.slice(start, endList[i])), starts: startList, ends: endList };
+    return { tokens: startList.map((start, i) => text.slice(start, endList[i])), starts: startList, ends: endList, truncated };
   }
 
   /** A pasted table of numbers, one row per line → {rows, cols, data: Float32Array}. */

@@ -414,9 +414,13 @@ EMSCRIPTEN_BINDINGS(attention_core) {
 
 namespace {
 
-val text_tokenize(std::string text) {
+// limit: undefined for every token (an error past kMaxTokens), or the most to read.
+val text_tokenize(std::string text, val limit) {
   return guarded([&] {
-    const std::vector<attn::text::Token> tokens = attn::text::tokenize(text);
+    const attn::text::Tokenized result =
+        limit.isUndefined() ? attn::text::Tokenized{attn::text::tokenize(text), false}
+                            : attn::text::tokenize(text, limit.as<std::size_t>());
+    const std::vector<attn::text::Token>& tokens = result.tokens;
     std::vector<std::int32_t> starts, ends;  // text is at most 16 MiB: offsets fit in 32 bits
     starts.reserve(tokens.size());
     ends.reserve(tokens.size());
@@ -428,6 +432,7 @@ val text_tokenize(std::string text) {
     val out = val::object();
     out.set("starts", Int32Array.new_(emscripten::typed_memory_view(starts.size(), starts.data())));
     out.set("ends", Int32Array.new_(emscripten::typed_memory_view(ends.size(), ends.data())));
+    out.set("truncated", result.truncated);
     return out;
   });
 }

@@ -35,7 +35,8 @@ describe('tokenize', () => {
     assert.deepEqual(result.starts, [0, 5, 13, 19, 21, 26, 30, 34]);
     assert.deepEqual(result.ends, [4, 12, 19, 20, 25, 29, 34, 35]);
     assertWellFormed(text, result);
-    assert.deepEqual(engine.tokenize(''), { tokens: [], starts: [], ends: [] });
+    assert.equal(result.truncated, false);
+    assert.deepEqual(engine.tokenize(''), { tokens: [], starts: [], ends: [], truncated: false });
   });
 
   test("GloVe's clitics split off: n't, 's, 're, 've, 'll, 'd, 'm, with either apostrophe, in any case", () => {
@@ -160,6 +161,48 @@ describe('tokenize', () => {
     assert.match(error.message, /^text is 16777217 UTF-16 code units long, more than the 16777216 accepted/);
     const multibyte = errorOf(() => engine.tokenize('日'.repeat(2 ** 23)));  // 2^23 units, 3 × 2^23 bytes
     assert.match(multibyte.message, /^text is 25165824 bytes of UTF-8, more than the 16777216 accepted/);
+  });
+
+  test('a limit returns the first tokens, and truncated says whether more follow', () => {
+    const text = "Don't stop, it's fine. ";
+    assert.deepEqual(engine.tokenize(text, { limit: 3 }),
+      { tokens: ['Do', "n't", 'stop'], starts: [0, 2, 6], ends: [2, 5, 10], truncated: true });
+    assert.deepEqual(engine.tokenize(text, { limit: 8 }), { ...engine.tokenize(text), truncated: false });
+    assert.deepEqual(engine.tokenize('a b \u200B\t', { limit: 2 }).truncated, false);
+    assert.deepEqual(engine.tokenize(' x', { limit: 0 }), { tokens: [], starts: [], ends: [], truncated: true });
+    const random = mulberry32(11);
+    const pool = ['a', 'n', "n't", "'s", '’', '-', ' ', '.', '😀', '\uD800', '日本', '\u200B'];
+    for (let round = 0; round < 500; ++round) {
+      const sample = Array.from({ length: randomInt(random, 0, 30) }, () => pick(random, pool)).join('');
+      const limit = randomInt(random, 0, 20);
+      const all = engine.tokenize(sample);
+      const first = engine.tokenize(sample, { limit });
+      assert.deepEqual(first, {
+        tokens: all.tokens.slice(0, limit), starts: all.starts.slice(0, limit), ends: all.ends.slice(0, limit),
+        truncated: all.tokens.length > limit,
+      }, JSON.stringify({ sample, limit }));
+    }
+  });
+
+  test('a 5 MB paste with a limit is cut there, not refused', () => {
+    const text = "The cat didn't sit. ".repeat(FIVE_MB / 20);
+    const cut = engine.tokenize(text, { limit: 8192 });
+    assert.equal(cut.tokens.length, 8192);
+    assert.equal(cut.truncated, true);
+    // six tokens in 20 characters a sentence: token 8191 is the 2nd of sentence 1365 (from 0)
+    assert.deepEqual([cut.tokens.at(-1), cut.starts.at(-1), cut.ends.at(-1)], ['cat', 1365 * 20 + 4, 1365 * 20 + 7]);
+    assert.deepEqual(cut.tokens.slice(0, 7), ['The', 'cat', 'did', "n't", 'sit', '.', 'The']);
+    assert.equal(engine.tokenize(text, { limit: 16384 }).tokens.length, 16384);
+  });
+
+  test('a bad limit or an unknown option is an Error naming it', () => {
+    const messageOf = (options) => errorOf(() => engine.tokenize('a b', options)).message;
+    assert.equal(messageOf({ limit: 16385 }), 'limit is 16385 tokens, more than the 16384 one call returns');
+    for (const bad of [-1, 1.5, '5', NaN, null]) {
+      assert.match(messageOf({ limit: bad }), /^limit must be a whole number from 0 to 2147483647, got /);
+    }
+    assert.equal(messageOf({ max: 3 }), "unknown option 'max' in tokenize options; known options are limit");
+    assert.match(messageOf('limit'), /^tokenize options must be an object, got the string "limit"/);
   });
 
   test('anything but a string is an Error naming the argument', () => {

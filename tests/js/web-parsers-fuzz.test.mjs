@@ -1,11 +1,15 @@
-// Seeded fuzzing of the page's own parsers of user-controlled text, which run in the browser
-// and so are out of libFuzzer's reach: the URL-hash state (web/state.js) and the page's
-// tokenizer (web/tokenizer.js). Random and mutated inputs; invariants checked on each.
+// Seeded fuzzing of the page's parsers of user-controlled text: the URL-hash state
+// (web/state.js), which runs in the browser and so is out of libFuzzer's reach, and the
+// tokenizer the page calls, engine.tokenize, whose core fuzz_text covers: here its
+// JavaScript side (lone surrogates, UTF-16 offsets). Random and mutated inputs;
+// invariants checked on each.
 import assert from 'node:assert/strict';
 import test from 'node:test';
+import createAttention from '../../dist/wasm/attention.mjs';
 import { formatHash, parseHash } from '../../web/state.js';
-import { tokenize } from '../../web/tokenizer.js';
 import { mulberry32, pick, randomInt } from './reference.mjs';
+
+const engine = await createAttention();
 
 const CASES = 20000;
 const MAX_SHOWN_VALUE = 41;  // parseHash quotes at most 40 characters of a bad value, then '…'
@@ -65,33 +69,22 @@ test('parseHash keeps valid settings beside invalid ones', () => {
   assert.equal(problems.length, 2);
 });
 
-test('tokenize never throws; tokens are ordered spans of the text that cover every visible character', () => {
+test('engine.tokenize never throws on page text; tokens are ordered spans that cover every visible character', () => {
   const random = mulberry32(7);
   for (let i = 0; i < CASES; ++i) {
     const text = randomText(random);
-    const tokens = tokenize(text);
+    const { tokens, starts, ends, truncated } = engine.tokenize(text);
+    assert.equal(truncated, false);
     let covered = 0;
-    for (const token of tokens) {
-      assert.ok(token.start >= covered && token.end > token.start, `overlapping or empty token in ${JSON.stringify(text)}`);
-      assert.equal(text.slice(token.start, token.end), token.text);
-      assert.ok(!/\s/u.test(token.text), `a token with white space in ${JSON.stringify(text)}`);
-      assert.ok(/^\s*$/u.test(text.slice(covered, token.start)), `skipped a visible character in ${JSON.stringify(text)}`);
-      assert.equal(token.key, token.text.toLowerCase().replaceAll('’', "'"));
-      covered = token.end;
-    }
-    assert.ok(/^\s*$/u.test(text.slice(covered)), `dropped the end of ${JSON.stringify(text)}`);
-    const again = tokenize(tokens.map((token) => token.text).join(' '));
-    assert.deepEqual(again.map((token) => token.text), tokens.map((token) => token.text),
-      `tokens of ${JSON.stringify(text)} split differently when spaced out`);
-  }
-});
-
-test('tokenize stops at its limit', () => {
-  const random = mulberry32(11);
-  for (let i = 0; i < 500; ++i) {
-    const text = randomText(random, PIECES, 60);
-    const limit = randomInt(random, 0, 20);
-    const all = tokenize(text);
-    assert.deepEqual(tokenize(text, limit), all.slice(0, limit));
+    tokens.forEach((token, t) => {
+      assert.ok(starts[t] >= covered && ends[t] > starts[t], `overlapping or empty token in ${JSON.stringify(text)}`);
+      assert.equal(text.slice(starts[t], ends[t]), token);
+      assert.ok(!/[\s\p{Cc}]/u.test(token), `a token with white space in ${JSON.stringify(text)}`);
+      assert.ok(/^[\s\p{Cc}\p{Cf}]*$/u.test(text.slice(covered, starts[t])), `skipped a visible character in ${JSON.stringify(text)}`);
+      covered = ends[t];
+    });
+    assert.ok(/^[\s\p{Cc}\p{Cf}]*$/u.test(text.slice(covered)), `dropped the end of ${JSON.stringify(text)}`);
+    const again = engine.tokenize(tokens.join(' ')).tokens;
+    assert.deepEqual(again, tokens, `tokens of ${JSON.stringify(text)} split differently when spaced out`);
   }
 });
