@@ -43,9 +43,10 @@ long to_long(const val& number) {
 // {rows, cols, data: Float32Array} → rows×cols.
 attn::Matrix to_matrix(const val& matrix) {
   const std::size_t rows = matrix["rows"].as<unsigned>(), cols = matrix["cols"].as<unsigned>();
-  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(matrix["data"]);
   attn::Matrix result = attn::Matrix::from_shape({rows, cols});
-  std::copy(data.begin(), data.end(), result.begin());
+  // One copy, by Float32Array.set: attention.mjs hands over data as a Float32Array of
+  // exactly rows·cols values.
+  val(emscripten::typed_memory_view(result.size(), result.data())).call<void>("set", matrix["data"]);
   return result;
 }
 

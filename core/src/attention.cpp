@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <xtensor/xview.hpp>
 
 #include "attn/errors.hpp"
 #include "attn/kernels.hpp"
+#include "simd.hpp"
 
 namespace attn {
 
@@ -82,9 +82,18 @@ Kernel choose_kernel(Kernel requested, std::size_t n, std::size_t m, long heads)
   return requested;
 }
 
-// Columns [first, first + count) of x as a contiguous rows×count matrix.
-Matrix column_slice(const Matrix& x, std::size_t first, std::size_t count) {
-  return xt::view(x, xt::all(), xt::range(first, first + count));
+// factor · columns [first, first + count) of x (rows×cols), as a contiguous rows×count
+// matrix, by plain loops over the storage (xtensor assigns a strided view element by
+// element through steppers).
+Matrix scaled_columns(const Matrix& x, std::size_t first, std::size_t count, float factor) {
+  const std::size_t rows = x.shape(0), cols = x.shape(1);
+  Matrix result = Matrix::from_shape({rows, count});
+  for (std::size_t i = 0; i < rows; ++i) {
+    const float* from = x.data() + i * cols + first;
+    float* to = result.data() + i * count;
+    for (std::size_t t = 0; t < count; ++t) to[t] = from[t] * factor;
+  }
+  return result;
 }
 
 // The flash kernel sums unnormalised weights (each ≤ 1) times v and divides by their total
@@ -92,8 +101,7 @@ Matrix column_slice(const Matrix& x, std::size_t first, std::size_t count) {
 // not. Returns the power of two (exact, 1 in all but extreme cases) that v is multiplied by
 // so that it stays in range; the context is divided by it after.
 float flash_value_scale(const Matrix& v) {
-  float largest = 0.0f;
-  for (float value : v) largest = std::max(largest, std::fabs(value));
+  const float largest = simd::maximum_magnitude(v.data(), v.size());
   const double headroom = std::numeric_limits<float>::max() / 4.0 / static_cast<double>(v.shape(0));
   if (largest <= headroom) return 1.0f;
   return std::ldexp(1.0f, -static_cast<int>(std::ceil(std::log2(largest / headroom))));
@@ -112,12 +120,8 @@ void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
   for (long h = 0; h < heads; ++h) {
     for (std::size_t i = 0; i < n; ++i) {
       const float* row = result.context.data() + i * dv + h * dvh;
-      bool finite = true, zero = true;
-      for (std::size_t t = 0; t < dvh; ++t) {
-        finite = finite && std::isfinite(row[t]);
-        zero = zero && row[t] == 0.0f;
-      }
-      if (finite && !zero) continue;
+      const bool finite = simd::first_non_finite(row, dvh) == dvh;
+      if (finite && simd::maximum_magnitude(row, dvh) > 0.0f) continue;  // finite, not zero
       std::string cause = "the weighted sum of v";
       if (materialized) {
         const Matrix& scores = result.scores[h];
@@ -163,12 +167,13 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   result.context = Matrix::from_shape({n, v.shape(1)});
 
   const bool rope = options.positional.type == PositionalType::rope;
-  const Matrix q_positioned =
-      rope ? rotate_rope(q, heads, static_cast<long>(m - n), options.positional.base,
-                         options.positional.pairing)
-           : q;
-  const Matrix k_positioned =
-      rope ? rotate_rope(k, heads, 0, options.positional.base, options.positional.pairing) : k;
+  const Matrix q_rotated = rope ? rotate_rope(q, heads, static_cast<long>(m - n), options.positional.base,
+                                              options.positional.pairing)
+                                : Matrix{};
+  const Matrix k_rotated =
+      rope ? rotate_rope(k, heads, 0, options.positional.base, options.positional.pairing) : Matrix{};
+  const Matrix& q_positioned = rope ? q_rotated : q;
+  const Matrix& k_positioned = rope ? k_rotated : k;
   const bool alibi = options.positional.type == PositionalType::alibi;
   const std::vector<float> slopes = !alibi ? std::vector<float>{}
                                     : options.positional.slopes.empty()
@@ -177,16 +182,18 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
 
   const float scale = score_scale(options.scale, static_cast<long>(dh));
   const float v_scale = result.kernel_used == Kernel::flash ? flash_value_scale(v) : 1.0f;
+  const Matrix v_scaled = v_scale != 1.0f ? scaled_columns(v, 0, v.shape(1), v_scale) : Matrix{};
+  const Matrix& v_used = v_scale != 1.0f ? v_scaled : v;
   for (long h = 0; h < heads; ++h) {
     // Scaling q once costs n·dh multiplications instead of n·m on the scores.
-    const Matrix q_head = column_slice(q_positioned, h * dh, dh) * scale;   // n×dh
-    const Matrix k_head_transposed = xt::transpose(column_slice(k_positioned, h * dh, dh));  // dh×m
-    const Matrix v_head = column_slice(v, h * dvh, dvh) * v_scale;              // m×dvh
+    const Matrix q_head = scaled_columns(q_positioned, h * dh, dh, scale);  // n×dh
 
     kernels::Head head;
     head.q = q_head.data();
-    head.k_transposed = k_head_transposed.data();
-    head.v = v_head.data();
+    head.k = k_positioned.data() + h * dh;
+    head.ldk = static_cast<long>(k_positioned.shape(1));
+    head.v = v_used.data() + h * dvh;
+    head.ldv = static_cast<long>(v_used.shape(1));
     head.n = static_cast<long>(n);
     head.m = static_cast<long>(m);
     head.dh = static_cast<long>(dh);

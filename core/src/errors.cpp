@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "simd.hpp"
+
 namespace attn {
 
 std::string shape_string(const Matrix& matrix) {
@@ -29,15 +31,11 @@ const char* describe_non_finite(float value) {
 }  // namespace
 
 void require_finite(const char* name, const Matrix& matrix) {
+  const std::size_t index = simd::first_non_finite(matrix.data(), matrix.size());
+  if (index == matrix.size()) return;
   const std::size_t cols = matrix.shape(1);
-  const float* data = matrix.data();
-  for (std::size_t index = 0; index < matrix.size(); ++index) {
-    if (!std::isfinite(data[index])) {
-      fail(std::string(name) + "[" + std::to_string(index / cols) + "][" +
-           std::to_string(index % cols) + "] is " + describe_non_finite(data[index]) +
-           "; every entry must be a finite number");
-    }
-  }
+  fail(std::string(name) + "[" + std::to_string(index / cols) + "][" + std::to_string(index % cols) +
+       "] is " + describe_non_finite(matrix.data()[index]) + "; every entry must be a finite number");
 }
 
 void require_finite(const char* name, const Vector& vector) {

@@ -13,10 +13,13 @@ namespace {
 
 // The register block of the matmul: kBlockRows rows of a times kBlockVectors SIMD
 // vectors of columns of b, all accumulators in registers. Measured here (n=1024, d=64):
-// wasm SIMD128 peaks with 4×2 f32x4 (V8 spills beyond about eight live vectors), AVX-512
+// wasm SIMD128 is fastest with 2×4 f32x4 (V8 spills beyond about eight live vectors;
+// the flash kernel ran 4% faster than with 4×2, 3×4 and 6×2 ran 30% slower), AVX-512
 // with 8×2 zmm; AVX2 gets 4×2 ymm.
 #if defined(__AVX512F__)
 constexpr std::size_t kBlockRows = 8, kBlockVectors = 2;
+#elif defined(__wasm_simd128__)
+constexpr std::size_t kBlockRows = 2, kBlockVectors = 4;
 #else
 constexpr std::size_t kBlockRows = 4, kBlockVectors = 2;
 #endif
@@ -111,19 +114,21 @@ struct KeyRanges {
   }
 };
 
-// kᵀ (dh×m, row stride m) repacked tile by tile: tile t holds keys [t·kFlashTileCols,
-// (t+1)·kFlashTileCols) as a contiguous dh×kFlashTileCols block. Read in place, a tile's
-// rows lie m floats apart, a power of two as often as not, and fall into the same L1 cache
-// sets; packed, a tile is one contiguous run.
-std::vector<float> pack_key_tiles(const float* k_transposed, long dh, long m) {
+// kᵀ packed tile by tile, straight from k (m×dh, row stride ldk): tile t holds keys
+// [t·kFlashTileCols, (t+1)·kFlashTileCols) as a contiguous dh×kFlashTileCols block, the
+// layout the score matmul reads row by row. Transposed a few keys at a time, so that the
+// writes stay in a few cache lines: a whole-matrix transpose wrote rows m floats apart (a
+// power of two as often as not) into the same L1 sets and took 7% of a flash call.
+std::vector<float> pack_key_tiles(const float* k, long ldk, long dh, long m) {
+  constexpr long kKeysAtOnce = 16;
+  static_assert(kFlashTileCols % kKeysAtOnce == 0, "a group of keys never straddles two tiles");
   const long tiles = (m + kFlashTileCols - 1) / kFlashTileCols;
   std::vector<float> packed(static_cast<std::size_t>(tiles) * dh * kFlashTileCols);
-  for (long t = 0; t < tiles; ++t) {
-    const long first = t * kFlashTileCols, cols = std::min(kFlashTileCols, m - first);
-    float* tile = packed.data() + t * dh * kFlashTileCols;
+  for (long key0 = 0; key0 < m; key0 += kKeysAtOnce) {
+    const long keys = std::min(kKeysAtOnce, m - key0);
+    float* tile = packed.data() + (key0 / kFlashTileCols) * dh * kFlashTileCols + key0 % kFlashTileCols;
     for (long row = 0; row < dh; ++row) {
-      std::copy(k_transposed + row * m + first, k_transposed + row * m + first + cols,
-                tile + row * kFlashTileCols);
+      for (long j = 0; j < keys; ++j) tile[row * kFlashTileCols + j] = k[(key0 + j) * ldk + row];
     }
   }
   return packed;
@@ -162,7 +167,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
                          std::size_t ldc) {
   const std::size_t m = head.m;
   const RowContext rows{head};
-  const std::vector<float> key_tiles = pack_key_tiles(head.k_transposed, head.dh, head.m);
+  const std::vector<float> key_tiles = pack_key_tiles(head.k, head.ldk, head.dh, head.m);
   VisibleKeys visible[kFlashTileRows];
   // Blocks of rows, so that key tiles no row of a block sees cost nothing (half the work
   // under a causal mask).
@@ -188,7 +193,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     float* out = context + i0 * ldc;
     for (long r = 0; r < block_rows; ++r) std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
     keys.for_each_tile(head.m, [&](long j0, long cols) {
-      matmul(block_weights + j0, m, head.v + j0 * head.dvh, head.dvh, out, ldc, block_rows, cols,
+      matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows, cols,
              head.dvh, true);
     });
   }
@@ -197,7 +202,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
 void attend_flash(const Head& head, float* context, std::size_t ldc) {
   const long n = head.n, m = head.m;
   const RowContext rows{head};
-  const std::vector<float> key_tiles = pack_key_tiles(head.k_transposed, head.dh, m);
+  const std::vector<float> key_tiles = pack_key_tiles(head.k, head.ldk, head.dh, m);
   std::vector<float> tile(kFlashTileRows * kFlashTileCols);  // scores, then unnormalised weights
   float row_max[kFlashTileRows], row_total[kFlashTileRows];
   VisibleKeys visible[kFlashTileRows];
@@ -242,7 +247,7 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
         row_total[r] += row_ops::unnormalised_weights(scores, cols, head.normalization, shift);
       }
       // pass 4: accumulate the weighted values.
-      matmul(tile.data(), kFlashTileCols, head.v + j0 * head.dvh, head.dvh, out, ldc, block_rows,
+      matmul(tile.data(), kFlashTileCols, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
              cols, head.dvh, true);
     });
     // pass 5: divide by the row totals; rows that see no key stay zero.

@@ -50,13 +50,23 @@ inline float unnormalised_weights(float* values, long count, Normalization norma
                                   float shift) {
   float total = 0.0f;
   switch (normalization) {
-    case Normalization::softmax:
-#pragma omp simd reduction(+ : total)
-      for (long c = 0; c < count; ++c) {
-        values[c] = fast_exp(values[c] - shift);  // masked: exp(-Infinity) = 0
+    case Normalization::softmax: {
+      // Explicit vectors, so that the loop is SIMD whatever the compiler's vectoriser does.
+      const simd::Vec shift_lanes = simd::broadcast(shift);
+      simd::Vec totals = {};
+      long c = 0;
+      for (; c + static_cast<long>(simd::kLanes) <= count; c += simd::kLanes) {
+        const simd::Vec weights = fast_exp(simd::load(values + c) - shift_lanes);  // masked → 0
+        simd::store(values + c, weights);
+        totals += weights;
+      }
+      for (std::size_t lane = 0; lane < simd::kLanes; ++lane) total += totals[lane];
+      for (; c < count; ++c) {
+        values[c] = fast_exp(values[c] - shift);
         total += values[c];
       }
       break;
+    }
     case Normalization::naive_softmax:
       for (long c = 0; c < count; ++c) {
         values[c] = std::exp(values[c]);  // the textbook formula, for teaching: may overflow

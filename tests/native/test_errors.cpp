@@ -41,6 +41,26 @@ TEST_CASE("errors: require_finite names the position and kind of a non-finite en
   REQUIRE_THROWS_WITH(attn::require_finite("bo", bo), Contains("bo[3] is NaN"));
 }
 
+TEST_CASE("errors: require_finite finds the first non-finite entry anywhere in a large matrix",
+          "[errors]") {
+  // 37×7 = 259 entries: the vectorised scan's whole chunks, then its scalar tail.
+  for (auto [row, col] : {std::pair{0, 0}, {9, 1}, {30, 5}, {36, 4}, {36, 6}}) {
+    INFO("at [" << row << "][" << col << "]");
+    attn::Matrix x = xt::ones<float>({37, 7});
+    x(row, col) = -INFINITY;
+    x(36, 6) = row == 36 && col == 6 ? -INFINITY : NAN;  // a later one is not the first
+    if (row == 36 && col == 6) {
+      REQUIRE_THROWS_WITH(attn::require_finite("x", x), Contains("x[36][6] is -Infinity"));
+    } else {
+      REQUIRE_THROWS_WITH(attn::require_finite("x", x),
+                          Contains("x[" + std::to_string(row) + "][" + std::to_string(col) +
+                                   "] is -Infinity"));
+    }
+  }
+  const attn::Matrix finite = xt::full_like(attn::Matrix::from_shape({37, 7}), 3.4e38f);
+  REQUIRE_NOTHROW(attn::require_finite("x", finite));
+}
+
 TEST_CASE("errors: require_non_empty rejects a matrix without rows or columns", "[errors]") {
   REQUIRE_NOTHROW(attn::require_non_empty("x", attn::Matrix::from_shape({1, 1})));
   REQUIRE_THROWS_WITH(attn::require_non_empty("x", attn::Matrix::from_shape({0, 3})),

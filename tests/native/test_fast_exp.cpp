@@ -46,3 +46,26 @@ TEST_CASE("fast_exp: every magnitude of negative input underflows cleanly to 0",
   // Inputs whose rounding shift goes negative (around -8.7e6) once overflowed signed ints.
   for (float x = -88.0f; x > -1e37f; x *= 1.7f) REQUIRE(attn::fast_exp(x) == 0.0f);
 }
+
+TEST_CASE("fast_exp: on SIMD vectors every lane equals the scalar function", "[fast_exp]") {
+  typedef float Lanes4 __attribute__((vector_size(16)));
+  typedef float Lanes16 __attribute__((vector_size(64)));
+  const float infinity = std::numeric_limits<float>::infinity();
+  const float specials[] = {-infinity, -1e30f, -87.5f, -87.0f, -1.0f, 0.0f, 1e-30f, 0.5f,
+                            88.0f,     88.7f,  89.0f,  1e30f,  infinity};
+  for (float x : specials) {
+    const Lanes4 four = attn::fast_exp(Lanes4{} + x);
+    const Lanes16 sixteen = attn::fast_exp(Lanes16{} + x);
+    INFO("x = " << x);
+    CHECK(four[1] == attn::fast_exp(x));
+    CHECK(sixteen[15] == attn::fast_exp(x));
+  }
+  for (float x = -90.0f; x < 90.0f; x += 0.37f) {
+    const Lanes4 lanes = attn::fast_exp(Lanes4{x, -x, x / 2, -x / 2});
+    REQUIRE(lanes[0] == attn::fast_exp(x));
+    REQUIRE(lanes[1] == attn::fast_exp(-x));
+    REQUIRE(lanes[2] == attn::fast_exp(x / 2));
+    REQUIRE(lanes[3] == attn::fast_exp(-x / 2));
+  }
+  CHECK(std::isnan(attn::fast_exp(Lanes4{} + std::nanf(""))[2]));
+}

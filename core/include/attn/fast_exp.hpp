@@ -1,54 +1,84 @@
 // A fast, vectorisable exp for the softmax: Cody-Waite range reduction and a degree-5
-// polynomial, with no branches and no calls, so loops over it vectorise (wasm SIMD128,
-// AVX). Accuracy, tested in tests/native/test_fast_exp.cpp against double-precision exp:
-// relative error below kFastExpMaxRelativeError for x in [-87, 88]; below -87 it
-// returns 0 (absolute error under 1.7e-38, and exactly 0 for a masked -Infinity); above
-// 88.7 it returns Infinity; NaN gives NaN.
+// polynomial, with no branches, no calls and no lookup table. One template serves float
+// and the GCC/Clang vector types of float (element by element), so the kernels' SIMD
+// loops and the scalar code compute the same function. Accuracy, tested in
+// tests/native/test_fast_exp.cpp against double-precision exp: relative error below
+// kFastExpMaxRelativeError for x in [-87, 88]; below -87 it returns 0 (absolute error
+// under 1.7e-38, and exactly 0 for a masked -Infinity); above 88.7 it returns Infinity;
+// NaN gives NaN.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace attn {
 
 constexpr float kFastExpMaxRelativeError = 3e-7f;
 
-inline float fast_exp(float x) {
+namespace fast_exp_detail {
+
+template <class To, class From>
+inline To bit_cast(From from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
+
+// A comparison's result as unsigned lane bits, all ones where it holds (unsigned, so that
+// the exponent arithmetic below wraps instead of overflowing).
+inline std::uint32_t all_ones_where(bool condition) { return 0u - static_cast<std::uint32_t>(condition); }
+
+template <class LaneMask>
+struct UnsignedLanes {
+  typedef std::uint32_t type __attribute__((vector_size(sizeof(LaneMask))));
+};
+
+template <class LaneMask, class = std::enable_if_t<!std::is_same_v<LaneMask, bool>>>
+inline typename UnsignedLanes<LaneMask>::type all_ones_where(LaneMask condition) {
+  return reinterpret_cast<typename UnsignedLanes<LaneMask>::type>(condition);
+}
+
+}  // namespace fast_exp_detail
+
+// Real: float, or a vector of float (__attribute__((vector_size(N)))).
+template <class Real>
+inline Real fast_exp(Real x) {
+  using fast_exp_detail::all_ones_where;
+  using fast_exp_detail::bit_cast;
+  using Bits = decltype(all_ones_where(x < 0.0f));  // uint32, or a vector of uint32
   constexpr float kLowest = -87.0f;          // below: underflow to 0
   constexpr float kHighest = 88.7f;          // above: overflow to Infinity
   constexpr float kLog2E = 1.44269504088896341f;
   constexpr float kLn2High = 0.693359375f;   // ln 2 split in two so that k·kLn2High is exact
   constexpr float kLn2Low = -2.12194440e-4f;
   constexpr float kRoundingShift = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
-  constexpr std::uint32_t kRoundingShiftBits = 0x4B400000;
-  constexpr std::uint32_t kExponentBias = 127;
+  // Subtracting the shift's bits leaves k in the low bits; adding 127 makes it an exponent.
+  constexpr std::uint32_t kExponentFromShifted = 127u - 0x4B400000u;
 
   // k = round(x / ln 2), read from the low mantissa bits after the rounding shift. Outside
   // [kLowest, kHighest] the value computed here is garbage that the last line replaces.
-  const float shifted = x * kLog2E + kRoundingShift;
-  std::int32_t shifted_bits;
-  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
-  const float k = shifted - kRoundingShift;
-  const float r = x - k * kLn2High - k * kLn2Low;  // |r| ≤ ln2 / 2
+  const Real shifted = x * kLog2E + kRoundingShift;
+  const Real k = shifted - kRoundingShift;
+  const Real r = x - k * kLn2High - k * kLn2Low;  // |r| ≤ ln2 / 2
 
   // e^r ≈ 1 + r + r²·P(r): P is a degree-3 fit of (e^r - 1 - r)/r² minimising the relative
-  // error on [-ln2/2, ln2/2] (1.05e-7 in exact arithmetic).
-  float p = 8.312499617789156e-3f;
-  p = p * r + 4.189013953019462e-2f;
-  p = p * r + 1.666711487688481e-1f;
-  p = p * r + 4.99992315615998e-1f;
-  const float e_r = p * r * r + r + 1.0f;
+  // error on [-ln2/2, ln2/2] (1.05e-7 in exact arithmetic), evaluated in Estrin's scheme:
+  // two independent halves, so that the dependent chain is short.
+  const Real r2 = r * r;
+  const Real p = (r * 1.666711487688481e-1f + 4.99992315615998e-1f) +
+                 r2 * (r * 8.312499617789156e-3f + 4.189013953019462e-2f);
+  const Real e_r = p * r2 + (r + 1.0f);
 
-  // 2^k built in the exponent field, in unsigned arithmetic: out of range the signed
-  // version would overflow, which C++ leaves undefined.
-  const std::uint32_t scale_bits =
-      (static_cast<std::uint32_t>(shifted_bits) - kRoundingShiftBits + kExponentBias) << 23;
-  float scale;
-  std::memcpy(&scale, &scale_bits, sizeof scale);
+  // 2^k built in the exponent field.
+  const Bits scale_bits = (bit_cast<Bits>(shifted) + kExponentFromShifted) << 23;
+  const Real result = e_r * bit_cast<Real>(scale_bits);
 
-  const float result = e_r * scale;
-  return x < kLowest ? 0.0f : (x > kHighest ? std::numeric_limits<float>::infinity() : result);
+  const Bits below = all_ones_where(x < kLowest), above = all_ones_where(x > kHighest);
+  const std::uint32_t infinity = bit_cast<std::uint32_t>(std::numeric_limits<float>::infinity());
+  return bit_cast<Real>((bit_cast<Bits>(result) & ~(below | above)) | (infinity & above));
 }
 
 }  // namespace attn

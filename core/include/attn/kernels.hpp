@@ -20,12 +20,14 @@ void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, fl
 // a: rows×depth, b: depth×cols → rows×cols, through matmul. Shapes are assumed to fit.
 Matrix multiply(const Matrix& a, const Matrix& b);
 
-// One head of attention, inputs already sliced, rotated and contiguous.
+// One head of attention: q contiguous and already multiplied by the score scale; k and v
+// read in place, the head's columns of the whole matrices (row strides ldk and ldv).
 struct Head {
-  const float* q = nullptr;             // n×dh, already multiplied by the score scale
-  const float* k_transposed = nullptr;  // dh×m
-  const float* v = nullptr;             // m×dvh
+  const float* q = nullptr;  // n×dh
+  const float* k = nullptr;  // m×dh, row stride ldk
+  const float* v = nullptr;  // m×dvh, row stride ldv
   long n = 0, m = 0, dh = 0, dvh = 0;
+  long ldk = 0, ldv = 0;
   bool alibi = false;
   float alibi_slope = 0.0f;
   MaskOptions mask;
