@@ -114,8 +114,13 @@ function hashedVector(key, dims, norm = null) {
   return vector;
 }
 
+/** The form a token is looked up by: lower case (GloVe 6B is), the typographic apostrophe ’ as '. */
+export function lookupKey(text) {
+  return text.toLowerCase().replaceAll('’', "'");
+}
+
 /**
- * Rows for the tokens from one source:
+ * Rows for the tokens ([{text}]) from one source:
  *   {type: 'glove', table}            GloVe; unknown words get a hashed vector of GloVe's mean norm
  *   {type: 'preset', preset}          a tutorial preset; other words get a hashed 3-d vector in [0, 1)
  *   {type: 'table', dims, rows}       the editable table; rows[i] (when it has `dims` numbers) for token i
@@ -125,12 +130,13 @@ export function embedTokens(tokens, source) {
   const dims = source.type === 'glove' ? source.table.dims : source.type === 'preset' ? PRESET_DIMS : source.dims;
   const data = new Float32Array(tokens.length * dims);
   const unknown = tokens.map((token, i) => {
+    const key = lookupKey(token.text);
     let vector = null;
-    if (source.type === 'glove') vector = source.table.lookup(token.key);
-    else if (source.type === 'preset') vector = source.preset.vectors[token.key] ?? null;
+    if (source.type === 'glove') vector = source.table.lookup(key);
+    else if (source.type === 'preset') vector = source.preset.vectors[key] ?? null;
     else if (source.rows[i]?.length === dims) vector = source.rows[i];
     const known = vector !== null;
-    data.set(known ? vector : hashedVector(token.key, dims, source.type === 'glove' ? source.table.meanNorm : null), i * dims);
+    data.set(known ? vector : hashedVector(key, dims, source.type === 'glove' ? source.table.meanNorm : null), i * dims);
     return !known;
   });
   return { x: { rows: tokens.length, cols: dims, data }, unknown };

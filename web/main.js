@@ -12,7 +12,6 @@ import { drawProfile } from './profile.js';
 import { LIMITS, formatField, formatHash, parseField, parseHash } from './state.js';
 import { renderCost } from './cost.js';
 import { renderSteps } from './steps.js';
-import { tokenize } from './tokenizer.js';
 import { Superseded, createWorkerClient } from './worker-client.js';
 
 const MAX_TOKENS = 8192;             // longer texts are cut here (the engine's memory budget)
@@ -205,7 +204,7 @@ function bindControls() {
     });
   }
   elements.sentence.addEventListener('input', () => change({ text: elements.sentence.value, zoom: null }, { debounce: true }));
-  elements.longSample.addEventListener('click', () => change({ text: longSample(LONG_SAMPLE_TOKENS), zoom: null, query: 0 }));
+  elements.longSample.addEventListener('click', showLongSample);
   $('source').addEventListener('change', () => {
     const source = $('source').value;
     const preset = PRESETS[source];
@@ -260,13 +259,16 @@ function sourceOf(kind) {
   return { type: 'table', dims: state.tableDims, rows: state.table };
 }
 
-async function embed() {
+// The engine's tokens of the text, from the worker, with the vectors of the chosen source;
+// `current()` tells whether the update that asked is still the latest.
+async function embed(current) {
   const key = JSON.stringify([state.text, state.source, ...(SOURCE_FIELDS[state.source] ?? []).map((f) => state[f])]);
   if (input?.key === key) return;
-  if (state.source === 'glove' && !glove) await ensureGlove();
-  const all = tokenize(state.text, MAX_TOKENS + 1);
-  const truncated = all.length > MAX_TOKENS;
-  const tokens = truncated ? all.slice(0, MAX_TOKENS) : all;
+  const [{ value: { tokens, truncated } }] = await Promise.all([
+    client.request('tokenize', { text: state.text, limit: MAX_TOKENS }),
+    state.source === 'glove' && !glove ? ensureGlove() : null,
+  ]);
+  if (!current()) return;
   let x = null;
   let unknown = tokens.map(() => false);
   if (state.source !== 'random' && tokens.length > 0) ({ x, unknown } = embedTokens(tokens, sourceOf(state.source)));
@@ -275,6 +277,20 @@ async function embed() {
   renderTokens();
   renderSourceStatus();
   renderVectorTable();
+}
+
+// The UTF-16 offsets where the first `limit` tokens of `text` end, from the engine in the worker.
+async function tokenEnds(text, limit) {
+  const { value } = await client.request('tokenize', { text, limit }, { lane: 'sample' });
+  return value.tokens.map((token) => token.end);
+}
+
+async function showLongSample() {
+  try {
+    change({ text: await longSample(LONG_SAMPLE_TOKENS, tokenEnds), zoom: null, query: 0 });
+  } catch (error) {
+    if (!(error instanceof Superseded)) showDone(error.message, true);
+  }
 }
 
 function renderTokens() {
@@ -545,7 +561,7 @@ async function update() {
   const current = () => generation === updates;
   const started = performance.now();
   try {
-    await embed();
+    await embed(current);
     if (!current()) return;
     const n = input.tokens.length;
     if (n === 0) {

@@ -1,6 +1,5 @@
 // The tutorial sentences with their exact 3-d input vectors (tests/fixtures/seed-examples.json),
 // and a long sample text for trying thousands of tokens.
-import { tokenize } from './tokenizer.js';
 
 /** Tutorial presets: word (lower case) → the tutorial's 3-d vector. */
 export const PRESETS = {
@@ -39,10 +38,15 @@ const SAMPLE_PARAGRAPH = 'Attention lets every word look at every other word and
   'of weights grow with the square of their length, which is why memory runs out long before patience does. ' +
   'Models often remember the beginning and the end of a long context and lose what sits in the middle. ';
 
-/** A text of exactly `count` tokens, made of a repeated paragraph. */
-export function longSample(count) {
-  const perParagraph = tokenize(SAMPLE_PARAGRAPH).length;
-  const text = SAMPLE_PARAGRAPH.repeat(Math.ceil(count / perParagraph));
-  const tokens = tokenize(text, count);
-  return text.slice(0, tokens[tokens.length - 1].end);
+/**
+ * A text of exactly `count` tokens, made of a repeated paragraph. `tokenEnds(text, limit)`
+ * resolves to the UTF-16 offsets where the first `limit` tokens of `text` end, as the engine
+ * tokenizes it (the page asks its worker; the tests the engine in Node).
+ */
+export async function longSample(count, tokenEnds) {
+  // each word of the paragraph is at least one token, so this many paragraphs are enough
+  const words = SAMPLE_PARAGRAPH.trim().split(' ').length;
+  const text = SAMPLE_PARAGRAPH.repeat(Math.ceil(count / words));
+  const ends = await tokenEnds(text, count);
+  return text.slice(0, ends[count - 1]);
 }

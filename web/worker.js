@@ -48,6 +48,13 @@ function projections(engine, { kind, seed, dOut }, dIn) {
 }
 
 const handlers = {
+  // The page's tokens of `text`, at most `limit` (engine.tokenize; core/include/attn/text.hpp
+  // has the rules): {tokens: [{text, start, end}] with UTF-16 offsets, truncated}.
+  tokenize(engine, { text, limit }) {
+    const { tokens, starts, ends, truncated } = engine.tokenize(text, { limit });
+    return { tokens: tokens.map((token, i) => ({ text: token, start: starts[i], end: ends[i] })), truncated };
+  },
+
   compute(engine, { x, random, trainable, options }, progress) {
     current = null;
     input = x ?? engine.torchGenerator(random.seed).rand(random.rows, random.dims);

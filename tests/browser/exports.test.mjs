@@ -51,7 +51,7 @@ describe('exports', () => {
   test('PNG, CSV and JSON files hold the heatmap and the engine’s weights', async () => {
     const { page, close } = await openPage(suite, '#c=1');
     await page.fill(SENTENCE, TEXT);
-    const { tokens, x } = gloveInput(TEXT);
+    const { tokens, x } = await gloveInput(TEXT);
     const n = tokens.length;
     await waitForRows(page, n);
     const expected = (await nodeEngine()).selfAttention(x, { causal: true });

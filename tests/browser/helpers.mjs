@@ -1,7 +1,8 @@
 // Shared set-up of the browser suites: dist/ served under a sub-path on 127.0.0.1, Debian's
 // Chromium through playwright-core, pages that record console errors, page errors and any
 // request that would leave 127.0.0.1 (such requests are also aborted), downloads, and the
-// engine plus the page's own tokenizer and embeddings in Node to compute the expected numbers.
+// engine (the page's tokenizer included) and the page's embeddings in Node to compute the
+// expected numbers.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serveDist } from '../../scripts/serve.mjs';
 import { decodeGlove, embedTokens, GLOVE_FILES } from '../../web/embeddings.js';
-import { tokenize } from '../../web/tokenizer.js';
+import { longSample } from '../../web/presets.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SUB_PATH = '/some/sub/path/';
@@ -148,15 +149,27 @@ export async function nodeEngine() {
   return engine;
 }
 
+/** The tokens of `text` as the page's worker returns them: [{text, start, end}]. */
+export async function tokensOf(text) {
+  const { tokens, starts, ends } = (await nodeEngine()).tokenize(text);
+  return tokens.map((token, i) => ({ text: token, start: starts[i], end: ends[i] }));
+}
+
+/** The page's long sample of `count` tokens, cut by the engine in Node as the page's worker cuts it. */
+export async function longSampleText(count) {
+  const engine = await nodeEngine();
+  return longSample(count, (text, limit) => engine.tokenize(text, { limit }).ends);
+}
+
 let glove = null;
 /** x for `text` with GloVe, as the page builds it: {tokens, x, unknown}. */
-export function gloveInput(text) {
+export async function gloveInput(text) {
   if (!glove) {
     const bytes = readFileSync(join(root, 'dist', GLOVE_FILES.vectors));
     const vocabulary = readFileSync(join(root, 'dist', GLOVE_FILES.vocabulary), 'utf8');
     glove = decodeGlove(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), vocabulary);
   }
-  const tokens = tokenize(text);
+  const tokens = await tokensOf(text);
   return { tokens, ...embedTokens(tokens, { type: 'glove', table: glove }) };
 }
 

@@ -9,8 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { longSample } from '../../web/presets.js';
-import { openPage, startSuite, waitForRows } from './helpers.mjs';
+import { longSampleText, openPage, startSuite, waitForRows } from './helpers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RESULTS_FILE = join(root, 'build', 'web-timings.json');
@@ -84,7 +83,7 @@ async function timeRedraw(page, act) {
 
 describe('performance', () => {
   test('retyping a 512-token input with 8 heads: engine time and keystroke to drawn', async () => {
-    const text = longSample(TYPING_TOKENS);
+    const text = await longSampleText(TYPING_TOKENS);
     const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}${TYPING_HASH}`);
     await waitForRows(page, TYPING_TOKENS);
     assert.equal(await page.getAttribute(HEATMAP, 'data-heads'), '8');

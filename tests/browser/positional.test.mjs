@@ -19,7 +19,7 @@ after(async () => { await suite?.close(); });
 
 // The weights of every head the page shows, against selfAttention(x, {heads, positional}) in Node.
 async function assertWeights(page, positional, what) {
-  const { x } = gloveInput(TEXT);
+  const { x } = await gloveInput(TEXT);
   const expected = (await nodeEngine()).selfAttention(x, { heads: HEADS, positional });
   const json = await exportedJson(page);
   assert.equal(json.heads.length, HEADS);

@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/colors.js';
-import { longSample } from '../../web/presets.js';
 import {
-  TIMEOUT_MS, assertClose, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  TIMEOUT_MS, assertClose, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const HEATMAP = '[data-testid="attention-heatmap"]';
@@ -127,7 +126,7 @@ describe('views', () => {
     await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6);
     await page.locator(TOOLTIP).waitFor({ state: 'visible' });
     const tip = await page.evaluate((selector) => ({ ...document.querySelector(selector).dataset }), TOOLTIP);
-    const { x } = gloveInput(longSample(LONG_TOKENS));
+    const { x } = await gloveInput(await longSampleText(LONG_TOKENS));
     const expected = (await nodeEngine()).selfAttention(x);
     const at = Number(tip.query) * LONG_TOKENS + Number(tip.key);
     assert.ok(Math.abs(Number(tip.weight) - expected.weights[0].data[at]) <= TOLERANCE, `weight of ${tip.query},${tip.key}`);
