@@ -33,6 +33,13 @@ export interface AttentionOptions {
   positional?: Positional;
   /** Default 'auto': materialise when it fits in memory, else flash. */
   kernel?: 'auto' | 'materialized' | 'flash';
+  /**
+   * A previous result of the same call to write into: each of its Float32Arrays whose
+   * length matches is overwritten with the new numbers and returned in the new result
+   * (the previous result then shows them too); the others are allocated as usual. Spares
+   * allocating the n×m matrices when a caller recomputes at the same size.
+   */
+  reuse?: Partial<SelfAttentionResult> | null;
 }
 
 export interface AttentionResult {

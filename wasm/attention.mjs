@@ -36,6 +36,28 @@ function positionalOption(positional, types) {
   return normalized;
 }
 
+// The arrays of `reuse`, a previous result of attention or selfAttention (or null), that
+// this call may overwrite instead of allocating (bindings.cpp takes an array whose length
+// matches): {scores: [], weights: [], context, q, k, v, output}, each a Float32Array or
+// null. An array listed twice is taken once, so that no two outputs share it.
+function reuseOption(reuse) {
+  if (reuse !== undefined && reuse !== null && typeof reuse !== 'object') {
+    fail(`reuse must be a previous result of the same call, got ${describe(reuse)}`);
+  }
+  const taken = new Set();
+  const take = (matrix) => {
+    const data = matrix?.data;
+    if (!(data instanceof Float32Array) || taken.has(data)) return null;
+    taken.add(data);
+    return data;
+  };
+  const list = (matrices) => (Array.isArray(matrices) ? matrices.map(take) : []);
+  return {
+    scores: list(reuse?.scores), weights: list(reuse?.weights), context: take(reuse?.context),
+    q: take(reuse?.q), k: take(reuse?.k), v: take(reuse?.v), output: take(reuse?.output),
+  };
+}
+
 function scaleOption(scale) {
   if (typeof scale === 'boolean') return scale;
   if (typeof scale === 'number' && Number.isFinite(scale)) return scale;
@@ -204,20 +226,20 @@ export default async function createAttention() {
   const core = await createAttentionCore();
 
   function attention(q, k, v, options = {}) {
-    requireKnownKeys('attention options', options, ATTENTION_OPTIONS);
+    requireKnownKeys('attention options', options, [...ATTENTION_OPTIONS, 'reuse']);
     return unwrap(core.attention(toMatrix('q', q), toMatrix('k', k), toMatrix('v', v),
-      attentionOptions(options, ['none', 'rope', 'alibi'])));
+      attentionOptions(options, ['none', 'rope', 'alibi']), reuseOption(options.reuse)));
   }
 
   function selfAttention(x, options = {}) {
-    requireKnownKeys('selfAttention options', options, [...ATTENTION_OPTIONS, ...PROJECTION_OPTIONS]);
+    requireKnownKeys('selfAttention options', options, [...ATTENTION_OPTIONS, ...PROJECTION_OPTIONS, 'reuse']);
     const optionalMatrix = (name) => (options[name] === undefined ? null : toMatrix(name, options[name]));
     const weights = {
       wq: optionalMatrix('wq'), wk: optionalMatrix('wk'), wv: optionalMatrix('wv'), wo: optionalMatrix('wo'),
       bo: options.bo === undefined ? null : toVector('bo', options.bo),
     };
     return unwrap(core.selfAttention(toMatrix('x', x), weights,
-      attentionOptions(options, ['none', 'sinusoidal', 'rope', 'alibi'])));
+      attentionOptions(options, ['none', 'sinusoidal', 'rope', 'alibi']), reuseOption(options.reuse)));
   }
 
   function walkthrough(x, options = {}) {

@@ -29,30 +29,57 @@ using simd::store;
 using simd::Vec;
 constexpr std::size_t kBlockCols = kLanes * kBlockVectors;
 
-// c[R × kBlockCols] (+)= a[R × depth] · b[depth × kBlockCols].
-template <std::size_t R>
+// c[R × V·kLanes] (+)= a[R × depth] · b[depth × V·kLanes], every accumulator in a register.
+template <std::size_t R, std::size_t V>
 inline void matmul_block(const float* a, std::size_t lda, const float* b, std::size_t ldb,
                          float* c, std::size_t ldc, std::size_t depth, bool accumulate) {
-  Vec acc[R][kBlockVectors];
+  Vec acc[R][V];
   for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < kBlockVectors; ++v) {
-      acc[r][v] = accumulate ? load(c + r * ldc + v * kLanes) : Vec{};
-    }
+    for (std::size_t v = 0; v < V; ++v) acc[r][v] = accumulate ? load(c + r * ldc + v * kLanes) : Vec{};
   }
   for (std::size_t t = 0; t < depth; ++t) {
-    Vec b_row[kBlockVectors];
-    for (std::size_t v = 0; v < kBlockVectors; ++v) b_row[v] = load(b + t * ldb + v * kLanes);
+    Vec b_row[V];
+    for (std::size_t v = 0; v < V; ++v) b_row[v] = load(b + t * ldb + v * kLanes);
     for (std::size_t r = 0; r < R; ++r) {
       const Vec a_value = simd::broadcast(a[r * lda + t]);
-      for (std::size_t v = 0; v < kBlockVectors; ++v) acc[r][v] += a_value * b_row[v];
+      for (std::size_t v = 0; v < V; ++v) acc[r][v] += a_value * b_row[v];
     }
   }
   for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < kBlockVectors; ++v) store(c + r * ldc + v * kLanes, acc[r][v]);
+    for (std::size_t v = 0; v < V; ++v) store(c + r * ldc + v * kLanes, acc[r][v]);
   }
 }
 
-// The columns past the last full block, one element at a time.
+// A strip of V·kLanes columns (V < kBlockVectors: what is left after the full blocks) for
+// every row, with as many rows per block as the full blocks' accumulators allow. Without
+// it a head narrower than one block (the page's 8 heads of 8 dimensions) multiplied its
+// weights by v one element at a time.
+template <std::size_t V>
+void matmul_strip(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                  std::size_t ldc, std::size_t rows, std::size_t depth, bool accumulate) {
+  constexpr std::size_t R = kBlockRows * kBlockVectors / V;
+  std::size_t i = 0;
+  for (; i + R <= rows; i += R) matmul_block<R, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
+  for (; i < rows; ++i) matmul_block<1, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
+}
+
+// Columns [0, vectors·kLanes) of a strip narrower than a full block.
+void matmul_narrow(std::size_t vectors, const float* a, std::size_t lda, const float* b,
+                   std::size_t ldb, float* c, std::size_t ldc, std::size_t rows, std::size_t depth,
+                   bool accumulate) {
+  static_assert(kBlockVectors <= 4, "matmul_narrow dispatches strips of at most 3 vectors");
+  switch (vectors) {
+    case 1: return matmul_strip<1>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+    case 2:
+      if constexpr (kBlockVectors > 2) return matmul_strip<2>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      break;
+    case 3:
+      if constexpr (kBlockVectors > 3) return matmul_strip<3>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      break;
+  }
+}
+
+// The last columns, fewer than one vector, one element at a time.
 void matmul_edge(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                  std::size_t ldc, std::size_t rows, std::size_t depth, std::size_t cols,
                  bool accumulate) {
@@ -143,16 +170,21 @@ void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, fl
   std::size_t i = 0;
   for (; i + kBlockRows <= rows; i += kBlockRows) {
     for (std::size_t j = 0; j < full_cols; j += kBlockCols) {
-      matmul_block<kBlockRows>(a + i * lda, lda, b + j, ldb, c + i * ldc + j, ldc, depth,
-                               accumulate);
+      matmul_block<kBlockRows, kBlockVectors>(a + i * lda, lda, b + j, ldb, c + i * ldc + j, ldc,
+                                              depth, accumulate);
     }
   }
   for (; i < rows; ++i) {  // leftover rows, one at a time
     for (std::size_t j = 0; j < full_cols; j += kBlockCols) {
-      matmul_block<1>(a + i * lda, lda, b + j, ldb, c + i * ldc + j, ldc, depth, accumulate);
+      matmul_block<1, kBlockVectors>(a + i * lda, lda, b + j, ldb, c + i * ldc + j, ldc, depth,
+                                     accumulate);
     }
   }
-  matmul_edge(a, lda, b + full_cols, ldb, c + full_cols, ldc, rows, depth, cols - full_cols,
+  const std::size_t narrow_vectors = (cols - full_cols) / kLanes;
+  const std::size_t vector_cols = full_cols + narrow_vectors * kLanes;
+  matmul_narrow(narrow_vectors, a, lda, b + full_cols, ldb, c + full_cols, ldc, rows, depth,
+                accumulate);
+  matmul_edge(a, lda, b + vector_cols, ldb, c + vector_cols, ldc, rows, depth, cols - vector_cols,
               accumulate);
 }
 
@@ -244,7 +276,7 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
           }
           shift = new_max;
         }
-        row_total[r] += row_ops::unnormalised_weights(scores, cols, head.normalization, shift);
+        row_total[r] += row_ops::unnormalised_weights(scores, scores, cols, head.normalization, shift);
       }
       // pass 4: accumulate the weighted values.
       matmul(tile.data(), kFlashTileCols, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
@@ -253,7 +285,7 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
     // pass 5: divide by the row totals; rows that see no key stay zero.
     for (long r = 0; r < block_rows; ++r) {
       if (visible[r].empty()) continue;
-      for (long t = 0; t < head.dvh; ++t) out[r * ldc + t] /= row_total[r];
+      row_ops::divide(out + r * ldc, head.dvh, row_total[r]);
     }
   }
 }

@@ -25,11 +25,11 @@ void normalize_row(Normalization normalization, const float* scores, float* weig
     return;
   }
   // pass 2: unnormalised weights and their sum.
-  std::copy(scores, scores + count, weights);
   const float shift = normalization == Normalization::softmax ? row_max : 0.0f;
-  const float total = row_ops::unnormalised_weights(weights, count, normalization, shift);
+  const long length = static_cast<long>(count);
+  const float total = row_ops::unnormalised_weights(scores, weights, length, normalization, shift);
   // pass 3: normalise.
-  for (std::size_t j = 0; j < count; ++j) weights[j] /= total;
+  row_ops::divide(weights, length, total);
 }
 
 Matrix normalize_rows(const Matrix& scores, Normalization normalization) {

@@ -44,10 +44,11 @@ inline float bias_and_mask(float* scores, long count, long first_key, long posit
   return simd::maximum(scores, count);
 }
 
-// values[c] ← the unnormalised weight of score values[c] (masked → 0); returns their sum.
+// weights[c] ← the unnormalised weight of scores[c] (masked → 0), for c in [0, count);
+// returns their sum. scores and weights may be the same array.
 // softmax: exp(s - shift); naive-softmax: exp(s), overflow and all; sum: s itself.
-inline float unnormalised_weights(float* values, long count, Normalization normalization,
-                                  float shift) {
+inline float unnormalised_weights(const float* scores, float* weights, long count,
+                                  Normalization normalization, float shift) {
   float total = 0.0f;
   switch (normalization) {
     case Normalization::softmax: {
@@ -56,31 +57,41 @@ inline float unnormalised_weights(float* values, long count, Normalization norma
       simd::Vec totals = {};
       long c = 0;
       for (; c + static_cast<long>(simd::kLanes) <= count; c += simd::kLanes) {
-        const simd::Vec weights = fast_exp(simd::load(values + c) - shift_lanes);  // masked → 0
-        simd::store(values + c, weights);
-        totals += weights;
+        const simd::Vec lanes = fast_exp(simd::load(scores + c) - shift_lanes);  // masked → 0
+        simd::store(weights + c, lanes);
+        totals += lanes;
       }
       for (std::size_t lane = 0; lane < simd::kLanes; ++lane) total += totals[lane];
       for (; c < count; ++c) {
-        values[c] = fast_exp(values[c] - shift);
-        total += values[c];
+        weights[c] = fast_exp(scores[c] - shift);
+        total += weights[c];
       }
       break;
     }
     case Normalization::naive_softmax:
       for (long c = 0; c < count; ++c) {
-        values[c] = std::exp(values[c]);  // the textbook formula, for teaching: may overflow
-        total += values[c];
+        weights[c] = std::exp(scores[c]);  // the textbook formula, for teaching: may overflow
+        total += weights[c];
       }
       break;
     case Normalization::sum:
       for (long c = 0; c < count; ++c) {
-        values[c] = values[c] == kMinusInfinity ? 0.0f : values[c];
-        total += values[c];
+        weights[c] = scores[c] == kMinusInfinity ? 0.0f : scores[c];
+        total += weights[c];
       }
       break;
   }
   return total;
+}
+
+// values[c] /= divisor for c in [0, count).
+inline void divide(float* values, long count, float divisor) {
+  const simd::Vec divisors = simd::broadcast(divisor);
+  long c = 0;
+  for (; c + static_cast<long>(simd::kLanes) <= count; c += simd::kLanes) {
+    simd::store(values + c, simd::load(values + c) / divisors);
+  }
+  for (; c < count; ++c) values[c] /= divisor;
 }
 
 }  // namespace attn::row_ops

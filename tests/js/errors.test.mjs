@@ -57,6 +57,7 @@ const CASES = [
   ['unknown selfAttention option', () => engine.selfAttention(X, { Wq: X }), ["unknown option 'Wq'", 'selfAttention']],
   ['bad normalization', attend({ normalization: 'softmx' }), ['normalization', "'softmax'", "'naive-softmax'", "'sum'", 'softmx']],
   ['bad kernel', attend({ kernel: 'fast' }), ['kernel', "'flash'", "'materialized'", 'fast']],
+  ['reuse is a number', attend({ reuse: 5 }), ['reuse', 'previous result', '5']],
   ['causal not a boolean', attend({ causal: 'yes' }), ['causal', 'true or false', 'yes']],
   ['scale NaN', attend({ scale: NaN }), ['scale', 'finite number', 'NaN']],
   ['scale a string', attend({ scale: 'sqrt' }), ['scale', 'true, false', 'sqrt']],

@@ -1,0 +1,71 @@
+// The `reuse` option of attention and selfAttention: the arrays of a previous result are
+// overwritten with exactly the numbers a fresh call returns, and only where they fit.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import createAttention from '../../dist/wasm/attention.mjs';
+import { mulberry32, randomMatrix } from './reference.mjs';
+
+const engine = await createAttention();
+const random = mulberry32(20261122);
+const x = randomMatrix(random, 9, 8);
+const projection = () => randomMatrix(random, 8, 8);
+const weights = { wq: projection(), wk: projection(), wv: projection(), wo: projection() };
+const options = { heads: 2, causal: true, kernel: 'materialized', ...weights };
+
+const arraysOf = (result) => [
+  ...result.scores, ...result.weights, result.context, result.q, result.k, result.v, result.output,
+].map((matrix) => matrix.data);
+
+test('selfAttention with reuse returns the same arrays, holding what a fresh call returns', () => {
+  const previous = engine.selfAttention(randomMatrix(random, 9, 8), options);
+  const before = arraysOf(previous);
+  const reused = engine.selfAttention(x, { ...options, reuse: previous });
+  const fresh = engine.selfAttention(x, options);
+  arraysOf(reused).forEach((array, i) => {
+    assert.equal(array, before[i], `output ${i} is the previous result's array`);
+    assert.deepEqual(array, arraysOf(fresh)[i], `output ${i} equals a fresh call's`);
+  });
+  assert.deepEqual(previous.weights[1].data, fresh.weights[1].data, 'the previous result shows the new numbers');
+});
+
+test('attention with reuse: matching arrays are overwritten, the others allocated', () => {
+  const q = randomMatrix(random, 6, 4), k = randomMatrix(random, 6, 4), v = randomMatrix(random, 6, 2);
+  const previous = engine.attention(q, k, v, { heads: 2, kernel: 'materialized' });
+  const kept = previous.scores.map((matrix) => matrix.data.slice());
+  // 5 queries: the 5×6 matrices no longer fit the 6×6 arrays, which stay as they were.
+  const shorter = engine.attention(q.slice(0, 5), k, v, { heads: 2, kernel: 'materialized', reuse: previous });
+  shorter.scores.forEach((matrix, h) => {
+    assert.notEqual(matrix.data, previous.scores[h].data);
+    assert.equal(matrix.data.length, 30);
+    assert.deepEqual(previous.scores[h].data, kept[h], 'an array that does not fit is not touched');
+  });
+  // flash has no scores: only the context array is reused.
+  const flash = engine.attention(q, k, v, { heads: 2, kernel: 'flash', reuse: previous });
+  assert.equal(flash.scores, null);
+  assert.equal(flash.context.data, previous.context.data);
+});
+
+test('an array listed twice in reuse serves one output only', () => {
+  const q = randomMatrix(random, 4, 4), k = randomMatrix(random, 4, 4), v = randomMatrix(random, 4, 2);
+  const shared = new Float32Array(16);
+  const result = engine.attention(q, k, v, {
+    heads: 2, kernel: 'materialized', reuse: { scores: [{ data: shared }, { data: shared }], weights: [{ data: shared }] },
+  });
+  assert.equal(result.scores[0].data, shared);
+  assert.notEqual(result.scores[1].data, shared);
+  assert.notEqual(result.weights[0].data, shared);
+  const fresh = engine.attention(q, k, v, { heads: 2, kernel: 'materialized' });
+  assert.deepEqual(result.scores[0].data, fresh.scores[0].data);
+  assert.deepEqual(result.scores[1].data, fresh.scores[1].data);
+});
+
+test('reuse: null and foreign objects are ignored; a number or a string is refused', () => {
+  const q = [[1, 2], [3, 4]];
+  const fresh = engine.attention(q, q, q);
+  assert.deepEqual(engine.attention(q, q, q, { reuse: null }).context.data, fresh.context.data);
+  assert.deepEqual(engine.attention(q, q, q, { reuse: { context: { data: [1, 2, 3, 4] } } }).context.data, fresh.context.data);
+  assert.deepEqual(engine.attention(q, q, q, { reuse: { context: { data: new Float64Array(4) } } }).context.data, fresh.context.data);
+  for (const bad of [5, 'previous', true]) {
+    assert.throws(() => engine.attention(q, q, q, { reuse: bad }), (error) => error instanceof Error && /reuse must be a previous result/.test(error.message));
+  }
+});
