@@ -30,6 +30,11 @@ void normalize_row(Normalization normalization, const float* scores, float* weig
   const float total = row_ops::unnormalised_weights(scores, weights, length, normalization, shift);
   // pass 3: normalise.
   row_ops::divide(weights, length, total);
+  if (normalization == Normalization::sum && total < 0.0f) {
+    // 0 / (negative total) is -0 (a masked key, or a score of exactly 0), which a table
+    // would print as "-0"; adding +0 turns -0 into 0 and leaves every other value as it is.
+    for (long j = 0; j < length; ++j) weights[j] += 0.0f;
+  }
 }
 
 Matrix normalize_rows(const Matrix& scores, Normalization normalization) {

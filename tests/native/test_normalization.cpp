@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "attn/attention.hpp"
@@ -72,6 +73,15 @@ TEST_CASE("sum normalization: each weight is its score over the row sum", "[norm
   attn::normalize_row(attn::Normalization::sum, mixed, out, 2);
   CHECK(out[0] == 2.0f);
   CHECK(out[1] == -1.0f);
+  // With a negative row total, a masked key and a zero score get +0, not -0.
+  const float negative[] = {-2.0f, -std::numeric_limits<float>::infinity(), 0.0f, -1.0f};
+  float row[4];
+  attn::normalize_row(attn::Normalization::sum, negative, row, 4);
+  CHECK(row[0] == Approx(2.0 / 3.0));
+  CHECK(row[3] == Approx(1.0 / 3.0));
+  CHECK(row[1] == 0.0f);
+  CHECK_FALSE(std::signbit(row[1]));
+  CHECK_FALSE(std::signbit(row[2]));
 }
 
 TEST_CASE("naive softmax: agrees with softmax for moderate scores and overflows for huge ones",
