@@ -4,10 +4,16 @@
 // Hovering a token, or focusing a query, keeps only its lines; clicking a token (or Enter on
 // a query) selects it. The tokens are SVG text (focusable, readable by screen readers); the
 // lines, up to heads × 40 × 40 of them, are painted on a canvas behind it, in one path per
-// head and step of opacity. A line 2 pixels wide is drawn as two 1-pixel lines a pixel
-// apart, on a canvas of CSS pixels: Skia draws 1-pixel lines as hairlines, about 25 times
-// faster than wider strokes of many-segment paths (12,800 lines of 8 heads: about 20 ms a
-// pass against 500 ms in Chromium without a GPU).
+// head and step of opacity. The canvas holds device pixels (its CSS size × devicePixelRatio),
+// so the lines are sharp on high-DPI screens; it is painted again when the ratio changes
+// (another screen, browser zoom) or its frame is resized. A line 2 CSS pixels wide is drawn
+// as 2 × devicePixelRatio lines one device pixel wide, one below the other: Skia draws lines
+// of one device pixel as hairlines, about 25 times faster than wider strokes of many-segment
+// paths (12,800 lines of 8 heads: about 20 ms a pass against 500 ms in Chromium without a GPU).
+// Only the odd factor of that count is stroked; the rest comes from drawing the canvas over
+// itself, each time as many device pixels lower as it holds hairlines: the same image up to
+// rounding, as source-over is associative (those 12,800 lines at a ratio of 2: one stroke and
+// two copies, 50 ms, against 170 ms for four strokes).
 import { schemeTableau10 } from 'd3-scale-chromatic';
 import { select } from 'd3-selection';
 
@@ -16,8 +22,11 @@ const HEADER_PX = 26;
 const COLUMN_FRACTION = 0.32;   // of the width, for each column of tokens
 const MAX_COLUMN_PX = 170;
 const TEXT_GAP_PX = 8;
-const LINE_PX = 2;                // drawn as this many hairlines, one below the other
-const HAIRLINE_PX = 1;
+const LINE_PX = 2;                // CSS pixels, drawn as hairlines one below the other
+const HAIRLINE_PX = 1;            // device pixels: the widest stroke Skia draws as a hairline
+// Neither side of the canvas's backing store exceeds this many device pixels (at most 64 MiB
+// of RGBA): a wider frame gets fewer device pixels per CSS pixel instead.
+const MAX_BACKING_PX = 4096;
 const MIN_VISIBLE_OPACITY = 0.02; // fainter lines would not show
 const OPACITY_STEPS = 32;         // lines are painted in this many steps of opacity
 const MAX_LABEL_CHARS = 18;
@@ -26,6 +35,12 @@ const headColor = (head) => schemeTableau10[head % schemeTableau10.length];
 
 function label(text) {
   return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
+}
+
+// Device pixels per CSS pixel for a canvas of width × height CSS pixels: the screen's ratio,
+// lowered where a side would exceed MAX_BACKING_PX.
+function backingRatio(width, height) {
+  return Math.min(window.devicePixelRatio || 1, MAX_BACKING_PX / Math.max(width, height, 1));
 }
 
 /**
@@ -37,15 +52,19 @@ export function createLines(svg, canvas, { onSelectQuery }) {
   const context = canvas.getContext('2d');
   let links = [];    // {head, i, j, opacity}
   let geometry = null;
+  let model = null;     // the last draw's argument, drawn again when the frame is resized
+  let isolated = null;  // {side: 'query' | 'key', position}: the token whose lines alone show, or null
 
-  // Paints the lines, or only those of one token: isolated = {side: 'query' | 'key', position} or null.
-  function paint(isolated) {
+  // Paints the lines, or only those of the isolated token, at the current device pixel ratio.
+  function paint() {
     const { width, height, left, right, y } = geometry;
-    canvas.width = width;  // CSS pixels at any device pixel ratio, so that lines stay hairlines
-    canvas.height = height;
+    const ratio = backingRatio(width, height);
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
     canvas.style.width = `${width}px`;
     canvas.style.height = `${height}px`;
-    context.lineWidth = HAIRLINE_PX;
+    context.lineWidth = HAIRLINE_PX / ratio;  // in CSS pixels, the unit of the paths
+    const hairlines = Math.max(1, Math.round((LINE_PX * ratio) / HAIRLINE_PX));
     const paths = new Map();  // "head step" → Path2D
     for (const { head, i, j, opacity } of links) {
       if (isolated && (isolated.side === 'query' ? i : j) !== isolated.position) continue;
@@ -56,24 +75,31 @@ export function createLines(svg, canvas, { onSelectQuery }) {
       path.moveTo(left + TEXT_GAP_PX, y(i));
       path.lineTo(right - TEXT_GAP_PX, y(j));
     }
-    for (let pass = 0; pass < LINE_PX; ++pass) {
-      context.setTransform(1, 0, 0, 1, 0, pass * HAIRLINE_PX);
+    // pass 1: the odd factor of the hairlines by strokes, one device pixel apart
+    let strokes = hairlines;
+    while (strokes % 2 === 0) strokes /= 2;
+    for (let pass = 0; pass < strokes; ++pass) {
+      context.setTransform(ratio, 0, 0, ratio, 0, pass * HAIRLINE_PX);  // the offset in device pixels
       for (const { head, step, path } of paths.values()) {
         context.strokeStyle = headColor(head);
         context.globalAlpha = step / OPACITY_STEPS;
         context.stroke(path);
       }
     }
+    // pass 2: the rest by doubling, the canvas drawn over itself just below the hairlines it holds
     context.setTransform(1, 0, 0, 1, 0, 0);
     context.globalAlpha = 1;
+    for (let drawn = strokes; drawn < hairlines; drawn *= 2) context.drawImage(canvas, 0, drawn * HAIRLINE_PX);
   }
 
   function isolate(side, position) {
     root.selectAll('text.token').classed('active', (d) => d.side === side && d.position === position);
-    paint(side === null ? null : { side, position });
+    isolated = side === null ? null : { side, position };
+    paint();
   }
 
-  return function draw({ tokens, heads, query }) {
+  function draw({ tokens, heads, query }) {
+    model = { tokens, heads, query };
     const width = svg.parentElement.clientWidth;
     const count = tokens.length;
     const columnPx = Math.min(MAX_COLUMN_PX, Math.floor(width * COLUMN_FRACTION));
@@ -125,5 +151,21 @@ export function createLines(svg, canvas, { onSelectQuery }) {
         onSelectQuery(d.index);
       });
     isolate(null, null);
-  };
+  }
+
+  // A media query that matches only the current ratio: when it stops matching, paint at the new one.
+  function watchRatio() {
+    const query = window.matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+    query.addEventListener('change', () => {
+      watchRatio();
+      if (geometry) paint();
+    }, { once: true });
+  }
+  watchRatio();
+  new ResizeObserver(() => {
+    const width = svg.parentElement.clientWidth;
+    if (model && width > 0 && width !== geometry.width) draw(model);
+  }).observe(svg.parentElement);
+
+  return draw;
 }

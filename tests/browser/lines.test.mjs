@@ -1,0 +1,191 @@
+// The lines view on screens of 1 and 2 device pixels per CSS pixel: its canvas holds device
+// pixels (CSS size × devicePixelRatio), the lines of a focused query start at that query's
+// row in CSS pixels at either ratio, the canvas is painted again when the ratio changes or
+// its frame is resized, and its backing store stays within 4096 device pixels a side.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DESKTOP, TIMEOUT_MS, startSuite, waitForRows } from './helpers.mjs';
+
+const PHONE = { width: 390, height: 844 };
+const HASH = '#h=2';              // two heads of the journey sentence: 6 tokens
+const TOKENS = 6;
+const CANVAS = '#lines-links';
+const QUERIES = '#lines text.token[role="button"]';
+const MIN_PAINTED_CSS_PX = 1000;  // painted pixels of the whole drawing, in CSS pixels (× ratio² on the canvas)
+const SAMPLE_PX = 2;              // CSS pixels right of where a query's lines start
+const LINE_START_PX = 8;          // lines.js: TEXT_GAP_PX, between a token and its lines
+const LINE_PX = 2;                // lines.js: LINE_PX, a line's width in CSS pixels
+const BAND_SLACK_PX = 4;          // a steep line's rise over SAMPLE_PX, and antialiasing
+const MAX_BACKING_PX = 4096;      // lines.js: MAX_BACKING_PX
+const WIDE_FRAME_PX = 3000;       // × 2 device pixels would exceed MAX_BACKING_PX
+const NARROW_FRAME_PX = 240;
+
+let suite;
+before(async () => { suite = await startSuite(); });
+after(async () => { await suite?.close(); });
+
+// Opens the playground at `deviceScaleFactor` (helpers' openPage has none) and waits until
+// the lines view shows the 6 tokens; close() asserts no console error and no outside request.
+async function openAt(deviceScaleFactor, viewport = DESKTOP) {
+  const context = await suite.browser.newContext({ viewport, deviceScaleFactor });
+  const problems = { console: [], page: [], external: [] };
+  await context.route((url) => url.hostname !== '127.0.0.1', (route) => {
+    problems.external.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.console.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.page.push(error.message));
+  await page.goto(`${suite.base}${HASH}`);
+  await page.waitForSelector('html[data-engine="ready"]', { timeout: TIMEOUT_MS });
+  await waitForRows(page, TOKENS);
+  await page.waitForFunction((n) => document.querySelectorAll('#lines text.token').length === 2 * n, TOKENS,
+    { timeout: TIMEOUT_MS });
+  return {
+    page,
+    async close() {
+      await context.close();
+      assert.deepEqual(problems.external, [], 'requests outside 127.0.0.1');
+      assert.deepEqual(problems.page, [], 'uncaught page errors');
+      assert.deepEqual(problems.console, [], 'console errors');
+    },
+  };
+}
+
+// The canvas's sizes, the ratio the page sees, and its painted pixels: {width, height,
+// clientWidth, clientHeight, frameWidth, ratio, painted, signature}.
+function canvasState(page) {
+  return page.evaluate((selector) => {
+    const canvas = document.querySelector(selector);
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let painted = 0;
+    let signature = 0;
+    for (let k = 3; k < data.length; k += 4) {
+      if (data[k] > 0) {
+        painted += 1;
+        signature = (signature * 31 + k * data[k]) % 1_000_000_007;
+      }
+    }
+    return {
+      width: canvas.width, height: canvas.height, clientWidth: canvas.clientWidth, clientHeight: canvas.clientHeight,
+      frameWidth: canvas.parentElement.clientWidth, ratio: window.devicePixelRatio, painted, signature,
+    };
+  }, CANVAS);
+}
+
+// Waits until the canvas holds Math.round(CSS size × ratio) device pixels for the frame's width.
+async function waitForBacking(page, ratio) {
+  await page.waitForFunction(([selector, r]) => {
+    const canvas = document.querySelector(selector);
+    return canvas.clientWidth === canvas.parentElement.clientWidth && canvas.clientWidth > 0 &&
+      canvas.width === Math.round(canvas.clientWidth * r) && canvas.height === Math.round(canvas.clientHeight * r);
+  }, [CANVAS, ratio], { timeout: TIMEOUT_MS });
+}
+
+function assertBacking(state, ratio, what) {
+  assert.equal(state.clientWidth, state.frameWidth, `${what}: the canvas spans its frame`);
+  assert.equal(state.width, Math.round(state.clientWidth * ratio), `${what}: canvas.width for ${state.clientWidth} CSS px`);
+  assert.equal(state.height, Math.round(state.clientHeight * ratio), `${what}: canvas.height for ${state.clientHeight} CSS px`);
+  assert.ok(state.painted >= MIN_PAINTED_CSS_PX * ratio * ratio, `${what}: ${state.painted} painted device pixels`);
+}
+
+// Focuses query `position` in the lines view (its lines alone stay) and returns the rows, in
+// CSS pixels, painted in the canvas's column SAMPLE_PX right of where the lines start, with
+// the CSS y of every query's row.
+async function focusedQueryRows(page, position) {
+  await page.locator(QUERIES).nth(position).focus();
+  return page.evaluate(([selector, queries, startPx, samplePx]) => {
+    const canvas = document.querySelector(selector);
+    const ratio = canvas.width / canvas.clientWidth;
+    const texts = [...document.querySelectorAll(queries)];
+    const left = Number(texts[0].getAttribute('x'));
+    const x = Math.round((left + startPx + samplePx) * ratio);
+    const { data } = canvas.getContext('2d').getImageData(x, 0, 1, canvas.height);
+    const rows = [];
+    for (let row = 0; row < canvas.height; ++row) if (data[4 * row + 3] > 0) rows.push(row / ratio);
+    return { rows, ys: texts.map((text) => Number(text.getAttribute('y'))) };
+  }, [CANVAS, QUERIES, LINE_START_PX, SAMPLE_PX]);
+}
+
+describe('lines view on high-DPI screens', () => {
+  for (const ratio of [1, 2]) {
+    for (const [device, viewport] of Object.entries({ desktop: DESKTOP, phone: PHONE })) {
+      test(`the canvas holds CSS size × ${ratio} device pixels and the lines follow the focused query (${device})`, async () => {
+        const { page, close } = await openAt(ratio, viewport);
+        const whole = await canvasState(page);
+        assert.equal(whole.ratio, ratio);
+        assertBacking(whole, ratio, 'all lines');
+
+        const signatures = new Set([whole.signature]);
+        for (const position of [1, 4]) {
+          const { rows, ys } = await focusedQueryRows(page, position);
+          assert.ok(rows.length > 0, `query ${position}: its lines start at ${ys[position]}`);
+          const low = ys[position] - BAND_SLACK_PX;
+          const high = ys[position] + LINE_PX + BAND_SLACK_PX;
+          const stray = rows.filter((y) => y < low || y > high);
+          assert.deepEqual(stray, [], `query ${position}: rows painted outside ${low}…${high} CSS px`);
+          const state = await canvasState(page);
+          assert.ok(state.painted > 0 && state.painted < whole.painted, `query ${position}: ${state.painted} of ${whole.painted} pixels`);
+          signatures.add(state.signature);
+        }
+        assert.equal(signatures.size, 3, 'all lines, query 1\'s and query 4\'s are three different drawings');
+
+        // Selecting a query redraws the view with the query marked, at the same resolution.
+        await page.locator(QUERIES).nth(4).click();
+        await page.waitForFunction(() => document.querySelector('#lines text.token.selected')?.getAttribute('aria-label')
+          ?.startsWith('query #4 '), null, { timeout: TIMEOUT_MS });
+        await page.locator('#sentence').focus();
+        assertBacking(await canvasState(page), ratio, 'after selecting query 4');
+        await close();
+      });
+    }
+  }
+
+  test('a change of devicePixelRatio paints the canvas again at the new ratio', async () => {
+    const { page, close } = await openAt(1);
+    const before = await canvasState(page);
+    assertBacking(before, 1, 'ratio 1');
+    // Chromium's emulation tells media queries of a new ratio only along with a new viewport
+    // size: the height changes by a pixel, the width (which the views' layout follows) stays.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setDeviceMetricsOverride', {
+      width: DESKTOP.width, height: DESKTOP.height - 1, deviceScaleFactor: 2, mobile: false,
+    });
+    await waitForBacking(page, 2);
+    const state = await canvasState(page);
+    assert.equal(state.ratio, 2);
+    assertBacking(state, 2, 'ratio 2 after the change');
+    assert.equal(state.clientWidth, before.clientWidth, 'the same CSS size');
+    await close();
+  });
+
+  test('resizing the frame alone redraws the view at its new width', async () => {
+    const { page, close } = await openAt(2);
+    const before = await canvasState(page);
+    await page.evaluate((px) => { document.querySelector('.lines-frame').style.width = `${px}px`; }, NARROW_FRAME_PX);
+    await page.waitForFunction((px) => document.querySelector('#lines-links').clientWidth === px, NARROW_FRAME_PX,
+      { timeout: TIMEOUT_MS });
+    await waitForBacking(page, 2);
+    const state = await canvasState(page);
+    assert.notEqual(state.clientWidth, before.clientWidth);
+    assertBacking(state, 2, `a ${NARROW_FRAME_PX}-px frame`);
+    assert.equal(await page.getAttribute('#lines', 'width'), String(NARROW_FRAME_PX), 'the tokens laid out for it too');
+    await close();
+  });
+
+  test(`the backing store stays within ${MAX_BACKING_PX} device pixels a side`, async () => {
+    const { page, close } = await openAt(2);
+    await page.evaluate((px) => { document.querySelector('.lines-frame').style.width = `${px}px`; }, WIDE_FRAME_PX);
+    await page.waitForFunction(([px, max]) => {
+      const canvas = document.querySelector('#lines-links');
+      return canvas.clientWidth === px && canvas.width === max;
+    }, [WIDE_FRAME_PX, MAX_BACKING_PX], { timeout: TIMEOUT_MS });
+    const state = await canvasState(page);
+    const capped = MAX_BACKING_PX / WIDE_FRAME_PX;
+    assertBacking(state, capped, `a ${WIDE_FRAME_PX}-px frame at ratio 2`);
+    assert.ok(state.height <= MAX_BACKING_PX);
+    await close();
+  });
+});
