@@ -29,3 +29,12 @@ export const formatCount = (count) => COUNT.format(count);
 export function formatTokens(count) {
   return count >= KIBI && count % KIBI === 0 ? `${count / KIBI}K` : formatCount(count);
 }
+
+const LISTED = 8;  // items a message lists before "and k more"
+
+/** Distinct items joined by '; ', at most LISTED of them, then how many more there are. */
+export function listBriefly(items) {
+  const distinct = [...new Set(items)];
+  const more = distinct.length - LISTED;
+  return distinct.slice(0, LISTED).join('; ') + (more > 0 ? `; and ${formatCount(more)} more` : '');
+}

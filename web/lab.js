@@ -7,9 +7,10 @@ import { createGrid } from './lab/grid.js';
 import { MITIGATIONS } from './lab/mitigations.js';
 import { curvesFor, DOCUMENT_COUNTS, SOURCE } from './lab/published.js';
 import {
-  experimentLength, gridLengths, LENGTHS, modelOptions, needleOptions, parseHash, PRESETS,
-  ROPE_BASES, ROPE_HEAD_WIDTH, SLOPE_LOG_RANGE, toHash, WINDOWS,
+  experimentLength, gridLengths, LENGTHS, modelOptions, needleOptions, parseHash, PRESETS, RANGES,
+  ROPE_BASES, ROPE_HEAD_WIDTH, SLOPE_LOG_RANGE, sliderToSlope, toHash, WINDOWS,
 } from './lab/state.js';
+import { listBriefly } from './format.js';
 import { Superseded, createWorkerClient } from './worker-client.js';
 import './lab/lab.css';
 
@@ -26,7 +27,27 @@ const CLEAR_DIFFERENCE = 1.1;
 // unreachable start is exactly 0).
 const LOG_FLOOR = 1e-6;
 
-let settings = parseHash(window.location.hash);
+let settings;
+
+// Reads the link's settings; what it holds that the controls cannot take is listed in a notice.
+function readHash() {
+  const { settings: parsed, problems } = parseHash(window.location.hash, { documents: DOCUMENT_COUNTS });
+  settings = parsed;
+  const notices = $('link-notices');
+  notices.replaceChildren();
+  if (problems.length === 0) return;
+  const item = document.createElement('p');
+  item.className = 'notice';
+  const text = document.createElement('span');
+  text.textContent = `Some settings in the link were ignored: ${listBriefly(problems)}.`;
+  const close = document.createElement('button');
+  close.type = 'button';
+  close.textContent = 'Dismiss';
+  close.addEventListener('click', () => item.remove());
+  item.append(text, close);
+  notices.append(item);
+}
+readHash();
 
 // ---- engine workers -------------------------------------------------------------------------
 
@@ -264,13 +285,15 @@ function computeMitigation() {
 
 const form = $('controls');
 const slopeToSlider = (slope) => Math.log10(slope);
-const sliderToSlope = (value) => Number((10 ** value).toPrecision(2));
 const nearestIndex = (list, value) => list.reduce((best, v, k) => (Math.abs(v - value) < Math.abs(list[best] - value) ? k : best), 0);
 
 function setUpControls() {
   $('n').max = String(LENGTHS.length - 1);
   $('window').max = String(WINDOWS.length - 1);
   [$('slope').min, $('slope').max] = SLOPE_LOG_RANGE.map(String);
+  for (const [name, [min, max, step]] of Object.entries(RANGES)) {
+    Object.assign(document.querySelector(`input[name="${name}"]`), { min, max, step });
+  }
   for (const documents of DOCUMENT_COUNTS) $('documents').append(new Option(`${documents} documents`, String(documents)));
   $('published-source').textContent = `Source: ${SOURCE.match(/^.*?\)/)?.[0] ?? SOURCE}. `
     + 'Multi-document question answering, accuracy by the position of the answer document, transcribed from the paper\'s tables.';
@@ -378,7 +401,7 @@ showSettings();
 drawPublished();
 document.addEventListener('input', onInput);  // sliders, checkboxes, radios and selects alike
 window.addEventListener('hashchange', () => {
-  settings = parseHash(window.location.hash);
+  readHash();
   update({}, 'mechanisms');
 });
 new ResizeObserver(() => drawAll()).observe(document.querySelector('.lab-main'));

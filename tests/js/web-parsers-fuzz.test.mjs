@@ -1,11 +1,13 @@
-// Seeded fuzzing of the page's parsers of user-controlled text: the URL-hash state
-// (web/state.js), which runs in the browser and so is out of libFuzzer's reach, and the
+// Seeded fuzzing of the page's parsers of user-controlled text: the URL-hash state of the
+// playground (web/state.js) and of the lab (web/lab/state.js), which run in the browser and so
+// are out of libFuzzer's reach, and the
 // tokenizer the page calls, engine.tokenize, whose core fuzz_text covers: here its
 // JavaScript side (lone surrogates, UTF-16 offsets). Random and mutated inputs;
 // invariants checked on each.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
+import { DEFAULTS as LAB_DEFAULTS, parseHash as parseLabHash, toHash as labHash } from '../../web/lab/state.js';
 import { formatHash, parseHash } from '../../web/state.js';
 import { mulberry32, pick, randomInt } from './reference.mjs';
 
@@ -67,6 +69,40 @@ test('parseHash keeps valid settings beside invalid ones', () => {
   assert.equal(state.heads, 2);
   assert.equal(state.causal, true);
   assert.equal(problems.length, 2);
+});
+
+// The lab's link: the values its sliders, selects and radios can take, and nothing else.
+const LAB_PIECES = ['n', 'layers', 'residual', 'slope', 'ropeBase', 'ropeStrength', 'window', 'sinks', 'signal', 'noise',
+  'trials', 'documents', 'positional', 'measure', 'metric', 'mitigation', 'causal', 'logScale', 'zz', '=', '&', '%', '%2',
+  '0', '1', '-1', '2', '3', '0.5', '0.05', '0.003', '1e300', '1e6', 'NaN', 'Infinity', '16', '64', '1024', '4096', '10000',
+  'rope', 'alibi', 'none', 'received', 'top1', 'reorder', ' ', '+', 'x'.repeat(300)];
+
+test('the lab’s parseHash never throws, keeps only values its controls take, and round-trips them', () => {
+  const random = mulberry32(20261123);
+  const documents = [10, 20, 30];
+  for (let i = 0; i < CASES; ++i) {
+    const hash = randomText(random, LAB_PIECES, 12);
+    let parsed;
+    assert.doesNotThrow(() => { parsed = parseLabHash(hash, { documents }); }, `parseHash(${JSON.stringify(hash)})`);
+    const { settings, problems } = parsed;
+    for (const problem of problems) assert.ok(problem.length < 200 + MAX_SHOWN_VALUE, `a long problem for ${JSON.stringify(hash)}: ${problem}`);
+    assert.deepEqual(Object.keys(settings).sort(), Object.keys(LAB_DEFAULTS).sort());
+    assert.ok(settings.n >= 16 && settings.n <= 4096 && settings.layers >= 1 && settings.layers <= 32, JSON.stringify(settings));
+    assert.ok(settings.trials >= 1 && settings.trials <= 64 && documents.includes(settings.documents), JSON.stringify(settings));
+    const again = parseLabHash(labHash(settings), { documents });
+    assert.deepEqual(again, { settings, problems: [] }, `the kept settings of ${JSON.stringify(hash)} do not round-trip`);
+  }
+});
+
+test('the lab’s parseHash names each value its controls cannot take', () => {
+  const { settings, problems } = parseLabHash('#n=1e300&layers=3&trials=1e6&causal=abc&zz=1', { documents: [10, 20, 30] });
+  assert.deepEqual(settings, { ...LAB_DEFAULTS, layers: 3 });
+  assert.deepEqual(problems, [
+    'n must be one of 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, got “1e300”',
+    'trials must be a whole number from 1 to 64, got “1e6”',
+    'causal must be 0 or 1, got “abc”',
+    'unknown setting “zz”',
+  ]);
 });
 
 test('engine.tokenize never throws on page text; tokens are ordered spans that cover every visible character', () => {

@@ -36,26 +36,76 @@ export const PRESETS = [
     settings: { layers: 12, residual: 0.85, causal: true, positional: 'alibi', slope: 0.003, window: 128, sinks: 4 } },
 ];
 
-const NUMBERS = ['n', 'layers', 'residual', 'slope', 'ropeBase', 'ropeStrength', 'window', 'sinks', 'signal', 'noise', 'trials', 'documents'];
+/** The sliders' ranges: [min, max, step], the only values the controls and the link take. */
+export const RANGES = Object.freeze({
+  layers: [1, 32, 1], residual: [0, 0.95, 0.05], ropeStrength: [0, 12, 0.5], sinks: [0, 16, 1],
+  signal: [0, 10, 0.5], noise: [0, 3, 0.25], trials: [1, 64, 1],
+});
+/** Settings that take one of a list of values: the n and window sliders' stops, the RoPE bases. */
+const LISTS = { n: LENGTHS, window: WINDOWS, ropeBase: ROPE_BASES };
 const CHOICES = {
   positional: ['none', 'alibi', 'rope'], measure: ['final', 'received'], metric: ['mass', 'top1'],
   mitigation: ['query-aware', 'calibration', 'ms-poe', 'reorder'],
 };
+const FLAGS = ['causal', 'logScale'];
+const SLOPE_DIGITS = 2;          // significant digits of a slope set by the slider
 
-/** Settings from a URL hash; anything missing or unreadable keeps its default. */
-export function parseHash(hash) {
-  const params = new URLSearchParams(hash.replace(/^#/, ''));
+/** The ALiBi slope at a position of the slope slider (log10 of the slope), as the link keeps it. */
+export const sliderToSlope = (value) => Number((10 ** value).toPrecision(SLOPE_DIGITS));
+const [SLOPE_MIN, SLOPE_MAX] = SLOPE_LOG_RANGE.map(sliderToSlope);
+const STEP_SLACK = 1e-9;        // a value within this many steps of a step counts as on it
+const MAX_SHOWN = 40;           // characters of a bad key or value quoted back in a problem
+
+const shorten = (text) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+
+// Why `text` is not a value of setting `key` (a rule such as 'a whole number from 1 to 32'),
+// or null when it is; `documents` are the published data's document counts.
+function problemOf(key, text, documents) {
+  const number = text.trim() === '' ? NaN : Number(text);
+  if (key in RANGES) {
+    const [min, max, step] = RANGES[key];
+    const steps = (number - min) / step;
+    const onStep = Math.abs(steps - Math.round(steps)) < STEP_SLACK;
+    if (number >= min && number <= max && onStep) return null;
+    return step === 1 ? `a whole number from ${min} to ${max}` : `a number from ${min} to ${max} in steps of ${step}`;
+  }
+  const list = key === 'documents' ? documents : LISTS[key];
+  if (list) return list.includes(number) ? null : `one of ${list.join(', ')}`;
+  if (key === 'slope') return number >= SLOPE_MIN && number <= SLOPE_MAX ? null : `a number from ${SLOPE_MIN} to ${SLOPE_MAX}`;
+  if (CHOICES[key]) return CHOICES[key].includes(text) ? null : `one of ${CHOICES[key].join(', ')}`;
+  return text === '0' || text === '1' ? null : '0 or 1';
+}
+
+/**
+ * Settings from a URL hash: {settings, problems}. Anything missing keeps its default;
+ * unknown keys and values the controls cannot take are left out and listed in `problems`
+ * ('layers must be a whole number from 1 to 32, got “-1”'). `documents`: the document counts
+ * of the published data.
+ */
+export function parseHash(hash, { documents = [DEFAULTS.documents] } = {}) {
   const settings = { ...DEFAULTS };
-  for (const key of NUMBERS) {
-    const value = Number(params.get(key));
-    if (params.has(key) && Number.isFinite(value)) settings[key] = value;
+  const problems = [];
+  const known = new Set([...Object.keys(RANGES), ...Object.keys(LISTS), ...Object.keys(CHOICES), ...FLAGS, 'slope', 'documents']);
+  for (const part of hash.replace(/^#/, '').split('&')) {
+    if (part === '') continue;
+    try {
+      decodeURIComponent(part);
+    } catch {
+      problems.push(`malformed percent-encoding in “${shorten(part)}” (a % must start an escape such as %C3%A9)`);
+      continue;
+    }
+    for (const [key, value] of new URLSearchParams(part)) {
+      if (!known.has(key)) {
+        problems.push(`unknown setting “${shorten(key)}”`);
+        continue;
+      }
+      const problem = problemOf(key, value, documents);
+      if (problem) problems.push(`${key} must be ${problem}, got “${shorten(value)}”`);
+      else if (FLAGS.includes(key)) settings[key] = value === '1';
+      else settings[key] = CHOICES[key] ? value : Number(value);
+    }
   }
-  for (const [key, choices] of Object.entries(CHOICES)) {
-    if (choices.includes(params.get(key))) settings[key] = params.get(key);
-  }
-  if (params.has('causal')) settings.causal = params.get('causal') !== '0';
-  if (params.has('logScale')) settings.logScale = params.get('logScale') !== '0';
-  return settings;
+  return { settings, problems };
 }
 
 /** The hash of `settings`, listing only what differs from the defaults. */
