@@ -3,13 +3,13 @@
 // a newer change makes older, still-running updates stop at their next step.
 import { embedTokens, loadGlove } from './embeddings.js';
 import { download } from './exports.js';
-import { formatCount, formatNumber } from './format.js';
+import { formatCount, formatNumber, listBriefly } from './format.js';
 import { ZOOM_STEP, colorDomain, createHeatmap, zoomRegion } from './heatmap.js';
 import { createLegend } from './legend.js';
 import { createLines } from './lines.js';
 import { PRESETS, PRESET_DIMS, longSample } from './presets.js';
 import { drawProfile } from './profile.js';
-import { LIMITS, formatField, formatHash, parseField, parseHash } from './state.js';
+import { LIMITS, formatField, formatLink, parseField, parseHash } from './state.js';
 import { renderCost } from './cost.js';
 import { renderSteps } from './steps.js';
 import { Superseded, createWorkerClient } from './worker-client.js';
@@ -39,6 +39,7 @@ const elements = {
   heatmap: $('heatmap'), tooltip: $('heatmap-tooltip'), zoomStatus: $('zoom-status'),
   profile: $('profile'), lines: $('lines'), linesStatus: $('lines-status'),
   stepScaleRange: $('step-scale-range'), query: $('query'),
+  linkNote: $('link-note'),
 };
 
 // Controls bound one-to-one to a setting: field name → element id.
@@ -61,6 +62,7 @@ let gloveLoading = null;  // its promise
 let input = null;         // {key, tokens, labels, x, unknown, truncated}
 let view = null;          // what the views show: {computed, heads, region, blocks, profiles, lines, milliseconds}
 let updates = 0;          // generation of the latest update()
+let linkNotice = null;    // the notice about the link's ignored settings, replaced by the next one
 const typedProblems = new Map();  // field → what is wrong with the text in its control
 
 const client = createWorkerClient(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
@@ -86,6 +88,7 @@ function notice(message) {
   close.addEventListener('click', () => item.remove());
   item.append(text, close);
   elements.notices.append(item);
+  return item;
 }
 
 function showProgress(text, fraction = null) {
@@ -108,15 +111,21 @@ let hashTimer = 0;
 function writeHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(() => {
-    const hash = formatHash(state);
+    const { hash, textLeftOut } = formatLink(state);
     history.replaceState(null, '', hash ? `#${hash}` : `${location.pathname}${location.search}`);
+    elements.linkNote.hidden = !textLeftOut;
+    elements.linkNote.textContent = textLeftOut
+      ? `This text is not in the page's link: encoded for a URL it takes more than ${formatCount(LIMITS.MAX_LINK_TEXT)} ` +
+        'characters, the most a link keeps. The link keeps every other setting; opened, it shows the default sentence.'
+      : '';
   }, HASH_WRITE_DEBOUNCE_MS);
 }
 
 function readHash() {
   const { state: parsed, problems } = parseHash(location.hash);
   state = parsed;
-  if (problems.length > 0) notice(`Some settings in the link were ignored: ${problems.join('; ')}.`);
+  linkNotice?.remove();
+  linkNotice = problems.length > 0 ? notice(`Some settings in the link were ignored: ${listBriefly(problems)}.`) : null;
 }
 
 function setControl(field, element) {

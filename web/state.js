@@ -19,9 +19,12 @@ const ROPE_PAIRINGS = ['interleaved', 'half'];
 const SLOPE_SEPARATOR = ',';
 
 const MAX_SHOWN = 40;  // characters of a bad key or value quoted back in a problem
+// Characters of the encoded text a link keeps: an 8,192-token English text (the most the page
+// reads) takes about 40,000. A longer text is left out of the link, and the page says so.
+const MAX_LINK_TEXT = 64 * 1024;
 
 /** Text as a problem quotes it: at most MAX_SHOWN characters, then '…'. */
-function shorten(text) {
+export function shorten(text) {
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
 }
 const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
@@ -95,12 +98,14 @@ const headView = {
   format: String,
 };
 
-// Rows of numbers: "0.1,0.2,0.3;0.4,0.5,0.6".
+// Rows of numbers: "0.1,0.2,0.3;0.4,0.5,0.6", each one a float32 can hold.
 const table = {
   parse(value) {
     return value.split(TABLE_ROW_SEPARATOR).map((row) => row.split(TABLE_VALUE_SEPARATOR).map((cell) => {
       const number = Number(cell);
-      if (cell.trim() === '' || !Number.isFinite(number)) throw new Error('rows of numbers such as 0.1,0.2;0.3,0.4');
+      if (cell.trim() === '' || !Number.isFinite(Math.fround(number))) {
+        throw new Error('rows of numbers such as 0.1,0.2;0.3,0.4, each within ±3.4e38 (float32)');
+      }
       return number;
     }));
   },
@@ -119,73 +124,113 @@ const zoom = {
   format: ({ row0, col0, size }) => `${row0},${col0},${size}`,
 };
 
-/** Field name → {key in the hash, default, codec}. */
+/** Field name → {key in the hash, label as problems name it, default, codec}. */
 const FIELDS = {
-  text: { key: 't', value: PRESETS.journey.text, codec: text },
-  source: { key: 'src', value: 'glove', codec: choice(SOURCES) },
-  randomSeed: { key: 'rs', value: 123, codec: wholeNumber(0, MAX_SEED) },
-  randomDims: { key: 'rd', value: 8, codec: wholeNumber(1, MAX_WIDTH) },
-  tableDims: { key: 'td', value: 3, codec: wholeNumber(1, MAX_TABLE_DIMS) },
-  table: { key: 'tv', value: [], codec: table },
-  trainable: { key: 'tw', value: 'none', codec: choice(TRAINABLE) },
-  torchSeed: { key: 'ts', value: 123, codec: wholeNumber(0, MAX_SEED) },
-  dOut: { key: 'do', value: 2, codec: wholeNumber(1, MAX_WIDTH) },
-  heads: { key: 'h', value: 1, codec: wholeNumber(1, MAX_HEADS) },
-  headView: { key: 'hv', value: 'all', codec: headView },
-  causal: { key: 'c', value: false, codec: flag },
-  window: { key: 'w', value: 0, codec: wholeNumber(0, MAX_POSITION) },
-  sinks: { key: 'sk', value: 0, codec: wholeNumber(0, MAX_POSITION) },
-  positional: { key: 'pe', value: 'none', codec: choice(POSITIONAL) },
-  ropeBase: { key: 'rb', value: 10000, codec: positiveNumber },
-  ropePairing: { key: 'rp', value: 'interleaved', codec: choice(ROPE_PAIRINGS) },
-  alibiSlopes: { key: 'as', value: [], codec: slopes },
-  scaling: { key: 'sc', value: true, codec: flag },
-  normalization: { key: 'nm', value: 'softmax', codec: choice(NORMALIZATIONS) },
-  query: { key: 'q', value: PRESETS.journey.query, codec: wholeNumber(0, MAX_POSITION) },
-  stepScale: { key: 'ss', value: 1, codec: positiveNumber },
-  value: { key: 'val', value: 'weights', codec: choice(VALUES) },
-  pooling: { key: 'pool', value: 'max', codec: choice(POOLING) },
-  zoom: { key: 'z', value: null, codec: zoom },
+  text: { key: 't', label: 'text', value: PRESETS.journey.text, codec: text },
+  source: { key: 'src', label: 'word vectors', value: 'glove', codec: choice(SOURCES) },
+  randomSeed: { key: 'rs', label: 'random seed', value: 123, codec: wholeNumber(0, MAX_SEED) },
+  randomDims: { key: 'rd', label: 'number of random dimensions', value: 8, codec: wholeNumber(1, MAX_WIDTH) },
+  tableDims: { key: 'td', label: 'number of table dimensions', value: 3, codec: wholeNumber(1, MAX_TABLE_DIMS) },
+  table: { key: 'tv', label: 'vector table', value: [], codec: table },
+  trainable: { key: 'tw', label: 'trainable weights', value: 'none', codec: choice(TRAINABLE) },
+  torchSeed: { key: 'ts', label: 'torch.manual_seed', value: 123, codec: wholeNumber(0, MAX_SEED) },
+  dOut: { key: 'do', label: 'd_out', value: 2, codec: wholeNumber(1, MAX_WIDTH) },
+  heads: { key: 'h', label: 'number of heads', value: 1, codec: wholeNumber(1, MAX_HEADS) },
+  headView: { key: 'hv', label: 'head shown', value: 'all', codec: headView },
+  causal: { key: 'c', label: 'causal mask', value: false, codec: flag },
+  window: { key: 'w', label: 'window', value: 0, codec: wholeNumber(0, MAX_POSITION) },
+  sinks: { key: 'sk', label: 'number of sink tokens', value: 0, codec: wholeNumber(0, MAX_POSITION) },
+  positional: { key: 'pe', label: 'positional encoding', value: 'none', codec: choice(POSITIONAL) },
+  ropeBase: { key: 'rb', label: 'RoPE base', value: 10000, codec: positiveNumber },
+  ropePairing: { key: 'rp', label: 'RoPE pairing', value: 'interleaved', codec: choice(ROPE_PAIRINGS) },
+  alibiSlopes: { key: 'as', label: 'ALiBi slopes', value: [], codec: slopes },
+  scaling: { key: 'sc', label: 'scaling', value: true, codec: flag },
+  normalization: { key: 'nm', label: 'normalisation', value: 'softmax', codec: choice(NORMALIZATIONS) },
+  query: { key: 'q', label: 'query token #', value: PRESETS.journey.query, codec: wholeNumber(0, MAX_POSITION) },
+  stepScale: { key: 'ss', label: 'step-by-step scale', value: 1, codec: positiveNumber },
+  value: { key: 'val', label: 'colour', value: 'weights', codec: choice(VALUES) },
+  pooling: { key: 'pool', label: 'block pooling', value: 'max', codec: choice(POOLING) },
+  zoom: { key: 'z', label: 'zoom', value: null, codec: zoom },
 };
 
-export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS };
+export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS, MAX_LINK_TEXT };
 
 /** The state when the hash is empty. */
 function defaultState() {
   return Object.fromEntries(Object.entries(FIELDS).map(([name, field]) => [name, structuredClone(field.value)]));
 }
 
-/** '#t=…&h=2' → {state, problems: ['h: expected …, got "x"', …]}. */
+// Whether a piece of the hash has a % that starts no escape, or escapes that are not UTF-8
+// (URLSearchParams would quietly keep the % or read U+FFFD).
+function malformedEscape(part) {
+  try {
+    decodeURIComponent(part);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** '#t=…&h=2' → {state, problems: ['h (number of heads) must be …, got “x”', …]}. */
 export function parseHash(hash) {
   const state = defaultState();
   const problems = [];
   const byKey = new Map(Object.entries(FIELDS).map(([name, field]) => [field.key, [name, field]]));
-  const params = new URLSearchParams(hash.replace(/^#/, ''));
-  for (const [key, value] of params) {
-    const entry = byKey.get(key);
-    if (!entry) {
-      problems.push(`unknown setting “${shorten(key)}”`);
+  for (const part of hash.replace(/^#/, '').split('&')) {
+    if (part === '') continue;
+    if (malformedEscape(part)) {
+      problems.push(`malformed percent-encoding in “${shorten(part)}” (a % must start an escape such as %C3%A9)`);
       continue;
     }
-    const [name, field] = entry;
-    try {
-      state[name] = field.codec.parse(value);
-    } catch (error) {
-      problems.push(`${key} must be ${error.message}, got “${shorten(value)}”`);
+    for (const [key, value] of new URLSearchParams(part)) {
+      const entry = byKey.get(key);
+      if (!entry) {
+        problems.push(`unknown setting “${shorten(key)}”`);
+        continue;
+      }
+      const [name, field] = entry;
+      try {
+        state[name] = field.codec.parse(value);
+      } catch (error) {
+        problems.push(`${key} (${field.label}) must be ${error.message}, got “${shorten(value)}”`);
+      }
     }
   }
   return { state, problems };
 }
 
-/** The hash for `state`, without '#': only the settings that differ from their default. */
-export function formatHash(state) {
+function hashParams(state) {
   const params = new URLSearchParams();
   for (const [name, field] of Object.entries(FIELDS)) {
     const formatted = state[name] === null ? null : field.codec.format(state[name]);
     const fallback = field.value === null ? null : field.codec.format(field.value);
     if (formatted !== fallback && formatted !== null) params.set(field.key, formatted);
   }
-  return params.toString();
+  return params;
+}
+
+/** The hash for `state`, without '#': only the settings that differ from their default. */
+export function formatHash(state) {
+  return hashParams(state).toString();
+}
+
+/**
+ * The hash a link keeps, without '#': formatHash, but without the text when it takes more
+ * than MAX_LINK_TEXT characters encoded: {hash, textLeftOut}.
+ */
+export function formatLink(state) {
+  const params = hashParams(state);
+  const text = params.get(FIELDS.text.key) ?? '';
+  // encoding never shortens a text: one longer than the limit need not be encoded to know
+  const fits = text.length <= MAX_LINK_TEXT && new URLSearchParams({ t: text }).toString().length - 2 <= MAX_LINK_TEXT;
+  if (fits) return { hash: params.toString(), textLeftOut: false };
+  params.delete(FIELDS.text.key);
+  return { hash: params.toString(), textLeftOut: true };
+}
+
+/** A setting's name as messages give it ('number of heads'). */
+export function fieldLabel(name) {
+  return FIELDS[name].label;
 }
 
 /** One setting as its control shows it. */

@@ -159,7 +159,7 @@ describe('playground page', () => {
     const notice = page.locator('#notices .notice');
     await notice.waitFor({ state: 'visible' });
     const text = await notice.textContent();
-    for (const part of ['h must be', 'unknown setting “zz”', 'nm must be', 'z must be']) assert.ok(text.includes(part), `${part} in ${text}`);
+    for (const part of ['h (number of heads) must be', 'unknown setting “zz”', 'nm (normalisation) must be', 'z (zoom) must be']) assert.ok(text.includes(part), `${part} in ${text}`);
     assert.equal(await page.inputValue('#heads'), '1');
     assert.equal(await page.isChecked('#causal'), true);
     await close();

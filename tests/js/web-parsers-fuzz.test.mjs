@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
 import { DEFAULTS as LAB_DEFAULTS, parseHash as parseLabHash, toHash as labHash } from '../../web/lab/state.js';
-import { formatHash, parseHash } from '../../web/state.js';
+import { LIMITS, formatHash, formatLink, parseHash } from '../../web/state.js';
 import { mulberry32, pick, randomInt } from './reference.mjs';
 
 const engine = await createAttention();
@@ -69,6 +69,32 @@ test('parseHash keeps valid settings beside invalid ones', () => {
   assert.equal(state.heads, 2);
   assert.equal(state.causal, true);
   assert.equal(problems.length, 2);
+});
+
+test('parseHash names a malformed percent-escape instead of reading it as U+FFFD or a literal %', () => {
+  const { state, problems } = parseHash('#t=%E0%A4%A&h=2&w=%ZZ&c=1');
+  assert.equal(state.text, parseHash('').state.text);
+  assert.equal(state.window, 0);
+  assert.deepEqual([state.heads, state.causal], [2, true]);
+  assert.deepEqual(problems, [
+    'malformed percent-encoding in “t=%E0%A4%A” (a % must start an escape such as %C3%A9)',
+    'malformed percent-encoding in “w=%ZZ” (a % must start an escape such as %C3%A9)',
+  ]);
+  assert.equal(parseHash('#t=100%25+sure').state.text, '100% sure');
+});
+
+test('formatLink keeps a text of up to MAX_LINK_TEXT encoded characters and leaves a longer one out', () => {
+  const state = parseHash('#h=2').state;
+  const limit = LIMITS.MAX_LINK_TEXT;
+  const fits = { ...state, text: 'a'.repeat(limit) };
+  assert.deepEqual(formatLink(fits), { hash: formatHash(fits), textLeftOut: false });
+  assert.equal(parseHash(formatLink(fits).hash).state.text, fits.text);
+  // é is %C3%A9, six characters encoded: what counts is the length in the link
+  const accents = Math.floor(limit / 6);
+  assert.equal(formatLink({ ...state, text: 'é'.repeat(accents) }).textLeftOut, false);
+  for (const text of ['a'.repeat(limit + 1), 'é'.repeat(accents + 1), "The cat didn't sit. ".repeat(2 ** 18)]) {
+    assert.deepEqual(formatLink({ ...state, text }), { hash: 'h=2', textLeftOut: true }, `${text.length} characters`);
+  }
 });
 
 // The lab's link: the values its sliders, selects and radios can take, and nothing else.
