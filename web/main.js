@@ -9,7 +9,7 @@ import { createLegend } from './legend.js';
 import { createLines } from './lines.js';
 import { PRESETS, PRESET_DIMS, longSample } from './presets.js';
 import { drawProfile } from './profile.js';
-import { LIMITS, formatField, formatLink, parseField, parseHash } from './state.js';
+import { LIMITS, fieldLabel, formatField, formatLink, parseField, parseHash, shorten } from './state.js';
 import { renderCost } from './cost.js';
 import { renderSteps } from './steps.js';
 import { Superseded, createWorkerClient } from './worker-client.js';
@@ -38,7 +38,7 @@ const elements = {
   engineStatus: $('engine-status'), notices: $('notices'), progress: $('progress'), computeStatus: $('compute-status'),
   heatmap: $('heatmap'), tooltip: $('heatmap-tooltip'), zoomStatus: $('zoom-status'),
   profile: $('profile'), lines: $('lines'), linesStatus: $('lines-status'),
-  stepScaleRange: $('step-scale-range'), query: $('query'),
+  stepScaleRange: $('step-scale-range'), query: $('query'), tableMessage: $('vector-table-message'),
   linkNote: $('link-note'),
 };
 
@@ -50,8 +50,8 @@ const BOUND_CONTROLS = {
   ropePairing: 'rope-pairing', alibiSlopes: 'alibi-slopes', scaling: 'scaling', normalization: 'normalization',
   query: 'query', stepScale: 'step-scale', value: 'value', pooling: 'pooling',
 };
-// Controls whose problems show in a message under them (the others use the browser's bubble).
-const FIELD_MESSAGES = { alibiSlopes: 'alibi-slopes-message' };
+// A typed control's problems show in the element `${id}-message` under it.
+const messageOf = (id) => $(`${id}-message`);
 // The settings each source of vectors depends on, besides the text.
 const SOURCE_FIELDS = { random: ['randomSeed', 'randomDims'], table: ['tableDims', 'table'] };
 const PROJECTION_FIELDS = ['trainable', 'torchSeed', 'dOut'];
@@ -141,16 +141,62 @@ function slopesProblem() {
     'give one per head, or leave the slopes empty for the geometric ones.';
 }
 
-// Marks a control invalid or valid, with its message where it has one.
+// The width d the heads split: of the vectors, or d_out with trainable weights.
+function modelWidth() {
+  return state.trainable === 'none' ? input?.x?.cols ?? state.randomDims : state.dOut;
+}
+
+// Head counts up to the page's maximum that split `width` evenly (into even widths for RoPE).
+function headChoices(width, even) {
+  const choices = [];
+  for (let h = 1; h <= Math.min(width, LIMITS.MAX_HEADS); ++h) {
+    if (width % h === 0 && (!even || (width / h) % 2 === 0)) choices.push(h);
+  }
+  return choices;
+}
+
+// The heads must split d evenly, and with RoPE into even widths (it rotates pairs of coordinates).
+function headsProblem() {
+  if (!input || input.tokens.length === 0) return null;
+  const width = modelWidth();
+  const heads = state.heads;
+  const count = `${heads} head${heads === 1 ? '' : 's'}`;
+  if (width % heads !== 0) {
+    return `${count} cannot split d = ${width} into equal slices: choose ${headChoices(width, false).join(', ')}.`;
+  }
+  if (state.positional !== 'rope' || (width / heads) % 2 === 0) return null;
+  const even = headChoices(width, true);
+  return `RoPE rotates pairs of coordinates, so each head's width must be even: ${count} over d = ${width} ` +
+    `${heads === 1 ? 'gives a head' : 'give heads'} of ${width / heads} dimensions. ` +
+    (even.length > 0 ? `With RoPE choose ${even.join(', ')} heads.`
+      : `No number of heads gives an even width with d = ${width}: use other vectors, or trainable weights with an even d_out.`);
+}
+
+// What is wrong with a setting besides its own text: checked against other settings.
+function settingProblem(field) {
+  if (field === 'alibiSlopes') return slopesProblem();
+  if (field === 'heads') return headsProblem();
+  return null;
+}
+
+// Marks a control invalid or valid, with its message under it.
 function showProblem(field, element, problem) {
   if (problem === null) element.removeAttribute('aria-invalid');
   else element.setAttribute('aria-invalid', 'true');
   element.setCustomValidity(problem ?? '');
-  const message = FIELD_MESSAGES[field] && $(FIELD_MESSAGES[field]);
+  const message = messageOf(element.id);
   if (message) {
     message.textContent = problem ?? '';
     message.hidden = problem === null;
   }
+}
+
+// A control's text that does not parse: its setting, the rule and what was typed.
+function typedProblem(field, element, rule) {
+  const start = `The ${fieldLabel(field)} must be ${rule}`;
+  if (element.validity.badInput) return `${start}; what is typed is not a number.`;
+  const typed = element.value.trim();
+  return typed === '' ? `${start}; the box is empty.` : `${start}; got “${shorten(typed)}”.`;
 }
 
 function syncControls() {
@@ -163,7 +209,7 @@ function syncControls() {
       setControl(field, element);
       typedProblems.delete(field);
     }
-    showProblem(field, element, typedProblems.get(field) ?? (field === 'alibiSlopes' ? slopesProblem() : null));
+    showProblem(field, element, typedProblems.get(field) ?? settingProblem(field));
   }
   elements.stepScaleRange.value = String(Math.log10(state.stepScale));
   elements.randomOptions.hidden = state.source !== 'random';
@@ -205,10 +251,9 @@ function bindControls() {
         typedProblems.delete(field);
         return change({ [field]: value }, { debounce: isText });
       } catch (error) {
-        const problem = `Must be ${error.message}.`;
+        const problem = typedProblem(field, element, error.message);
         typedProblems.set(field, problem);
-        showProblem(field, element, problem);
-        return FIELD_MESSAGES[field] ? undefined : element.reportValidity();
+        return showProblem(field, element, problem);
       }
     });
   }
@@ -235,6 +280,7 @@ function bindControls() {
   window.addEventListener('hashchange', () => {
     readHash();
     syncControls();
+    if (input) renderVectorTable();  // a link with the same table still replaces what the cells hold
     update();
   });
 }
@@ -348,14 +394,25 @@ function renderSourceStatus() {
 }
 
 let tableKey = '';
-// The editable table, rebuilt only when its shape or tokens change so typing keeps its focus.
+const tableCell = (x, r, c) => String(Number(x.data[r * x.cols + c].toFixed(TABLE_DECIMALS)));
+
+// The editable table, rebuilt only when its shape or tokens change so typing keeps its focus;
+// otherwise the cells not being typed into that do not hold x's numbers are given them.
 function renderVectorTable() {
   if (state.source !== 'table') return;
   const { labels, x } = input;
   const shown = labels.slice(0, TABLE_MAX_TOKENS);
   const key = JSON.stringify([shown.map((token) => token.text), state.tableDims]);
-  if (key === tableKey) return;
+  if (key === tableKey) {
+    [...elements.vectorTable.tBodies[0].rows].forEach((tr, r) => tr.querySelectorAll('input').forEach((field, c) => {
+      const shows = field.value.trim() === '' ? NaN : Math.fround(Number(field.value));
+      if (field !== document.activeElement && shows !== x.data[r * x.cols + c]) field.value = tableCell(x, r, c);
+    }));
+    showTableProblems();
+    return;
+  }
   tableKey = key;
+  elements.tableMessage.hidden = true;
   const head = document.createElement('tr');
   head.append(...['Token', ...Array.from({ length: state.tableDims }, (_, c) => `x${c + 1}`)].map((text) => {
     const th = document.createElement('th');
@@ -375,7 +432,7 @@ function renderVectorTable() {
       const field = document.createElement('input');
       field.type = 'number';
       field.step = 'any';
-      field.value = String(Number(x.data[r * x.cols + c].toFixed(TABLE_DECIMALS)));
+      field.value = tableCell(x, r, c);
       field.setAttribute('aria-label', `${token.text} (#${r}), x${c + 1}`);
       field.addEventListener('input', () => editTable());
       td.append(field);
@@ -386,11 +443,35 @@ function renderVectorTable() {
   elements.vectorTable.tBodies[0].replaceChildren(...rows);
 }
 
+// A cell that holds no number a float32 can hold: marked, named in the message under the
+// table, and the table's last good numbers stay in use.
+function cellProblem(field) {
+  const name = field.getAttribute('aria-label');
+  if (field.validity.badInput) return `${name}: what is typed is not a number.`;
+  if (field.value.trim() === '') return `${name} is empty.`;
+  if (!Number.isFinite(Math.fround(Number(field.value)))) return `${name} = ${field.value} is beyond float32 (at most ±3.4e38).`;
+  return null;
+}
+
+// Marks the cells without a usable number and names them under the table: {fields, ok}.
+function showTableProblems() {
+  const fields = [...elements.vectorTable.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('input')]);
+  const problems = [];
+  for (const field of fields.flat()) {
+    const problem = cellProblem(field);
+    if (problem) problems.push(problem);
+    if (problem) field.setAttribute('aria-invalid', 'true');
+    else field.removeAttribute('aria-invalid');
+  }
+  elements.tableMessage.hidden = problems.length === 0;
+  elements.tableMessage.textContent = problems.length === 0 ? ''
+    : `${listBriefly(problems)} Every cell needs a finite number; the matrix keeps the last complete table.`;
+  return { fields, ok: problems.length === 0 };
+}
+
 function editTable() {
-  const rows = [...elements.vectorTable.tBodies[0].rows].map((tr) =>
-    [...tr.querySelectorAll('input')].map((field) => Number(field.value)));
-  if (rows.some((row) => row.some((v) => !Number.isFinite(v)))) return;
-  change({ table: rows }, { debounce: true });
+  const { fields, ok } = showTableProblems();
+  if (ok) change({ table: fields.map((row) => row.map((field) => Number(field.value))) }, { debounce: true });
 }
 
 // ---- stages that run in the worker -------------------------------------------------------
@@ -588,7 +669,7 @@ async function update() {
     elements.query.max = String(n - 1);
     markSelectedToken();
     renderHeadsHint();
-    const problem = slopesProblem();
+    const problem = slopesProblem() ?? headsProblem();
     if (problem) throw new Error(problem);
     const costRows = cost(n);
     const computed = await compute();
@@ -631,12 +712,15 @@ function recordTiming(started, { computed, fetched, drawMs }) {
   });
 }
 
+// Which head counts fit, and the heads control's message, for the input's width.
 function renderHeadsHint() {
-  const width = state.trainable === 'none' ? input.x?.cols ?? state.randomDims : state.dOut;
-  const divisors = [];
-  for (let h = 1; h <= Math.min(width, LIMITS.MAX_HEADS); ++h) if (width % h === 0) divisors.push(h);
+  const width = modelWidth();
+  const divisors = headChoices(width, false);
+  const even = headChoices(width, true);
   elements.headsHint.textContent = `Heads split d = ${width} into equal slices: ${divisors.join(', ')}` +
-    `${width > LIMITS.MAX_HEADS ? ' …' : ''} head${divisors.length === 1 ? '' : 's'} fit.`;
+    `${width > LIMITS.MAX_HEADS ? ' …' : ''} head${divisors.length === 1 ? '' : 's'} fit` +
+    (state.positional === 'rope' ? `; with RoPE (even widths): ${even.length > 0 ? even.join(', ') : 'none'}.` : '.');
+  if (!typedProblems.has('heads')) showProblem('heads', $('heads'), headsProblem());
 }
 
 // ---- exports ------------------------------------------------------------------------------
