@@ -674,6 +674,7 @@ async function update() {
     const costRows = cost(n);
     const computed = await compute();
     if (!current()) return;
+    elements.heatmap.dataset.wasmBytes = String(computed.wasmBytes);
     const fetched = await fetchView(computed);
     if (!current()) return;
     view = fetched;

@@ -75,7 +75,8 @@ const handlers = {
     const result = engine.selfAttention(input, { ...options, ...weights, kernel: 'materialized', reuse: previous });
     const engineMs = performance.now() - started;
     current = { n, heads: options.heads, scores: result.scores, weights: result.weights, received: [] };
-    return { n, heads: options.heads, engineMs };
+    // wasmBytes: the engine's wasm memory after the call (it never shrinks), for the page's data-wasm-bytes
+    return { n, heads: options.heads, engineMs, wasmBytes: engine.memoryBytes };
   },
 
   // The square [row0, row0+size) × [col0, col0+size) of the given heads in cells of
