@@ -199,8 +199,11 @@ void exponential_sums(const std::vector<double>& table, const std::vector<double
   std::vector<double> left(n), right(n);
   for (long k = 0; k < n; ++k) left[k] = w[k] + (k > 0 ? r * left[k - 1] : 0.0);
   for (long k = n - 1; k >= 0; --k) right[k] = w[k] + (k + 1 < n ? r * right[k + 1] : 0.0);
-  // pass 2: each output from its intervals. A difference of running sums can come out a
-  // rounding error below zero; the true sum of non-negative terms cannot.
+  // pass 2: each output from its intervals, as a difference of running sums. Where the
+  // part subtracted outweighs the difference by more than kMaxCancellation (a large weight
+  // before a small window: the difference would keep few correct digits, or come out
+  // below zero), that interval is summed term by term instead.
+  constexpr double kMaxCancellation = 1024.0;  // at most 10 bits lost
   for (long o = 0; o < n; ++o) {
     const Spans spans = spans_of(o);
     double total = 0.0;
@@ -208,13 +211,23 @@ void exponential_sums(const std::vector<double>& table, const std::vector<double
       const long a = spans.begin[s], b = spans.end[s];
       const long high = std::min(b, o + 1) - 1;  // keys a..high lie left of o (or at o)
       if (high >= a) {
-        const double sum = left[high] - (a > 0 ? table[high - a + 1] * left[a - 1] : 0.0);
-        total += table[o - high] * std::max(sum, 0.0);
+        const double carried = a > 0 ? table[high - a + 1] * left[a - 1] : 0.0;
+        double sum = left[high] - carried;
+        if (carried > kMaxCancellation * sum) {
+          sum = 0.0;
+          for (long k = a; k <= high; ++k) sum += table[high - k] * w[k];
+        }
+        total += table[o - high] * sum;
       }
       const long low = std::max(a, o + 1);  // keys low..b-1 lie right of o
       if (low < b) {
-        const double sum = right[low] - (b < n ? table[b - low] * right[b] : 0.0);
-        total += table[low - o] * std::max(sum, 0.0);
+        const double carried = b < n ? table[b - low] * right[b] : 0.0;
+        double sum = right[low] - carried;
+        if (carried > kMaxCancellation * sum) {
+          sum = 0.0;
+          for (long k = low; k < b; ++k) sum += table[k - low] * w[k];
+        }
+        total += table[low - o] * sum;
       }
     }
     out[o] = total;
