@@ -222,7 +222,7 @@ export function formatLink(state) {
   const params = hashParams(state);
   const text = params.get(FIELDS.text.key) ?? '';
   // encoding never shortens a text: one longer than the limit need not be encoded to know
-  const fits = text.length <= MAX_LINK_TEXT && new URLSearchParams({ t: text }).toString().length - 2 <= MAX_LINK_TEXT;
+  const fits = text.length <= MAX_LINK_TEXT && new URLSearchParams([[FIELDS.text.key, text]]).toString().length - FIELDS.text.key.length - 1 <= MAX_LINK_TEXT;
   if (fits) return { hash: params.toString(), textLeftOut: false };
   params.delete(FIELDS.text.key);
   return { hash: params.toString(), textLeftOut: true };

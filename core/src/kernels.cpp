@@ -189,6 +189,16 @@ std::vector<float> pack_key_tiles(const float* k, long ldk, long dh, long m) {
               accumulate);
 }
 
+// scores (block_rows×cols, row stride ld) = q rows [i0, i0 + block_rows) · the packed key
+// tile of keys [j0, j0 + cols) (q arrives already multiplied by the scale).
+[[gnu::always_inline]] inline void tile_scores(const Head& head, const std::vector<float>& key_tiles,
+                                               long i0, long block_rows, long j0, long cols,
+                                               float* scores, long ld) {
+  blocked_matmul(head.q + i0 * head.dh, head.dh,
+                 key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols, kFlashTileCols,
+                 scores, ld, block_rows, head.dh, cols, false);
+}
+
 }  // namespace
 
 void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
@@ -218,10 +228,9 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     const KeyRanges keys(visible, block_rows);
     float* block_scores = scores + i0 * m;
     float* block_weights = weights + i0 * m;
-    // pass 1: scores = q·kᵀ, tile by tile (q arrives already multiplied by the scale).
+    // pass 1: scores = q·kᵀ, tile by tile.
     keys.for_each_tile(head.m, [&](long j0, long cols) {
-      blocked_matmul(head.q + i0 * head.dh, head.dh, key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols,
-             kFlashTileCols, block_scores + j0, m, block_rows, head.dh, cols, false);
+      tile_scores(head, key_tiles, i0, block_rows, j0, cols, block_scores + j0, m);
     });
     for (long r = 0; r < block_rows; ++r) {
       float* row = block_scores + r * m;
@@ -260,9 +269,8 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
     const KeyRanges keys(visible, block_rows);
 
     keys.for_each_tile(m, [&](long j0, long cols) {
-      // pass 1: the tile's scores (q arrives already multiplied by the scale).
-      blocked_matmul(head.q + i0 * head.dh, head.dh, key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols,
-             kFlashTileCols, tile.data(), kFlashTileCols, block_rows, head.dh, cols, false);
+      // pass 1: the tile's scores.
+      tile_scores(head, key_tiles, i0, block_rows, j0, cols, tile.data(), kFlashTileCols);
       for (long r = 0; r < block_rows; ++r) {
         float* scores = tile.data() + r * kFlashTileCols;
         // pass 2: positional bias, mask, the tile's row maximum.

@@ -204,6 +204,10 @@ void exponential_sums(const std::vector<double>& table, const std::vector<double
   // before a small window: the difference would keep few correct digits, or come out
   // below zero), that interval is summed term by term instead.
   constexpr double kMaxCancellation = 1024.0;  // at most 10 bits lost
+  const auto stable_difference = [&](double running, double carried, auto term_by_term) {
+    const double sum = running - carried;
+    return carried > kMaxCancellation * sum ? term_by_term() : sum;
+  };
   for (long o = 0; o < n; ++o) {
     const Spans spans = spans_of(o);
     double total = 0.0;
@@ -212,22 +216,20 @@ void exponential_sums(const std::vector<double>& table, const std::vector<double
       const long high = std::min(b, o + 1) - 1;  // keys a..high lie left of o (or at o)
       if (high >= a) {
         const double carried = a > 0 ? table[high - a + 1] * left[a - 1] : 0.0;
-        double sum = left[high] - carried;
-        if (carried > kMaxCancellation * sum) {
-          sum = 0.0;
+        total += table[o - high] * stable_difference(left[high], carried, [&] {
+          double sum = 0.0;
           for (long k = a; k <= high; ++k) sum += table[high - k] * w[k];
-        }
-        total += table[o - high] * sum;
+          return sum;
+        });
       }
       const long low = std::max(a, o + 1);  // keys low..b-1 lie right of o
       if (low < b) {
         const double carried = b < n ? table[b - low] * right[b] : 0.0;
-        double sum = right[low] - carried;
-        if (carried > kMaxCancellation * sum) {
-          sum = 0.0;
+        total += table[low - o] * stable_difference(right[low], carried, [&] {
+          double sum = 0.0;
           for (long k = low; k < b; ++k) sum += table[k - low] * w[k];
-        }
-        total += table[low - o] * sum;
+          return sum;
+        });
       }
     }
     out[o] = total;

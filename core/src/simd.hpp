@@ -58,6 +58,13 @@ inline Vec max(Vec a, Vec b) {
 #endif
 }
 
+// The largest of `start` and the lanes of `lanes` (a NaN lane is ignored).
+inline float largest_lane(Vec lanes, float start) {
+  float result = start;
+  for (std::size_t lane = 0; lane < kLanes; ++lane) result = lanes[lane] > result ? lanes[lane] : result;
+  return result;
+}
+
 // The largest of values[0, count), or -Infinity when count is 0. Written with explicit
 // vectors (Clang does not vectorise a float max reduction without fast-math), four
 // independent running maxima so that the loop is not one long dependency chain.
@@ -70,9 +77,8 @@ inline float maximum(const float* values, std::size_t count) {
     for (std::size_t i = 0; i < kChains; ++i) chains[i] = max(load(values + c + i * kLanes), chains[i]);
   }
   for (; c + kLanes <= count; c += kLanes) chains[0] = max(load(values + c), chains[0]);
-  const Vec lanes = max(max(chains[0], chains[1]), max(chains[2], chains[3]));
-  float result = -std::numeric_limits<float>::infinity();
-  for (std::size_t lane = 0; lane < kLanes; ++lane) result = lanes[lane] > result ? lanes[lane] : result;
+  float result = largest_lane(max(max(chains[0], chains[1]), max(chains[2], chains[3])),
+                              -std::numeric_limits<float>::infinity());
   for (; c < count; ++c) result = values[c] > result ? values[c] : result;
   return result;
 }
@@ -109,8 +115,7 @@ inline float maximum_magnitude(const float* values, std::size_t count) {
   for (; c + kLanes <= count; c += kLanes) {
     lanes = max(reinterpret_cast<Vec>(reinterpret_cast<Mask>(load(values + c)) & magnitude_bits), lanes);
   }
-  float result = 0.0f;
-  for (std::size_t lane = 0; lane < kLanes; ++lane) result = lanes[lane] > result ? lanes[lane] : result;
+  float result = largest_lane(lanes, 0.0f);
   for (; c < count; ++c) result = std::fabs(values[c]) > result ? std::fabs(values[c]) : result;
   return result;
 }
