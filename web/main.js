@@ -4,12 +4,13 @@
 import { embedTokens, loadGlove } from './embeddings.js';
 import { download } from './exports.js';
 import { formatCount, formatNumber, listBriefly } from './format.js';
+import { shorten } from './hash.js';
 import { ZOOM_STEP, colorDomain, createHeatmap, zoomRegion } from './heatmap.js';
 import { createLegend } from './legend.js';
 import { createLines } from './lines.js';
 import { PRESETS, PRESET_DIMS, longSample } from './presets.js';
 import { drawProfile } from './profile.js';
-import { LIMITS, fieldLabel, formatField, formatLink, parseField, parseHash, shorten } from './state.js';
+import { LIMITS, fieldLabel, formatField, formatLink, parseField, parseHash } from './state.js';
 import { renderCost } from './cost.js';
 import { renderSteps } from './steps.js';
 import { Superseded, createWorkerClient } from './worker-client.js';

@@ -2,6 +2,7 @@
 // view is a link: #t=Hello+world&h=2&c=1. Only settings that differ from their default are
 // written. Reading a hash never fails: a value that does not parse, or a key this page does
 // not know, is left out and reported so the page can show what it ignored.
+import { hashEntries, shorten } from './hash.js';
 import { PRESETS } from './presets.js';
 
 const MAX_SEED = 2 ** 31 - 1;  // a torch.manual_seed value that a URL and a number input both keep exactly
@@ -18,15 +19,10 @@ const POSITIONAL = ['none', 'sinusoidal', 'rope', 'alibi'];
 const ROPE_PAIRINGS = ['interleaved', 'half'];
 const SLOPE_SEPARATOR = ',';
 
-const MAX_SHOWN = 40;  // characters of a bad key or value quoted back in a problem
 // Characters of the encoded text a link keeps: an 8,192-token English text (the most the page
 // reads) takes about 40,000. A longer text is left out of the link, and the page says so.
 const MAX_LINK_TEXT = 64 * 1024;
 
-/** Text as a problem quotes it: at most MAX_SHOWN characters, then '…'. */
-export function shorten(text) {
-  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
-}
 const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
 const VALUES = ['weights', 'scores'];
 const POOLING = ['max', 'mean'];
@@ -160,40 +156,22 @@ function defaultState() {
   return Object.fromEntries(Object.entries(FIELDS).map(([name, field]) => [name, structuredClone(field.value)]));
 }
 
-// Whether a piece of the hash has a % that starts no escape, or escapes that are not UTF-8
-// (URLSearchParams would quietly keep the % or read U+FFFD).
-function malformedEscape(part) {
-  try {
-    decodeURIComponent(part);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 /** '#t=…&h=2' → {state, problems: ['h (number of heads) must be …, got “x”', …]}. */
 export function parseHash(hash) {
   const state = defaultState();
   const problems = [];
   const byKey = new Map(Object.entries(FIELDS).map(([name, field]) => [field.key, [name, field]]));
-  for (const part of hash.replace(/^#/, '').split('&')) {
-    if (part === '') continue;
-    if (malformedEscape(part)) {
-      problems.push(`malformed percent-encoding in “${shorten(part)}” (a % must start an escape such as %C3%A9)`);
+  for (const [key, value] of hashEntries(hash, problems)) {
+    const entry = byKey.get(key);
+    if (!entry) {
+      problems.push(`unknown setting “${shorten(key)}”`);
       continue;
     }
-    for (const [key, value] of new URLSearchParams(part)) {
-      const entry = byKey.get(key);
-      if (!entry) {
-        problems.push(`unknown setting “${shorten(key)}”`);
-        continue;
-      }
-      const [name, field] = entry;
-      try {
-        state[name] = field.codec.parse(value);
-      } catch (error) {
-        problems.push(`${key} (${field.label}) must be ${error.message}, got “${shorten(value)}”`);
-      }
+    const [name, field] = entry;
+    try {
+      state[name] = field.codec.parse(value);
+    } catch (error) {
+      problems.push(`${key} (${field.label}) must be ${error.message}, got “${shorten(value)}”`);
     }
   }
   return { state, problems };

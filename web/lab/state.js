@@ -1,5 +1,6 @@
 // The lab's settings: defaults, presets, the engine options they stand for, and the URL
 // hash that makes any view a shareable link (#n=1024&layers=12&...).
+import { hashEntries, shorten } from '../hash.js';
 
 /** Context lengths the n slider steps through. */
 export const LENGTHS = [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
@@ -54,9 +55,6 @@ const SLOPE_DIGITS = 2;          // significant digits of a slope set by the sli
 export const sliderToSlope = (value) => Number((10 ** value).toPrecision(SLOPE_DIGITS));
 const [SLOPE_MIN, SLOPE_MAX] = SLOPE_LOG_RANGE.map(sliderToSlope);
 const STEP_SLACK = 1e-9;        // a value within this many steps of a step counts as on it
-const MAX_SHOWN = 40;           // characters of a bad key or value quoted back in a problem
-
-const shorten = (text) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
 
 // Why `text` is not a value of setting `key` (a rule such as 'a whole number from 1 to 32'),
 // or null when it is; `documents` are the published data's document counts.
@@ -86,24 +84,15 @@ export function parseHash(hash, { documents = [DEFAULTS.documents] } = {}) {
   const settings = { ...DEFAULTS };
   const problems = [];
   const known = new Set([...Object.keys(RANGES), ...Object.keys(LISTS), ...Object.keys(CHOICES), ...FLAGS, 'slope', 'documents']);
-  for (const part of hash.replace(/^#/, '').split('&')) {
-    if (part === '') continue;
-    try {
-      decodeURIComponent(part);
-    } catch {
-      problems.push(`malformed percent-encoding in “${shorten(part)}” (a % must start an escape such as %C3%A9)`);
+  for (const [key, value] of hashEntries(hash, problems)) {
+    if (!known.has(key)) {
+      problems.push(`unknown setting “${shorten(key)}”`);
       continue;
     }
-    for (const [key, value] of new URLSearchParams(part)) {
-      if (!known.has(key)) {
-        problems.push(`unknown setting “${shorten(key)}”`);
-        continue;
-      }
-      const problem = problemOf(key, value, documents);
-      if (problem) problems.push(`${key} must be ${problem}, got “${shorten(value)}”`);
-      else if (FLAGS.includes(key)) settings[key] = value === '1';
-      else settings[key] = CHOICES[key] ? value : Number(value);
-    }
+    const problem = problemOf(key, value, documents);
+    if (problem) problems.push(`${key} must be ${problem}, got “${shorten(value)}”`);
+    else if (FLAGS.includes(key)) settings[key] = value === '1';
+    else settings[key] = CHOICES[key] ? value : Number(value);
   }
   return { settings, problems };
 }
