@@ -16,6 +16,10 @@ void validate(const MaskOptions& mask) {
   if (mask.sinks < 0) {
     fail("sinks must be 0 or a positive number of keys, got " + std::to_string(mask.sinks));
   }
+  if (mask.prefix < 0) {
+    fail("prefix must be 0 (none) or a positive number of positions, got " +
+         std::to_string(mask.prefix));
+  }
 }
 
 VisibleKeys visible_keys(const MaskOptions& mask, long query, long n, long m) {
@@ -26,7 +30,9 @@ VisibleKeys visible_keys(const MaskOptions& mask, long query, long n, long m) {
   // No |p - j| reaches n + m, so a wider window sees the same keys (and int64 cannot
   // hold position ± LONG_MAX when long is 64-bit).
   const Wide window = std::min<Wide>(mask.window, Wide{n} + m);
-  const long causal_end = mask.causal ? clamp_key(position + 1) : m;
+  // A query inside the prefix sees the whole prefix, later keys of it included.
+  const Wide causal_limit = position < mask.prefix ? Wide{mask.prefix} : position + 1;
+  const long causal_end = mask.causal ? clamp_key(causal_limit) : m;
   VisibleKeys keys;
   if (window > 0) {
     keys.band_begin = clamp_key(position - window + 1);

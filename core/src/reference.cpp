@@ -40,7 +40,8 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
       const long position = i + (m - n);
       std::vector<double> row(m, minus_infinity);
       for (long j = 0; j < m; ++j) {
-        const bool causal_ok = !options.mask.causal || j <= position;
+        const bool in_prefix = position < options.mask.prefix && j < options.mask.prefix;
+        const bool causal_ok = !options.mask.causal || j <= position || in_prefix;
         const long distance = position - j;
         const bool in_window = options.mask.window == 0 ||
                                (options.mask.causal ? distance < options.mask.window
@@ -51,7 +52,9 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
         for (long t = 0; t < dh; ++t) dot += double(q_rotated(i, h * dh + t)) * k_rotated(j, h * dh + t);
         double score = dot * score_scale(options.scale, dh);
         if (positional.type == PositionalType::alibi) {
-          score -= slopes[h] * double(options.mask.causal ? distance : std::abs(distance));
+          // |distance| is the causal distance for every key a causal query sees, and stays
+          // a penalty for the later keys a prefix query sees.
+          score -= slopes[h] * double(std::abs(distance));
         }
         row[j] = score;
       }

@@ -66,7 +66,8 @@ Comparison compare(const A& a, const B& b) {
 // Whether query i of n sees key j of m, written straight from API.md's option table.
 inline bool api_visible(const attn::MaskOptions& mask, long i, long j, long n, long m) {
   const long p = i + (m - n);
-  if (mask.causal && j > p) return false;
+  const bool in_prefix = p < mask.prefix && j < mask.prefix;  // a prefix sees itself both ways
+  if (mask.causal && j > p && !in_prefix) return false;
   if (mask.window == 0) return true;
   const long distance = mask.causal ? p - j : std::abs(p - j);
   return distance < mask.window || j < mask.sinks;
@@ -76,7 +77,7 @@ inline std::string describe(const attn::AttentionOptions& options) {
   std::ostringstream text;
   text << "heads " << options.heads << ", " << attn::to_string(options.normalization)
        << (options.mask.causal ? ", causal" : "") << ", window " << options.mask.window
-       << ", sinks " << options.mask.sinks << ", scale mode " << int(options.scale.mode) << ", "
+       << ", sinks " << options.mask.sinks << ", prefix " << options.mask.prefix << ", scale mode " << int(options.scale.mode) << ", "
        << attn::to_string(options.positional.type);
   if (options.positional.type == attn::PositionalType::rope) {
     text << " " << attn::to_string(options.positional.pairing);
@@ -99,7 +100,8 @@ inline std::vector<attn::AttentionOptions> option_grid(long heads) {
   positionals[4].type = PositionalType::rope;
   positionals[4].pairing = attn::RopePairing::half;
   const attn::MaskOptions masks[] = {
-      {false, 0, 0}, {false, 7, 0}, {false, 7, 3}, {false, 70, 5}, {false, 4, 20}};
+      {false, 0, 0}, {false, 7, 0}, {false, 7, 3}, {false, 70, 5}, {false, 4, 20},
+      {false, 0, 0, 4}, {false, 5, 0, 6}};
   using Mode = attn::ScaleOption::Mode;
   const attn::ScaleOption scales[] = {
       {Mode::inverse_sqrt_head_width, 1.0}, {Mode::none, 1.0}, {Mode::factor, 0.6}};

@@ -127,3 +127,19 @@ TEST_CASE("mask: a negative window or negative sinks is rejected", "[mask][error
   REQUIRE_THROWS_WITH(attn::validate(attn::MaskOptions{false, 4, -2}),
                       Contains("sinks") && Contains("-2"));
 }
+
+TEST_CASE("causal mask with a prefix: the prefix sees itself both ways, the rest stays causal",
+          "[mask]") {
+  attn::MaskOptions mask;
+  mask.causal = true;
+  mask.prefix = 3;
+  // queries 0..2 see keys 0..2; query 4 sees keys 0..4
+  for (long i = 0; i < 3; ++i) {
+    const attn::VisibleKeys keys = attn::visible_keys(mask, i, 6, 6);
+    CHECK(keys.band_begin == 0);
+    CHECK(keys.band_end == 3);
+  }
+  CHECK(attn::visible_keys(mask, 4, 6, 6).band_end == 5);
+  mask.prefix = -1;
+  CHECK_THROWS_WITH(attn::validate(mask), Catch::Contains("prefix must be 0 (none) or a positive number"));
+}

@@ -13,6 +13,7 @@ struct MaskOptions {
   bool causal = false;  // key j visible only where j <= p
   long window = 0;      // > 0: p - j < window (causal) or |p - j| < window (bidirectional)
   long sinks = 0;       // with a window: keys j < sinks stay visible (StreamingLLM)
+  long prefix = 0;      // with causal: queries at p < prefix see every key j < prefix (prefix LM)
 };
 
 struct VisibleKeys {
