@@ -70,3 +70,11 @@ TEST_CASE("torch generator: negative sizes are rejected", "[torch_generator][err
   REQUIRE_THROWS_WITH(generator.linear(3, -2), Contains("outFeatures") && Contains("-2"));
   CHECK(generator.rand(0, 4).size() == 0);
 }
+
+TEST_CASE("torch generator: randn of fewer than 16 numbers matches torch.randn", "[torch_generator]") {
+  // torch.manual_seed(0); torch.randn(4), as PyTorch prints it.
+  attn::TorchGenerator generator(0);
+  const attn::Matrix drawn = generator.randn(1, 4);
+  const float expected[] = {1.5410f, -0.2934f, -2.1788f, 0.5684f};
+  for (int i = 0; i < 4; ++i) CHECK(drawn(0, i) == Approx(expected[i]).margin(1e-4));
+}

@@ -28,6 +28,13 @@ class TorchGenerator {
   // i.e. uniform in ±1/√in, then the bias uniform in the same bound.
   LinearParameters linear(long in_features, long out_features, bool bias = true);
 
+  // torch.randn(rows, cols): standard normal numbers by Box–Muller, as PyTorch's CPU
+  // normal_ draws them (nn.Embedding's initialisation too). Tensors of 16 numbers or more
+  // take float uniforms in blocks of 16 (the last block redrawn when 16 does not divide the
+  // size); smaller ones take pairs of double uniforms, the second value of a pair kept for
+  // the next such number.
+  Matrix randn(long rows, long cols);
+
   // Discards `count` 32-bit draws, as if that many floats had been drawn.
   void skip(std::uint64_t count);
 
@@ -36,10 +43,14 @@ class TorchGenerator {
 
  private:
   float uniform(float from, float to);
+  double uniform_double();  // 53 random bits from two draws, in [0, 1)
+  double normal_double();   // one Box–Muller number, caching the pair's second
+  void normal_block(float* block);  // 16 uniforms in [0, 1) → 16 normal numbers
   Matrix uniform_matrix(long rows, long cols, float from, float to);
 
   std::mt19937 engine_;
   std::uint64_t draws_ = 0;
+  std::optional<double> next_normal_;  // the cached second number of a Box–Muller pair
 };
 
 }  // namespace attn
