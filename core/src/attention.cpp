@@ -57,6 +57,9 @@ void validate(const Matrix& q, const Matrix& k, const Matrix& v, const Attention
   if (options.positional.type == PositionalType::sinusoidal) {
     fail("positional sinusoidal is added to the input x: use self_attention, or add it to q, k, v");
   }
+  if (options.positional.type == PositionalType::learned) {
+    fail("positional learned is a trained table of a model: use createTransformer");
+  }
   validate(options.positional, options.heads, dk / options.heads);
   require_finite("q", q);
   require_finite("k", k);

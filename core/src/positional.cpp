@@ -15,6 +15,7 @@ const char* to_string(PositionalType type) {
     case PositionalType::sinusoidal: return "sinusoidal";
     case PositionalType::rope: return "rope";
     case PositionalType::alibi: return "alibi";
+    case PositionalType::learned: return "learned";
   }
   return "?";
 }

@@ -1,5 +1,6 @@
 // Positional encodings: sinusoidal (added to the input), RoPE (rotates q and k before
-// the dot product) and ALiBi (a distance penalty added to the scaled scores).
+// the dot product) and ALiBi (a distance penalty added to the scaled scores); a trained
+// model may also learn a table of position vectors (attn/train).
 #pragma once
 
 #include <vector>
@@ -8,7 +9,7 @@
 
 namespace attn {
 
-enum class PositionalType { none, sinusoidal, rope, alibi };
+enum class PositionalType { none, sinusoidal, rope, alibi, learned };
 enum class RopePairing {
   interleaved,  // rotate pairs (2t, 2t+1), as in the RoFormer paper and GPT-J
   half          // rotate pairs (t, t + dh/2), as in GPT-NeoX and Llama's Hugging Face code
