@@ -57,7 +57,7 @@ double TorchGenerator::normal_double() {
     return cached;
   }
   const double u1 = uniform_double(), u2 = uniform_double();
-  const double radius = std::sqrt(-2.0 * std::log1p(-u2));
+  const double radius = std::sqrt(-2.0 * std::log(1.0 - u2));  // as PyTorch 1.13 (later: log1p)
   const double theta = 2.0 * kPi * u1;
   next_normal_ = radius * std::sin(theta);
   return radius * std::cos(theta);

@@ -18,8 +18,8 @@ TrainingOptions small_run() {
   options.task.keys = 8;
   options.task.values = 8;
   options.model.d_model = 16;
-  options.schedule.steps = 300;
-  options.schedule.warmup = 20;
+  options.optimizer.schedule.steps = 300;
+  options.optimizer.schedule.warmup = 20;
   options.batch = 32;
   options.every = 60;
   options.sequences = 256;
@@ -56,7 +56,7 @@ TEST_CASE("trainer: a short run learns the small retrieval task", "[train][train
 TEST_CASE("trainer: a seed gives the same run twice; another seed another run",
           "[train][trainer]") {
   TrainingOptions options = small_run();
-  options.schedule.steps = 40;
+  options.optimizer.schedule.steps = 40;
   options.every = 20;
   RetrievalTrainer first(options), second(options);
   const auto a = run(first), b = run(second);
@@ -74,7 +74,7 @@ TEST_CASE("trainer: a seed gives the same run twice; another seed another run",
 
 TEST_CASE("trainer: checkpoints every `every` steps and after the last", "[train][trainer]") {
   TrainingOptions options = small_run();
-  options.schedule.steps = 25;
+  options.optimizer.schedule.steps = 25;
   options.every = 10;
   RetrievalTrainer trainer(options);
   // advance stops at a checkpoint, or after the steps it was given
@@ -119,7 +119,7 @@ TEST_CASE("trainer: the evaluation's accuracy and attention by position", "[trai
 TEST_CASE("trainer: the mixed objectives, prefix context and end-biased answers run",
           "[train][trainer]") {
   TrainingOptions options = small_run();
-  options.schedule.steps = 30;
+  options.optimizer.schedule.steps = 30;
   options.every = 30;
   options.task.mix = {0.5, 0.25, 0.25};
   options.task.span = 2;
@@ -141,19 +141,19 @@ TEST_CASE("trainer: bad options fail naming the option", "[train][trainer][error
     CHECK_THROWS_WITH(RetrievalTrainer(options), Contains(words));
   };
   TrainingOptions bad = small_run();
-  bad.schedule.steps = 0;
+  bad.optimizer.schedule.steps = 0;
   fails_with(bad, "training.steps must be a whole number from 1");
   bad = small_run();
   bad.batch = 0;
   fails_with(bad, "training.batch must be a whole number from 1");
   bad = small_run();
-  bad.schedule.learning_rate = NAN;
+  bad.optimizer.schedule.learning_rate = NAN;
   fails_with(bad, "training.learningRate must be from 0 to 10, got NaN");
   bad = small_run();
-  bad.schedule.learning_rate = 0.0;
+  bad.optimizer.schedule.learning_rate = 0.0;
   fails_with(bad, "training.learningRate must be above 0");
   bad = small_run();
-  bad.adamw.beta2 = 1.0;
+  bad.optimizer.adamw.beta2 = 1.0;
   fails_with(bad, "training.betas[1] must be from 0 to");
   bad = small_run();
   bad.evaluation_pairs = {4, 9};

@@ -1,6 +1,9 @@
 #include "attn/train/optimizer.hpp"
 
 #include <cmath>
+#include <string>
+
+#include "attn/errors.hpp"
 
 namespace attn::train {
 
@@ -49,6 +52,50 @@ void AdamW::step(float* parameters, const float* gradients, double learning_rate
     const float denominator = std::sqrt(second_moment_[i]) * inverse_correction2_sqrt + epsilon;
     parameters[i] -= step_size * first_moment_[i] / denominator;
   }
+}
+
+namespace {
+
+void require_range(const char* name, double value, double low, double high) {
+  if (!(value >= low && value <= high)) {
+    fail(std::string(name) + " must be from " + format_number(low) + " to " + format_number(high) +
+         ", got " + format_number(value));
+  }
+}
+
+void require_whole(const char* name, long value, long low, long high) {
+  if (value < low || value > high) {
+    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
+         std::to_string(high) + ", got " + std::to_string(value));
+  }
+}
+
+}  // namespace
+
+void validate(const OptimizerOptions& options) {
+  require_whole("training.steps", options.schedule.steps, 1, kMaxSteps);
+  require_whole("training.warmup", options.schedule.warmup, 0, kMaxSteps);
+  require_range("training.learningRate", options.schedule.learning_rate, 0.0, 10.0);
+  if (!(options.schedule.learning_rate > 0.0)) {
+    fail("training.learningRate must be above 0, got " +
+         format_number(options.schedule.learning_rate));
+  }
+  require_range("training.weightDecay", options.adamw.weight_decay, 0.0, 1.0);
+  // below 1: a moment that never decays would never be corrected
+  require_range("training.betas[0]", options.adamw.beta1, 0.0, 0.999999);
+  require_range("training.betas[1]", options.adamw.beta2, 0.0, 0.999999);
+  require_range("training.clip", options.clip, 0.0, 1e30);
+}
+
+Optimizer::Optimizer(std::size_t count, const OptimizerOptions& options)
+    : options_((validate(options), options)), count_(count), adamw_(count, options.adamw) {}
+
+OptimizerStep Optimizer::step(float* parameters, float* gradients) {
+  OptimizerStep result;
+  result.learning_rate = learning_rate_at(options_.schedule, steps_taken());
+  result.gradient_norm = clip_gradients(gradients, count_, options_.clip);
+  adamw_.step(parameters, gradients, result.learning_rate);
+  return result;
 }
 
 }  // namespace attn::train

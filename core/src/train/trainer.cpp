@@ -10,7 +10,6 @@ namespace attn::train {
 
 namespace {
 
-constexpr long kMaxSteps = 10'000'000;
 constexpr long kMaxBatch = 1L << 16;
 constexpr long kMaxSequences = 1L << 16;
 constexpr long kDefaultMaxLength = 512;
@@ -18,13 +17,6 @@ constexpr long kDefaultMaxLength = 512;
 constexpr long kEvaluationChunk = 256;
 // The batch's random stream (the model's initialisation draws from the seed's own stream).
 constexpr std::uint32_t kTrainingStream = 1;
-
-void require_range(const char* name, double value, double low, double high) {
-  if (!(value >= low && value <= high)) {
-    fail(std::string(name) + " must be from " + format_number(low) + " to " + format_number(high) +
-         ", got " + format_number(value));
-  }
-}
 
 void require_whole(const char* name, long value, long low, long high) {
   if (value < low || value > high) {
@@ -70,18 +62,8 @@ TransformerConfig model_config(const TrainingOptions& options) {
 
 void validate(const TrainingOptions& options) {
   validate(options.task);
-  require_whole("training.steps", options.schedule.steps, 1, kMaxSteps);
+  validate(options.optimizer);
   require_whole("training.batch", options.batch, 1, kMaxBatch);
-  require_whole("training.warmup", options.schedule.warmup, 0, kMaxSteps);
-  require_range("training.learningRate", options.schedule.learning_rate, 0.0, 10.0);
-  if (!(options.schedule.learning_rate > 0.0)) {
-    fail("training.learningRate must be above 0, got " +
-         format_number(options.schedule.learning_rate));
-  }
-  require_range("training.weightDecay", options.adamw.weight_decay, 0.0, 1.0);
-  require_range("training.betas[0]", options.adamw.beta1, 0.0, 0.999999);
-  require_range("training.betas[1]", options.adamw.beta2, 0.0, 0.999999);
-  require_range("training.clip", options.clip, 0.0, 1e30);
   require_whole("evaluation.every", options.every, 1, kMaxSteps);
   require_whole("evaluation.sequences", options.sequences, 1, kMaxSequences);
   if (options.evaluation_pairs.empty())
@@ -108,8 +90,8 @@ void validate(const TrainingOptions& options) {
 
 RetrievalTrainer::RetrievalTrainer(const TrainingOptions& options)
     : options_((validate(options), options)),
-      model_(std::make_unique<Transformer>(model_config(options))),
-      optimizer_(model_->parameter_count(), options.adamw),
+      model_(std::make_shared<Transformer>(model_config(options))),
+      optimizer_(model_->parameter_count(), options.optimizer),
       random_(options.seed, kTrainingStream) {
   options_.model = model_->config();
 }
@@ -139,9 +121,7 @@ double RetrievalTrainer::train_step() {
     fail("training diverged at step " + std::to_string(step() + 1) + ": the loss is " +
          format_number(loss) + "; try a lower training.learningRate or clip");
   }
-  clip_gradients(model_->gradients(), model_->parameter_count(), options_.clip);
-  optimizer_.step(model_->values(), model_->gradients(),
-                  learning_rate_at(options_.schedule, step()));
+  optimizer_.step(model_->values(), model_->gradients());
   return loss;
 }
 

@@ -50,4 +50,39 @@ class AdamW {
   long steps_ = 0;
 };
 
+// Schedule, clipping and AdamW together: one step of training.
+struct OptimizerOptions {
+  ScheduleOptions schedule;
+  AdamWOptions adamw;
+  double clip = 1.0;  // global gradient norm; 0: no clipping
+};
+
+struct OptimizerStep {
+  double gradient_norm = 0.0;  // before clipping
+  double learning_rate = 0.0;  // the schedule's, for this step
+};
+
+// The largest number of steps a run may take.
+constexpr long kMaxSteps = 10'000'000;
+
+// Throws attn::InvalidArgument naming the option (training.learningRate, training.betas[1] …).
+void validate(const OptimizerOptions& options);
+
+class Optimizer {
+ public:
+  Optimizer(std::size_t count, const OptimizerOptions& options);
+
+  // Clips gradients[0, count) to the global norm, then one AdamW update of parameters at
+  // the schedule's rate for the next step.
+  OptimizerStep step(float* parameters, float* gradients);
+
+  long steps_taken() const { return adamw_.steps_taken(); }
+  const OptimizerOptions& options() const { return options_; }
+
+ private:
+  OptimizerOptions options_;
+  std::size_t count_;
+  AdamW adamw_;
+};
+
 }  // namespace attn::train

@@ -28,10 +28,8 @@ struct TrainingOptions {
   // The model: vocab, outputs and (when 0) max_length are set from the task; seed from `seed`.
   TransformerConfig model;
   Context context = Context::causal;
-  ScheduleOptions schedule;  // learning rate, warm-up, schedule, steps
-  AdamWOptions adamw;
+  OptimizerOptions optimizer;  // learning rate, warm-up, schedule, steps, AdamW, clipping
   long batch = 64;
-  double clip = 1.0;  // global gradient norm; 0: no clipping
   std::uint64_t seed = 0;
   long every = 100;       // steps between checkpoints
   long sequences = 2048;  // held-out sequences per evaluation
@@ -66,7 +64,7 @@ class RetrievalTrainer {
   explicit RetrievalTrainer(const TrainingOptions& options);
 
   long step() const { return optimizer_.steps_taken(); }
-  long steps() const { return options_.schedule.steps; }
+  long steps() const { return options_.optimizer.schedule.steps; }
   bool finished() const { return step() >= steps(); }
 
   // Trains at most `max_steps` steps, stopping early at a checkpoint (every `every` steps
@@ -78,16 +76,16 @@ class RetrievalTrainer {
 
   const TrainingOptions& options() const { return options_; }
   Transformer& model() { return *model_; }
-  // Hands the model over (the trainer must not be advanced afterwards).
-  std::unique_ptr<Transformer> release_model() { return std::move(model_); }
+  // The model, shared: it outlives the trainer when its holder keeps it.
+  std::shared_ptr<Transformer> shared_model() const { return model_; }
 
  private:
   double train_step();
   long prefix(long pairs) const;
 
   TrainingOptions options_;
-  std::unique_ptr<Transformer> model_;
-  AdamW optimizer_;
+  std::shared_ptr<Transformer> model_;
+  Optimizer optimizer_;
   TaskRandom random_;
   double loss_since_checkpoint_ = 0.0;
   long steps_since_checkpoint_ = 0;
