@@ -29,8 +29,23 @@ using simd::store;
 using simd::Vec;
 constexpr std::size_t kBlockCols = kLanes * kBlockVectors;
 
+// How a is read: row r, column t at a[r·lda + t], or transposed, at a[t·lda + r] (the
+// product aᵀ·b without forming aᵀ).
+enum class Layout { normal, transposed };
+
+template <Layout kLayout>
+inline float element(const float* a, std::size_t lda, std::size_t r, std::size_t t) {
+  return kLayout == Layout::normal ? a[r * lda + t] : a[t * lda + r];
+}
+
+// The start of a's row block r0.
+template <Layout kLayout>
+inline const float* row_block(const float* a, std::size_t lda, std::size_t r0) {
+  return kLayout == Layout::normal ? a + r0 * lda : a + r0;
+}
+
 // c[R × V·kLanes] (+)= a[R × depth] · b[depth × V·kLanes], every accumulator in a register.
-template <std::size_t R, std::size_t V>
+template <std::size_t R, std::size_t V, Layout kLayout = Layout::normal>
 inline void matmul_block(const float* a, std::size_t lda, const float* b, std::size_t ldb,
                          float* c, std::size_t ldc, std::size_t depth, bool accumulate) {
   Vec acc[R][V];
@@ -41,7 +56,7 @@ inline void matmul_block(const float* a, std::size_t lda, const float* b, std::s
     Vec b_row[V];
     for (std::size_t v = 0; v < V; ++v) b_row[v] = load(b + t * ldb + v * kLanes);
     for (std::size_t r = 0; r < R; ++r) {
-      const Vec a_value = simd::broadcast(a[r * lda + t]);
+      const Vec a_value = simd::broadcast(element<kLayout>(a, lda, r, t));
       for (std::size_t v = 0; v < V; ++v) acc[r][v] += a_value * b_row[v];
     }
   }
@@ -54,39 +69,47 @@ inline void matmul_block(const float* a, std::size_t lda, const float* b, std::s
 // every row, with as many rows per block as the full blocks' accumulators allow. Without
 // it a head narrower than one block (the page's 8 heads of 8 dimensions) multiplied its
 // weights by v one element at a time.
-template <std::size_t V>
+template <std::size_t V, Layout kLayout>
 void matmul_strip(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                   std::size_t ldc, std::size_t rows, std::size_t depth, bool accumulate) {
   constexpr std::size_t R = kBlockRows * kBlockVectors / V;
   std::size_t i = 0;
-  for (; i + R <= rows; i += R) matmul_block<R, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
-  for (; i < rows; ++i) matmul_block<1, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
+  for (; i + R <= rows; i += R) {
+    matmul_block<R, V, kLayout>(row_block<kLayout>(a, lda, i), lda, b, ldb, c + i * ldc, ldc, depth,
+                                accumulate);
+  }
+  for (; i < rows; ++i) {
+    matmul_block<1, V, kLayout>(row_block<kLayout>(a, lda, i), lda, b, ldb, c + i * ldc, ldc, depth,
+                                accumulate);
+  }
 }
 
 // Columns [0, vectors·kLanes) of a strip narrower than a full block.
+template <Layout kLayout>
 void matmul_narrow(std::size_t vectors, const float* a, std::size_t lda, const float* b,
                    std::size_t ldb, float* c, std::size_t ldc, std::size_t rows, std::size_t depth,
                    bool accumulate) {
   static_assert(kBlockVectors <= 4, "matmul_narrow dispatches strips of at most 3 vectors");
   switch (vectors) {
-    case 1: return matmul_strip<1>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+    case 1: return matmul_strip<1, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
     case 2:
-      if constexpr (kBlockVectors > 2) return matmul_strip<2>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      if constexpr (kBlockVectors > 2) return matmul_strip<2, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
       break;
     case 3:
-      if constexpr (kBlockVectors > 3) return matmul_strip<3>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      if constexpr (kBlockVectors > 3) return matmul_strip<3, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
       break;
   }
 }
 
 // The last columns, fewer than one vector, one element at a time.
+template <Layout kLayout>
 void matmul_edge(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                  std::size_t ldc, std::size_t rows, std::size_t depth, std::size_t cols,
                  bool accumulate) {
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t col = 0; col < cols; ++col) {
       float sum = accumulate ? c[r * ldc + col] : 0.0f;
-      for (std::size_t t = 0; t < depth; ++t) sum += a[r * lda + t] * b[t * ldb + col];
+      for (std::size_t t = 0; t < depth; ++t) sum += element<kLayout>(a, lda, r, t) * b[t * ldb + col];
       c[r * ldc + col] = sum;
     }
   }
@@ -163,6 +186,7 @@ std::vector<float> pack_key_tiles(const float* k, long ldk, long dh, long m) {
 
 // matmul's body, forced inline into the kernels: there the strides are constants, and the
 // flash kernel ran 8% faster (wasm, n=1024) than calling matmul.
+template <Layout kLayout = Layout::normal>
 [[gnu::always_inline]] inline void blocked_matmul(const float* a, std::size_t lda, const float* b,
                                                   std::size_t ldb, float* c, std::size_t ldc,
                                                   std::size_t rows, std::size_t depth,
@@ -171,21 +195,21 @@ std::vector<float> pack_key_tiles(const float* k, long ldk, long dh, long m) {
   std::size_t i = 0;
   for (; i + kBlockRows <= rows; i += kBlockRows) {
     for (std::size_t j = 0; j < full_cols; j += kBlockCols) {
-      matmul_block<kBlockRows, kBlockVectors>(a + i * lda, lda, b + j, ldb, c + i * ldc + j, ldc,
+      matmul_block<kBlockRows, kBlockVectors, kLayout>(row_block<kLayout>(a, lda, i), lda, b + j, ldb, c + i * ldc + j, ldc,
                                               depth, accumulate);
     }
   }
   for (; i < rows; ++i) {  // leftover rows, one at a time
     for (std::size_t j = 0; j < full_cols; j += kBlockCols) {
-      matmul_block<1, kBlockVectors>(a + i * lda, lda, b + j, ldb, c + i * ldc + j, ldc, depth,
+      matmul_block<1, kBlockVectors, kLayout>(row_block<kLayout>(a, lda, i), lda, b + j, ldb, c + i * ldc + j, ldc, depth,
                                      accumulate);
     }
   }
   const std::size_t narrow_vectors = (cols - full_cols) / kLanes;
   const std::size_t vector_cols = full_cols + narrow_vectors * kLanes;
-  matmul_narrow(narrow_vectors, a, lda, b + full_cols, ldb, c + full_cols, ldc, rows, depth,
+  matmul_narrow<kLayout>(narrow_vectors, a, lda, b + full_cols, ldb, c + full_cols, ldc, rows, depth,
                 accumulate);
-  matmul_edge(a, lda, b + vector_cols, ldb, c + vector_cols, ldc, rows, depth, cols - vector_cols,
+  matmul_edge<kLayout>(a, lda, b + vector_cols, ldb, c + vector_cols, ldc, rows, depth, cols - vector_cols,
               accumulate);
 }
 
@@ -205,6 +229,12 @@ void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, fl
             std::size_t ldc, std::size_t rows, std::size_t depth, std::size_t cols,
             bool accumulate) {
   blocked_matmul(a, lda, b, ldb, c, ldc, rows, depth, cols, accumulate);
+}
+
+void matmul_transposed_a(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                         std::size_t ldc, std::size_t rows, std::size_t depth, std::size_t cols,
+                         bool accumulate) {
+  blocked_matmul<Layout::transposed>(a, lda, b, ldb, c, ldc, rows, depth, cols, accumulate);
 }
 
 Matrix multiply(const Matrix& a, const Matrix& b) {

@@ -38,6 +38,26 @@ TEST_CASE("kernels: matmul honours row strides and accumulates", "[kernels]") {
   CHECK_CLOSE(c, expected, 1e-5);  // and nothing outside the block is touched
 }
 
+TEST_CASE("kernels: the transposed product aᵀ·b equals the reference, strided and accumulated",
+          "[kernels]") {
+  std::mt19937 rng(53);
+  const long rows = GENERATE(1L, 3L, 9L, 33L);
+  const long depth = GENERATE(1L, 7L, 100L);
+  const long cols = GENERATE(1L, 16L, 17L, 40L);
+  const bool accumulate = GENERATE(false, true);
+  INFO("(" << depth << "×" << rows << ")ᵀ times " << depth << "×" << cols);
+  // a is columns 2..rows+1 of a depth×(rows+3) matrix: its row stride is not its width
+  const attn::Matrix a_big = helpers::random_matrix(depth, rows + 3, rng);
+  const attn::Matrix a = xt::view(a_big, xt::all(), xt::range(2, rows + 2));
+  const attn::Matrix b = helpers::random_matrix(depth, cols, rng);
+  const attn::Matrix start = helpers::random_matrix(rows, cols, rng);
+  const attn::Matrix product = attn::reference::matmul(attn::Matrix(xt::transpose(a)), b);
+  attn::Matrix c = start;
+  attn::kernels::matmul_transposed_a(a_big.data() + 2, rows + 3, b.data(), cols, c.data(), cols,
+                                     rows, depth, cols, accumulate);
+  CHECK_CLOSE(c, accumulate ? attn::Matrix(start + product) : product, 1e-4);
+}
+
 TEST_CASE("flash: context equals the materialised context for every option", "[kernels]") {
   std::mt19937 rng(53);
   const long heads = GENERATE(1L, 2L);

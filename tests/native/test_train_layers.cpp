@@ -103,8 +103,7 @@ TEST_CASE("train linear: forward equals the reference, gradients equal finite di
     std::vector<float> dx(rows * in, 0.0f), dweight(out_features * in, 0.0f),
         dbias(out_features, 0.0f);
     attn::train::linear_backward(dx.data(), dweight.data(), with_bias ? dbias.data() : nullptr,
-                                 r.data(), x.data(), weight.data(), rows, in, out_features, false,
-                                 scratch);
+                                 r.data(), x.data(), weight.data(), rows, in, out_features, false);
     check_gradient("dx", dx.data(), train_reference::numerical_gradient(xd, objective));
     check_gradient("dweight", dweight.data(), train_reference::numerical_gradient(wd, objective));
     if (with_bias)
@@ -122,10 +121,10 @@ TEST_CASE("train linear: the backward adds into dx and the parameters' gradients
   std::vector<float> dx_once(rows * in, 0.0f), dw_once(out_features * in, 0.0f),
       db_once(out_features, 0.0f);
   attn::train::linear_backward(dx_once.data(), dw_once.data(), db_once.data(), r.data(), x.data(),
-                               weight.data(), rows, in, out_features, false, scratch);
+                               weight.data(), rows, in, out_features, false);
   std::vector<float> dx_twice(dx_once), dw_twice(dw_once), db_twice(db_once);
   attn::train::linear_backward(dx_twice.data(), dw_twice.data(), db_twice.data(), r.data(),
-                               x.data(), weight.data(), rows, in, out_features, true, scratch);
+                               x.data(), weight.data(), rows, in, out_features, true);
   for (std::size_t i = 0; i < dx_once.size(); ++i)
     CHECK(dx_twice[i] == Approx(2 * dx_once[i]).margin(1e-6));
   for (std::size_t i = 0; i < dw_once.size(); ++i)

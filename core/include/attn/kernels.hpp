@@ -17,6 +17,13 @@ void matmul(const float* a, std::size_t lda, const float* b, std::size_t ldb, fl
             std::size_t ldc, std::size_t rows, std::size_t depth, std::size_t cols,
             bool accumulate);
 
+// c (rows×cols, row stride ldc) = aᵀ · b, or c += aᵀ·b when `accumulate`, where a is
+// depth×rows (stride lda) and b depth×cols (stride ldb): a transposed product without
+// forming the transpose (a weight's gradient doutᵀ·x, attention's weightsᵀ·dcontext).
+void matmul_transposed_a(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                         std::size_t ldc, std::size_t rows, std::size_t depth, std::size_t cols,
+                         bool accumulate);
+
 // a: rows×depth, b: depth×cols → rows×cols, through matmul. Shapes are assumed to fit.
 Matrix multiply(const Matrix& a, const Matrix& b);
 

@@ -133,20 +133,17 @@ void linear_forward(float* out, const float* x, const float* weight, const float
 
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x,
                      const float* weight, long rows, long in_features, long out_features,
-                     bool accumulate_dx, LinearScratch& scratch) {
+                     bool accumulate_dx) {
   // dx (rows×in) = dout (rows×out) · weight (out×in)
   matmul(dout, out_features, weight, in_features, dx, in_features, rows, out_features, in_features,
          accumulate_dx);
   // dweight (out×in) += doutᵀ (out×rows) · x (rows×in)
-  float* dout_t = grow(scratch.transposed, std::size_t(rows) * out_features);
-  transpose(dout_t, dout, rows, out_features, out_features);
-  matmul(dout_t, rows, x, in_features, dweight, in_features, out_features, rows, in_features, true);
+  kernels::matmul_transposed_a(dout, out_features, x, in_features, dweight, in_features,
+                               out_features, rows, in_features, true);
   if (dbias == nullptr) return;
-  for (long o = 0; o < out_features; ++o) {
-    const float* column = dout_t + o * rows;
-    float sum = 0.0f;
-    for (long r = 0; r < rows; ++r) sum += column[r];
-    dbias[o] += sum;
+  for (long r = 0; r < rows; ++r) {
+    const float* row = dout + r * out_features;
+    for (long o = 0; o < out_features; ++o) dbias[o] += row[o];
   }
 }
 
@@ -243,10 +240,9 @@ void attention_forward(float* context, const float* qkv, long B, long T, long Tq
 void attention_backward(float* dqkv, const float* dcontext, const float* qkv, long B, long T,
                         long Tq, const AttentionShape& shape, AttentionCache& cache) {
   const long H = shape.H, D = shape.D, C = H * D, ld = 3 * C, first_query = T - Tq;
-  // One head's scratch: a transpose (T×Tq or D×T), dS (Tq×T), dq (Tq×D), dk (T×D).
-  const long transposed_size = std::max(T * Tq, D * T);
-  float* transposed = grow(cache.scratch, std::size_t(transposed_size + Tq * T + Tq * D + T * D));
-  float* dscores = transposed + transposed_size;
+  // One head's scratch: vᵀ (D×T), dS (Tq×T), dq (Tq×D), dk (T×D).
+  float* v_t = grow(cache.scratch, std::size_t(D * T + Tq * T + Tq * D + T * D));
+  float* dscores = v_t + D * T;
   float* dq = dscores + Tq * T;
   float* dk = dq + Tq * D;
   for (long b = 0; b < B; ++b) {
@@ -262,11 +258,11 @@ void attention_backward(float* dqkv, const float* dcontext, const float* qkv, lo
       const float* weights = cache.weights.data() + block * Tq * T;
       const float* dctx_h = dctx + h * D;  // Tq×D, row stride C
       // pass 1: dv (T×D) = weightsᵀ · dcontext.
-      transpose(transposed, weights, Tq, T, T);
-      matmul(transposed, Tq, dctx_h, C, dsequence + 2 * C + h * D, ld, T, Tq, D, false);
+      kernels::matmul_transposed_a(weights, T, dctx_h, C, dsequence + 2 * C + h * D, ld, T, Tq, D,
+                                   false);
       // pass 2: dweights (Tq×T) = dcontext · vᵀ.
-      transpose(transposed, sequence + 2 * C + h * D, T, D, ld);
-      matmul(dctx_h, C, transposed, T, dscores, T, Tq, D, T, false);
+      transpose(v_t, sequence + 2 * C + h * D, T, D, ld);
+      matmul(dctx_h, C, v_t, T, dscores, T, Tq, D, T, false);
       // pass 3: through the softmax, row by row: dS = P ⊙ (dP - Σ_j P·dP). Masked keys have
       // P = 0, so they get no gradient.
       for (long i = 0; i < Tq; ++i) {
@@ -279,8 +275,7 @@ void attention_backward(float* dqkv, const float* dcontext, const float* qkv, lo
       // pass 4: dq = dS · k · scale (Tq×D) and dk = dSᵀ · q (T×D; q holds the scale).
       matmul(dscores, T, k, D, dq, D, Tq, T, D, false);
       for (long i = 0; i < Tq * D; ++i) dq[i] *= shape.scale;
-      transpose(transposed, dscores, Tq, T, T);
-      matmul(transposed, Tq, q, D, dk, D, T, Tq, D, false);
+      kernels::matmul_transposed_a(dscores, T, q, D, dk, D, T, Tq, D, false);
       // pass 5: undo the rotation (its transpose is the rotation by -angle), write into dqkv.
       if (shape.rope_cos != nullptr) {
         rope_rotate(dq, D, Tq, first_query, shape, true);

@@ -393,7 +393,7 @@ void Transformer::backward(const Batch& batch, float weight) {
   // loss → head → final LayerNorm → the answer rows of the last stream
   cross_entropy_backward(dlogits, a.probabilities.data(), batch.targets, R, O, weight);
   linear_backward(dnormed, gradient(offsets_.head_weight), gradient(offsets_.head_bias), dlogits,
-                  a.final_ln.data(), value(offsets_.head_weight), R, C, O, false, linear_scratch_);
+                  a.final_ln.data(), value(offsets_.head_weight), R, C, O, false);
   std::fill_n(d.stream.data(), R * C, 0.0f);
   layernorm_backward(d.stream.data(), gradient(offsets_.final_weight),
                      gradient(offsets_.final_bias), dnormed,
@@ -409,23 +409,21 @@ void Transformer::backward(const Batch& batch, float weight) {
       const float* mid = a.mid.data() + l * N * C;
       const float* fc = a.fc.data() + l * N * F;
       linear_backward(dhidden, gradient(p.proj_weight), gradient(p.proj_bias), dstream,
-                      a.gelu.data() + l * N * F, value(p.proj_weight), Nq, F, C, false,
-                      linear_scratch_);
+                      a.gelu.data() + l * N * F, value(p.proj_weight), Nq, F, C, false);
       gelu_backward(dhidden, dhidden, fc, Nq * F);
       linear_backward(dnormed, gradient(p.fc_weight), gradient(p.fc_bias), dhidden,
-                      a.ln2.data() + l * N * C, value(p.fc_weight), Nq, C, F, false,
-                      linear_scratch_);
+                      a.ln2.data() + l * N * C, value(p.fc_weight), Nq, C, F, false);
       layernorm_backward(dstream, gradient(p.ln2_weight), gradient(p.ln2_bias), dnormed, mid,
                          value(p.ln2_weight), a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N,
                          Nq, C);
     }
     // attention sublayer, the same way; its input has all N rows
     linear_backward(dsublayer, gradient(p.out), nullptr, dstream, a.context.data() + l * N * C,
-                    value(p.out), Nq, C, C, false, linear_scratch_);
+                    value(p.out), Nq, C, C, false);
     attention_backward(dqkv, dsublayer, a.qkv.data() + l * N * 3 * C, B, T, Tq, shape,
                        activations_.attention[l]);
     linear_backward(dnormed, gradient(p.qkv), nullptr, dqkv, a.ln1.data() + l * N * C, value(p.qkv),
-                    N, C, 3 * C, false, linear_scratch_);
+                    N, C, 3 * C, false);
     float* dinput = dstream;  // N×C: ∂loss/∂(this layer's input)
     if (Tq != T) {
       dinput = d.stream_in.data();

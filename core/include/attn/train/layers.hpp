@@ -73,7 +73,7 @@ void linear_forward(float* out, const float* x, const float* weight, const float
 // out_features×in_features; dbias: out_features.
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x,
                      const float* weight, long rows, long in_features, long out_features,
-                     bool accumulate_dx, LinearScratch& scratch);
+                     bool accumulate_dx);
 
 // ---- GELU (exact, with erf) -----------------------------------------------------------
 
