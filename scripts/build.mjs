@@ -45,7 +45,7 @@ const steps = {
     sanitizeBuild(['attn_tests']);
   },
   fuzz() {
-    sanitizeBuild(['fuzz_attention', 'fuzz_text']);
+    sanitizeBuild(['fuzz_attention', 'fuzz_text', 'fuzz_train']);
   },
   wasm() {
     // Emscripten's own node emulator flag (--experimental-wasm-threads) breaks Node 20.

@@ -32,7 +32,7 @@ const SANITIZER_ENV = {
   ...(existsSync(SYMBOLIZER) ? { ASAN_SYMBOLIZER_PATH: SYMBOLIZER } : {}),
 };
 
-const FUZZ_TARGETS = ['fuzz_attention', 'fuzz_text'];
+const FUZZ_TARGETS = ['fuzz_attention', 'fuzz_text', 'fuzz_train'];
 const DEFAULT_FUZZ_SECONDS = 60;
 
 function fuzzSeconds() {

@@ -1,0 +1,250 @@
+// libFuzzer target: the trainer (attn/train) on arbitrary configurations, batches, parameter
+// values and training options. One input drives one of:
+//
+//   a model (every size ≤ 16, every positional type with arbitrary base, pairing and slopes)
+//   with parameters overwritten by arbitrary floats, then loss_and_gradients, forward with
+//   every answer position, and one optimizer step with arbitrary options, on a batch of
+//   arbitrary token ids, targets, answers and prefix;
+//   a short RetrievalTrainer run (≤ 3 steps) with arbitrary task, model and training options.
+//
+// A call may fail only with attn::InvalidArgument. When it succeeds: a batch with a token,
+// target, answers or prefix out of range was not accepted; with parameters of moderate size
+// the loss, logits and every gradient are finite, the loss is ≥ 0, each attention row sums
+// to 1 with nothing above the (prefix-extended) diagonal, and the same call gives the same
+// loss twice; a training run's checkpoints are finite.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attn/errors.hpp"
+#include "attn/train/optimizer.hpp"
+#include "attn/train/trainer.hpp"
+#include "attn/train/transformer.hpp"
+
+namespace {
+
+constexpr long kMaxSize = 16;
+constexpr double kRowSumTolerance = 1e-4;
+constexpr float kModerate = 1e3f;  // parameters within ± this keep every number finite
+
+std::function<std::string()> describe_call = [] { return std::string("(no call)"); };
+
+[[noreturn]] void broken(const std::string& what) {
+  std::fprintf(stderr, "fuzz_train: invariant broken: %s\n  call: %s\n", what.c_str(),
+               describe_call().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+void expect(bool condition, const std::string& what) {
+  if (!condition) broken(what);
+}
+
+constexpr float kPalette[] = {0.0f,  1.0f,  -1.0f,  0.5f,     3.0f,      -7.0f, 1e-3f, 1e3f,
+                              -1e3f, 1e30f, 1e-30f, INFINITY, -INFINITY, NAN,   1e38f};
+
+float draw_float(FuzzedDataProvider& data) {
+  switch (data.ConsumeIntegralInRange(0, 2)) {
+    case 0:
+      return kPalette[data.ConsumeIntegralInRange<std::size_t>(0, std::size(kPalette) - 1)];
+    case 1:
+      return data.ConsumeFloatingPointInRange(-4.0f, 4.0f);
+    default: {
+      const std::uint32_t bits = data.ConsumeIntegral<std::uint32_t>();
+      float value;
+      std::memcpy(&value, &bits, sizeof value);
+      return value;
+    }
+  }
+}
+
+attn::PositionalOptions draw_positional(FuzzedDataProvider& data) {
+  attn::PositionalOptions positional;
+  positional.type = static_cast<attn::PositionalType>(data.ConsumeIntegralInRange(0, 4));
+  if (data.ConsumeBool()) positional.base = draw_float(data);
+  if (data.ConsumeBool()) positional.pairing = attn::RopePairing::half;
+  const long slopes = data.ConsumeIntegralInRange(0, 4);
+  for (long h = 0; h < slopes; ++h) positional.slopes.push_back(draw_float(data));
+  return positional;
+}
+
+attn::train::TransformerConfig draw_config(FuzzedDataProvider& data) {
+  attn::train::TransformerConfig config;
+  config.vocab = data.ConsumeIntegralInRange<long>(-1, 40);
+  config.outputs = data.ConsumeIntegralInRange<long>(-1, 20);
+  config.layers = data.ConsumeIntegralInRange<long>(0, 3);
+  config.d_model = data.ConsumeIntegralInRange<long>(0, kMaxSize);
+  config.heads = data.ConsumeIntegralInRange<long>(0, 8);
+  config.mlp = data.ConsumeBool();
+  config.positional = draw_positional(data);
+  config.max_length = data.ConsumeIntegralInRange<long>(0, 2 * kMaxSize);
+  config.seed = data.ConsumeIntegral<std::uint32_t>();
+  return config;
+}
+
+std::string describe(const attn::train::TransformerConfig& c, const attn::train::Batch& b) {
+  return "vocab " + std::to_string(c.vocab) + " outputs " + std::to_string(c.outputs) + " layers " +
+         std::to_string(c.layers) + " dModel " + std::to_string(c.d_model) + " heads " +
+         std::to_string(c.heads) + (c.mlp ? " mlp" : "") + " positional " +
+         attn::to_string(c.positional.type) + " maxLength " + std::to_string(c.max_length) +
+         "; batch " + std::to_string(b.B) + "×" + std::to_string(b.T) + " answers " +
+         std::to_string(b.A) + " prefix " + std::to_string(b.prefix);
+}
+
+bool finite(const float* values, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!std::isfinite(values[i])) return false;
+  }
+  return true;
+}
+
+void fuzz_model(FuzzedDataProvider& data) {
+  const attn::train::TransformerConfig config = draw_config(data);
+  std::optional<attn::train::Transformer> built;
+  try {
+    built.emplace(config);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  attn::train::Transformer& model = *built;
+  // overwrite some parameters: non-finite values must be refused
+  bool moderate = true;
+  const long overwrites = data.ConsumeIntegralInRange(0, 3);
+  for (long i = 0; i < overwrites; ++i) {
+    const auto& info = model.parameters()[data.ConsumeIntegralInRange<std::size_t>(
+        0, model.parameters().size() - 1)];
+    attn::Matrix value = model.parameter(info.name);
+    const float drawn = draw_float(data);
+    value.data()[data.ConsumeIntegralInRange<std::size_t>(0, value.size() - 1)] = drawn;
+    try {
+      model.set_parameter(info.name, value);
+      expect(std::isfinite(drawn), "set_parameter accepted " + std::to_string(drawn));
+      moderate = moderate && std::abs(drawn) <= kModerate;
+    } catch (const attn::InvalidArgument&) {
+      expect(!std::isfinite(drawn), "set_parameter refused a finite value");
+    }
+  }
+
+  const long B = data.ConsumeIntegralInRange<long>(0, 4),
+             T = data.ConsumeIntegralInRange<long>(0, 2 * kMaxSize);
+  const long A = data.ConsumeIntegralInRange<long>(-1, T + 1),
+             prefix = data.ConsumeIntegralInRange<long>(-1, T + 1);
+  std::vector<int> tokens(std::max(0L, B * T)), targets(std::max(0L, B * std::max(A, 0L)));
+  bool tokens_valid = true, targets_valid = true;
+  for (int& token : tokens) {
+    token = data.ConsumeIntegralInRange<int>(-2, int(std::max(1L, config.vocab)) + 1);
+    tokens_valid = tokens_valid && token >= 0 && token < config.vocab;
+  }
+  for (int& target : targets) {
+    target = data.ConsumeIntegralInRange<int>(-2, int(std::max(1L, config.outputs)) + 1);
+    targets_valid = targets_valid && target >= 0 && target < config.outputs;
+  }
+  const attn::train::Batch batch{tokens.data(), targets.data(), B, T, A, prefix};
+  describe_call = [=] { return describe(config, batch); };
+  const bool batch_valid = B >= 1 && T >= 1 && T <= config.max_length && A >= 1 && A <= T &&
+                           prefix >= 0 && prefix <= T && tokens_valid && targets_valid;
+  double loss;
+  try {
+    loss = model.loss_and_gradients(batch);
+  } catch (const attn::InvalidArgument&) {
+    expect(!batch_valid, "a valid batch was refused");
+    return;
+  }
+  expect(batch_valid, "an invalid batch was accepted");
+  if (!moderate) return;
+  expect(std::isfinite(loss) && loss >= 0.0, "loss " + std::to_string(loss));
+  expect(finite(model.gradients(), model.parameter_count()), "a gradient is not finite");
+  expect(finite(model.logits(), std::size_t(B * A * config.outputs)), "a logit is not finite");
+  expect(model.forward(batch) == loss, "the same batch gave another loss");
+
+  // every position's attention: rows sum to 1, nothing above the diagonal but the prefix
+  model.forward({tokens.data(), nullptr, B, T, T, prefix});
+  const long H = config.heads;
+  for (long l = 0; l < config.layers; ++l) {
+    const float* weights = model.attention_weights(l);
+    for (long row = 0; row < B * H * T; ++row) {
+      const long i = row % T;
+      double sum = 0.0;
+      for (long j = 0; j < T; ++j) {
+        const float w = weights[row * T + j];
+        expect(w >= 0.0f && w <= 1.0f, "attention weight " + std::to_string(w));
+        if (j > i && !(i < prefix && j < prefix)) expect(w == 0.0f, "a weight above the diagonal");
+        sum += w;
+      }
+      expect(std::abs(sum - 1.0) < kRowSumTolerance,
+             "an attention row sums to " + std::to_string(sum));
+    }
+  }
+
+  // one optimizer step with arbitrary options
+  attn::train::OptimizerOptions options;
+  options.schedule.learning_rate = draw_float(data);
+  options.schedule.warmup = data.ConsumeIntegralInRange<long>(-1, 4);
+  options.schedule.steps = data.ConsumeIntegralInRange<long>(-1, 4);
+  options.adamw.beta1 = draw_float(data);
+  options.adamw.weight_decay = draw_float(data);
+  options.clip = draw_float(data);
+  try {
+    attn::train::Optimizer optimizer(model.parameter_count(), options);
+    model.loss_and_gradients(batch);
+    const attn::train::OptimizerStep step = optimizer.step(model.values(), model.gradients());
+    expect(std::isfinite(step.gradient_norm) && std::isfinite(step.learning_rate),
+           "an optimizer step's norm or rate is not finite");
+    expect(finite(model.values(), model.parameter_count()),
+           "a parameter is not finite after a step");
+  } catch (const attn::InvalidArgument&) {
+  }
+}
+
+void fuzz_training(FuzzedDataProvider& data) {
+  attn::train::TrainingOptions options;
+  options.task.pairs = data.ConsumeIntegralInRange<long>(0, 6);
+  options.task.keys = data.ConsumeIntegralInRange<long>(0, 8);
+  options.task.values = data.ConsumeIntegralInRange<long>(0, 8);
+  options.task.answer_positions = data.ConsumeBool() ? attn::train::AnswerPositions::ends
+                                                     : attn::train::AnswerPositions::uniform;
+  for (double& weight : options.task.mix) weight = data.ConsumeBool() ? draw_float(data) : 0.0;
+  options.task.span = data.ConsumeIntegralInRange<long>(-1, 7);
+  options.model = draw_config(data);
+  options.model.max_length = data.ConsumeBool() ? 0 : options.model.max_length;
+  options.context =
+      data.ConsumeBool() ? attn::train::Context::prefix : attn::train::Context::causal;
+  options.optimizer.schedule.steps = data.ConsumeIntegralInRange<long>(-1, 3);
+  options.optimizer.schedule.learning_rate = data.ConsumeFloatingPointInRange(-1e-2f, 2e-2f);
+  options.batch = data.ConsumeIntegralInRange<long>(-1, 4);
+  options.every = data.ConsumeIntegralInRange<long>(-1, 3);
+  options.sequences = data.ConsumeIntegralInRange<long>(-1, 8);
+  options.evaluation_pairs = {data.ConsumeIntegralInRange<long>(-1, 8)};
+  options.seed = data.ConsumeIntegral<std::uint32_t>();
+  describe_call = [=] { return "training: " + describe(options.model, {}); };
+  try {
+    attn::train::RetrievalTrainer trainer(options);
+    while (!trainer.finished()) {
+      if (const auto checkpoint = trainer.advance(2)) {
+        expect(std::isfinite(checkpoint->loss) && checkpoint->accuracy >= 0.0 &&
+                   checkpoint->accuracy <= 1.0,
+               "a checkpoint is not finite");
+      }
+    }
+    const attn::train::Evaluation evaluation = trainer.evaluate(options.evaluation_pairs[0]);
+    expect(std::isfinite(evaluation.loss), "the evaluation's loss is not finite");
+  } catch (const attn::InvalidArgument&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+  FuzzedDataProvider data(bytes, size);
+  if (data.ConsumeBool()) {
+    fuzz_model(data);
+  } else {
+    fuzz_training(data);
+  }
+  return 0;
+}
