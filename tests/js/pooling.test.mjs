@@ -1,8 +1,8 @@
-// Block pooling and profiles of big matrices (web/pooling.js, run in the worker), against
+// Block pooling and profiles of big matrices (web/shared/heatmap/pooling.js, run in the worker), against
 // plain reference loops over generated shapes, masks, NaN and regions, in Node.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { columnMeans, meanOf, poolBlocks, poolVector } from '../../web/pooling.js';
+import { columnMeans, meanOf, poolBlocks, poolVector } from '../../web/shared/heatmap/pooling.js';
 
 const CASES = 40;
 const MAX_SIDE = 70;

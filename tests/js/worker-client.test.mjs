@@ -1,9 +1,9 @@
-// The page's side of the engine protocol (web/worker-client.js), shared by the playground and
+// The page's side of the engine protocol (web/shared/worker/client.js), shared by the playground and
 // the lab, against a scripted worker in Node: one request at a time and in order, a newer
 // request replacing the one waiting in its lane, progress, ready and failure.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Superseded, createWorkerClient } from '../../web/worker-client.js';
+import { Superseded, createWorkerClient } from '../../web/shared/worker/client.js';
 
 // A Worker stand-in: records what the page posts, and answers when the test says so.
 class ScriptedWorker extends EventTarget {

@@ -1,6 +1,6 @@
 // The lab's settings: defaults, presets, the engine options they stand for, and the URL
 // hash that makes any view a shareable link (#n=1024&layers=12&...).
-import { hashEntries, shorten } from '../hash.js';
+import { hashEntries, shorten } from '../shared/url-hash.js';
 
 /** Context lengths the n slider steps through. */
 export const LENGTHS = [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];

@@ -1,7 +1,7 @@
 // The lost-in-the-middle lab's engine thread. The lab runs two of these, one for the live
 // curves and one for the slower experiments, so that sliders stay live while a grid is
 // computed. Messages: worker-client.js.
-import { serveEngine } from './worker-server.js';
+import { serveEngine } from '../shared/worker/server.js';
 
 // Distances at which the RoPE decay bound is sampled: every distance up to this, then
 // log-spaced (the chart's x axis is logarithmic).

@@ -1,10 +1,10 @@
 // The playground's engine thread. It keeps the last attention result, so that views,
 // profiles and exports of a 4,096-token matrix are cut from it here and only screen-sized
 // pieces cross to the page. Messages: worker-client.js.
-import { csvChunks, jsonChunks } from './exports.js';
-import { formatBytes } from './format.js';
-import { columnMeans, meanOf, poolBlocks, poolVector } from './pooling.js';
-import { serveEngine } from './worker-server.js';
+import { csvChunks, jsonChunks } from './weights-export.js';
+import { formatBytes } from '../shared/format.js';
+import { columnMeans, meanOf, poolBlocks, poolVector } from '../shared/heatmap/pooling.js';
+import { serveEngine } from '../shared/worker/server.js';
 
 // Scores and weights this page keeps at once; the worker holds them next to the engine's
 // own copy, so this stays well below the engine's 1 GiB budget for materialised attention.

@@ -9,7 +9,7 @@
 import {
   COLOR_STEPS, COLOR_WORDS, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS,
 } from './colors.js';
-import { formatNumber } from './format.js';
+import { formatNumber } from '../format.js';
 
 const FONT_PX = 12;
 const LABEL_SPACING = 1.3;       // label pitch, in font heights, when thinning

@@ -1,7 +1,7 @@
 // The step-by-step view for one query: scores (dot products times the scale), the weights
 // under each normalisation, and the context vector, with the engine's numbers as they are,
 // Infinity and NaN included. All values come from engine.walkthrough (via the worker).
-import { formatNumber } from './format.js';
+import { formatNumber } from '../../shared/format.js';
 
 const SHOWN_DIMS = 3;            // vector entries shown before "… k more"
 const FLOAT32_EXP_LIMIT = 88.72; // exp(x) overflows float32 above about this x

@@ -1,7 +1,7 @@
 // The cost panel: memory of the score matrices for 1K–128K tokens, materialised in fp32 and
 // fp16, next to the flash kernel's working set; every number is engine.attentionMemory.
 import { scaleLog } from 'd3-scale';
-import { formatBytes, formatCount, formatTokens } from './format.js';
+import { formatBytes, formatCount, formatTokens } from '../../shared/format.js';
 
 const QUESTION_TOKENS = 32 * 1024;  // "how much memory does full attention need at 32K tokens in fp16?"
 const BAR_MAX_PX = 120;

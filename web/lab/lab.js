@@ -2,17 +2,17 @@
 // runs in two module workers (web/lab-worker.js): one answers the live curves, the other
 // the needle experiments, so that sliders stay live while a grid is computed.
 import { format } from 'd3-format';
-import { createLineChart } from './lab/charts.js';
-import { createGrid } from './lab/grid.js';
-import { MITIGATIONS } from './lab/mitigations.js';
-import { curvesFor, DOCUMENT_COUNTS, SOURCE } from './lab/published.js';
+import { createLineChart } from '../shared/line-chart.js';
+import { createGrid } from './views/grid.js';
+import { MITIGATIONS } from './mitigations.js';
+import { curvesFor, DOCUMENT_COUNTS, SOURCE } from './published.js';
 import {
   experimentLength, gridLengths, LENGTHS, modelOptions, needleOptions, parseHash, PRESETS, RANGES,
   ROPE_BASES, ROPE_HEAD_WIDTH, SLOPE_LOG_RANGE, sliderToSlope, toHash, WINDOWS,
-} from './lab/state.js';
-import { listBriefly } from './format.js';
-import { Superseded, createWorkerClient } from './worker-client.js';
-import './lab/lab.css';
+} from './state.js';
+import { listBriefly } from '../shared/format.js';
+import { Superseded, createWorkerClient } from '../shared/worker/client.js';
+import './lab.css';
 
 const $ = (id) => document.getElementById(id);
 const times = format('.2~f');

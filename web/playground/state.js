@@ -2,8 +2,8 @@
 // view is a link: #t=Hello+world&h=2&c=1. Only settings that differ from their default are
 // written. Reading a hash never fails: a value that does not parse, or a key this page does
 // not know, is left out and reported so the page can show what it ignored.
-import { hashEntries, shorten } from './hash.js';
-import { PRESETS } from './presets.js';
+import { hashEntries, shorten } from '../shared/url-hash.js';
+import { PRESETS } from './input/presets.js';
 
 const MAX_SEED = 2 ** 31 - 1;  // a torch.manual_seed value that a URL and a number input both keep exactly
 const MAX_WIDTH = 512;          // d for random inputs and d_out for projections

@@ -1,19 +1,19 @@
 // Wiring of the playground page: controls ↔ state (URL hash) → tokens and vectors → the
 // engine in its worker → the views. Each stage runs again only when its inputs changed, and
 // a newer change makes older, still-running updates stop at their next step.
-import { embedTokens, loadGlove } from './embeddings.js';
-import { download } from './exports.js';
-import { formatCount, formatNumber, listBriefly } from './format.js';
-import { shorten } from './hash.js';
-import { ZOOM_STEP, colorDomain, createHeatmap, zoomRegion } from './heatmap.js';
-import { createLegend } from './legend.js';
-import { createLines } from './lines.js';
-import { PRESETS, PRESET_DIMS, longSample } from './presets.js';
-import { drawProfile } from './profile.js';
+import { embedTokens, loadGlove } from './input/embeddings.js';
+import { download } from './weights-export.js';
+import { formatCount, formatNumber, listBriefly } from '../shared/format.js';
+import { shorten } from '../shared/url-hash.js';
+import { ZOOM_STEP, colorDomain, createHeatmap, zoomRegion } from '../shared/heatmap/heatmap.js';
+import { createLegend } from '../shared/heatmap/legend.js';
+import { createLines } from './views/lines.js';
+import { PRESETS, PRESET_DIMS, longSample } from './input/presets.js';
+import { drawProfile } from './views/profile.js';
 import { LIMITS, fieldLabel, formatField, formatLink, parseField, parseHash } from './state.js';
-import { renderCost } from './cost.js';
-import { renderSteps } from './steps.js';
-import { Superseded, createWorkerClient } from './worker-client.js';
+import { renderCost } from './views/cost.js';
+import { renderSteps } from './views/steps.js';
+import { Superseded, createWorkerClient } from '../shared/worker/client.js';
 
 const MAX_TOKENS = 8192;             // longer texts are cut here (the engine's memory budget)
 const LONG_SAMPLE_TOKENS = 4096;

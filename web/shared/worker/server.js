@@ -1,6 +1,6 @@
 // The worker's side of the engine protocol (worker-client.js describes it), shared by the
 // playground's worker and the lab's. The only module that imports the engine.
-import createAttention from './wasm/attention.mjs';
+import createAttention from '../../../wasm/attention.mjs';
 
 /**
  * Loads the engine and answers requests with `handlers`: {type: (engine, payload,
