@@ -13,8 +13,6 @@ const SCORE_AND_WEIGHT = 2;
 const FP32_BYTES = 4;
 const FP16_BYTES = 2;
 const COST_TOKENS = [1, 2, 4, 8, 16, 32, 64, 128].map((k) => k * 1024);
-// Engine functions a page may call as they are (the lab page uses these).
-const CALLABLE = ['attention', 'selfAttention', 'walkthrough', 'rollout', 'attentionMemory', 'ropeDecay'];
 
 let input = null;    // x of the last compute request: {rows, cols, data}
 let current = null;  // its attention: {n, heads, scores: Matrix[], weights: Matrix[], received: Float32Array[]}
@@ -150,11 +148,6 @@ const handlers = {
     return format === 'csv'
       ? new Blob(csvChunks({ tokens, heads: selected }), { type: 'text/csv' })
       : new Blob(jsonChunks({ tokens, heads: selected, settings }), { type: 'application/json' });
-  },
-
-  call(engine, { method, args }) {
-    if (!CALLABLE.includes(method)) throw new Error(`the worker does not call ${method}; it calls ${CALLABLE.join(', ')}`);
-    return engine[method](...args);
   },
 };
 
