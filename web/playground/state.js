@@ -220,3 +220,39 @@ export function formatField(name, value) {
 export function parseField(name, typed) {
   return FIELDS[name].codec.parse(typed.trim());
 }
+
+// ---- what the state stands for ---------------------------------------------------------------
+
+/** The settings of the trainable projections W_query, W_key, W_value. */
+export const PROJECTION_FIELDS = ['trainable', 'torchSeed', 'dOut'];
+
+function positionalOption(state) {
+  if (state.positional === 'rope') return { type: 'rope', base: state.ropeBase, pairing: state.ropePairing };
+  if (state.positional === 'alibi' && state.alibiSlopes.length > 0) return { type: 'alibi', slopes: state.alibiSlopes };
+  return { type: state.positional };
+}
+
+/** The engine's options of selfAttention for `state`. */
+export function attentionOptions(state) {
+  return {
+    heads: state.heads,
+    scale: state.scaling,
+    normalization: state.normalization,
+    causal: state.causal,
+    window: state.window,
+    sinks: state.sinks,
+    positional: positionalOption(state),
+  };
+}
+
+/** The heads on display, counted from 0. */
+export function shownHeads(state) {
+  return state.headView === 'all' ? Array.from({ length: state.heads }, (_, h) => h) : [state.headView - 1];
+}
+
+/** The square of an n×n matrix on display: the zoom, when it fits inside, else the whole. */
+export function shownRegion(state, n) {
+  const zoom = state.zoom;
+  if (zoom && zoom.size < n && zoom.row0 + zoom.size <= n && zoom.col0 + zoom.size <= n) return zoom;
+  return { row0: 0, col0: 0, size: n };
+}
