@@ -1,20 +1,24 @@
-// Builds the static site into dist/:
-//   - bundles each page's entry and engine worker (web/playground/, web/lab/) into
-//     dist/<name>.js (ES modules; code they share goes into dist/shared-<hash>.js; CSS an
-//     entry imports goes into dist/<name>.css); the engine, which the source imports by its
-//     source path (wasm/attention.mjs, typed by wasm/attention.d.ts), stays a separate file
-//     the workers import at run time from dist/wasm/attention.mjs;
-//   - copies each page's HTML and the shared stylesheet (web/shared/page/style.css);
+// Builds the static site into dist/, from the pages listed in web/shared/page/pages.js:
+//   - writes each page to dist/<its file name>: its HTML's <head> and <body> set into the
+//     layout every page shares (web/shared/page/layout.html: the policy, the stylesheet, the
+//     navigation, on which the page is marked current); copies the shared stylesheet;
+//   - bundles each page's scripts (its entry and its engine worker) into dist/<name>.js (ES
+//     modules; code they share goes into dist/shared-<hash>.js; CSS an entry imports goes
+//     into dist/<name>.css); the engine, which the source imports by its source path
+//     (wasm/attention.mjs, typed by wasm/attention.d.ts), stays a separate file the workers
+//     import at run time from dist/wasm/attention.mjs;
 //   - writes the GloVe asset to dist/embeddings/ (scripts/embeddings.mjs, cached in build/).
 // Every URL stays relative, so dist/ works from any static host at any sub-path.
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
+import { PAGES } from '../web/shared/page/pages.js';
 import { buildEmbeddings } from './embeddings.mjs';
 
-// Bundled files: web/<path> → dist/<its file name>.
-const ENTRIES = ['playground/main.js', 'playground/worker.js', 'lab/lab.js', 'lab/lab-worker.js'];
-const COPIED = ['playground/index.html', 'lab/lab.html', 'shared/page/style.css'];
+const LAYOUT = 'shared/page/layout.html';
+const STYLESHEET = 'shared/page/style.css';
+const SLOT = /\{\{(\w+)\}\}/g;
+const NAVIGATION_INDENT = ' '.repeat(8);  // the layout's <ul> items
 const CHUNK_PREFIX = 'shared-';
 // The engine as the bundles import it at run time: beside them in dist/.
 const ENGINE_IN_DIST = './wasm/attention.mjs';
@@ -27,13 +31,45 @@ const engineAtRunTime = {
   },
 };
 
+const fileOf = (page) => basename(page.source);
+const hrefOf = (page) => (fileOf(page) === 'index.html' ? './' : fileOf(page));
+const escapeHtml = (text) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+// What a page's HTML holds between <tag> and </tag>, without the line breaks around it.
+function section(html, tag, source) {
+  const match = html.match(new RegExp(`<${tag}>\\n?([\\s\\S]*?)\\n?</${tag}>`));
+  if (!match) throw new Error(`${source} has no <${tag}>…</${tag}> for the layout`);
+  return match[1];
+}
+
+/**
+ * The page `page` of `pages` as dist/ holds it: `layout` with its slots {{head}}, {{body}}
+ * and {{navigation}} filled from `html`, the page's own HTML.
+ */
+export function renderPage(layout, page, html, pages = PAGES) {
+  const navigation = pages.map((other) => `${NAVIGATION_INDENT}<li><a href="${hrefOf(other)}"` +
+    `${other === page ? ' aria-current="page"' : ''}>${escapeHtml(other.link)}</a></li>`).join('\n');
+  const slots = { head: section(html, 'head', page.source), body: section(html, 'body', page.source), navigation };
+  return layout.replace(SLOT, (slot, name) => {
+    if (!(name in slots)) throw new Error(`${LAYOUT} has an unknown slot ${slot}`);
+    return slots[name];
+  });
+}
+
+/** Every page of web/ as dist/ holds it: [{file, html}]. */
+export function renderPages(web) {
+  const layout = readFileSync(join(web, LAYOUT), 'utf8');
+  return PAGES.map((page) => ({ file: fileOf(page), html: renderPage(layout, page, readFileSync(join(web, page.source), 'utf8')) }));
+}
+
 export async function buildWeb({ root, dist }) {
   const web = join(root, 'web');
   mkdirSync(dist, { recursive: true });
   // chunks of an earlier build have other hashes: drop them
   for (const file of readdirSync(dist).filter((name) => name.startsWith(CHUNK_PREFIX))) rmSync(join(dist, file));
+  const scripts = PAGES.flatMap((page) => page.scripts);
   await build({
-    entryPoints: Object.fromEntries(ENTRIES.map((file) => [basename(file, '.js'), join(web, file)])),
+    entryPoints: Object.fromEntries(scripts.map((file) => [basename(file, '.js'), join(web, file)])),
     outdir: dist,
     entryNames: '[name]',
     chunkNames: `${CHUNK_PREFIX}[hash]`,
@@ -46,8 +82,11 @@ export async function buildWeb({ root, dist }) {
     plugins: [engineAtRunTime],
     logLevel: 'warning',
   });
-  for (const file of COPIED) copyFileSync(join(web, file), join(dist, basename(file)));
-  console.log(`build: bundled ${ENTRIES.join(', ')}; copied ${COPIED.join(', ')}`);
+  const pages = renderPages(web);
+  for (const { file, html } of pages) writeFileSync(join(dist, file), html);
+  copyFileSync(join(web, STYLESHEET), join(dist, basename(STYLESHEET)));
+  console.log(`build: bundled ${scripts.join(', ')}; pages ${pages.map(({ file }) => file).join(', ')} ` +
+    `in the layout of ${LAYOUT}; copied ${STYLESHEET}`);
   await buildEmbeddings({ root, dist });
   console.log('build: page in dist/');
 }
