@@ -1,6 +1,6 @@
 // The lost-in-the-middle lab's engine thread. The lab runs two of these, one for the live
 // curves and one for the slower experiments, so that sliders stay live while a grid is
-// computed. Messages: worker-client.js.
+// computed. Messages: shared/worker/client.js.
 import { serveEngine } from '../shared/worker/server.js';
 
 // Distances at which the RoPE decay bound is sampled: every distance up to this, then

@@ -1,6 +1,6 @@
 // Published data: Liu et al., "Lost in the Middle" (TACL 2024), multi-document QA accuracy
-// by the position of the document that holds the answer. The one source is the test
-// fixture, bundled as JSON by esbuild.
+// by the position of the document that holds the answer, transcribed from the paper's tables
+// into the JSON beside this file (bundled by esbuild).
 import liu2023 from './lost-in-the-middle-liu2023.json';
 
 export const SOURCE = liu2023.source;

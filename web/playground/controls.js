@@ -8,8 +8,8 @@ import { shorten } from '../shared/url-hash.js';
 import { headsHint, headsProblem, slopesProblem } from './checks.js';
 import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
 
-// Controls bound one-to-one to a setting: field name → element id. The source is bound by the
-// page (main.js): a new source may bring its text or table along.
+// Controls bound one-to-one to a setting: field name → element id. The source is bound by
+// input/vectors.js: a new source may bring its text or table along.
 const BOUND_CONTROLS = {
   source: 'source', randomSeed: 'random-seed', randomDims: 'random-dims', tableDims: 'table-dims',
   trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', headView: 'head-view',
@@ -17,7 +17,7 @@ const BOUND_CONTROLS = {
   ropePairing: 'rope-pairing', alibiSlopes: 'alibi-slopes', scaling: 'scaling', normalization: 'normalization',
   query: 'query', stepScale: 'step-scale', value: 'value', pooling: 'pooling',
 };
-const BOUND_BY_THE_PAGE = ['source'];
+const BOUND_ELSEWHERE = ['source'];
 const STEP_SCALE_DIGITS = 3;  // significant digits of a scale set with the slider
 
 const $ = (id) => document.getElementById(id);
@@ -125,7 +125,7 @@ export function createControls(state, { vectors, onChange }) {
   }
 
   for (const [field, id] of Object.entries(BOUND_CONTROLS)) {
-    if (BOUND_BY_THE_PAGE.includes(field)) continue;
+    if (BOUND_ELSEWHERE.includes(field)) continue;
     const element = $(id);
     const isText = element.type === 'number' || element.type === 'text';
     element.addEventListener(isText ? 'input' : 'change', () => {

@@ -1,6 +1,6 @@
 // The playground's engine thread. It keeps the last attention result, so that views,
 // profiles and exports of a 4,096-token matrix are cut from it here and only screen-sized
-// pieces cross to the page. Messages: worker-client.js.
+// pieces cross to the page. Messages: shared/worker/client.js.
 import { csvChunks, jsonChunks } from './weights-export.js';
 import { formatBytes } from '../shared/format.js';
 import { columnMeans, meanOf, poolBlocks, poolVector } from '../shared/heatmap/pooling.js';

@@ -1,4 +1,4 @@
-// Reading a URL hash, shared by both pages' state parsers (state.js, lab/state.js): its
+// Reading a URL hash, shared by the pages' state parsers (playground/state.js, lab/state.js): its
 // key=value pairs, and bad keys or values quoted briefly in the problems they report.
 
 const MAX_SHOWN = 40;  // characters of a bad key or value quoted back in a problem

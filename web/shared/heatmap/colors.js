@@ -34,7 +34,7 @@ export const SPECIAL_COLORS = {
 
 /**
  * Masked cells: transparent in the cell image, over diagonal lines of --masked-line on
- * --masked-back (style.css, light and dark); the legend's swatch is the same hatching in CSS.
+ * --masked-back (shared/page/style.css, light and dark); the legend's swatch is the same hatching in CSS.
  */
 export const MASKED = { word: 0, className: 'swatch-masked', label: 'masked' };
 export const HATCH_PX = 6;        // the hatching's period

@@ -1,5 +1,4 @@
-// The page's side of an engine worker (worker-server.js is the other side), shared by the
-// playground and the lab.
+// The page's side of an engine worker (server.js is the other side), shared by the pages.
 //
 // Protocol: the page posts {id, type, payload}; the worker answers {id, status: 'progress',
 // phase} any number of times, then {id, status: 'ok', value, milliseconds} (the handler's

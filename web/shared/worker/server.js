@@ -1,5 +1,6 @@
-// The worker's side of the engine protocol (worker-client.js describes it), shared by the
-// playground's worker and the lab's. The only module that imports the engine.
+// The worker's side of the engine protocol (client.js describes it), shared by the pages'
+// workers. The only module that imports the engine (by its source path; the build points
+// the import at dist/wasm/attention.mjs, loaded at run time).
 import createAttention from '../../../wasm/attention.mjs';
 
 /**
