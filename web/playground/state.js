@@ -3,7 +3,7 @@
 // written. Reading a hash never fails: a value that does not parse, or a key this page does
 // not know, is left out and reported so the page can show what it ignored.
 import { hashEntries, shorten } from '../shared/url-hash.js';
-import { PRESETS } from './input/presets.js';
+import { PRESETS } from './presets.js';
 
 const MAX_SEED = 2 ** 31 - 1;  // a torch.manual_seed value that a URL and a number input both keep exactly
 const MAX_WIDTH = 512;          // d for random inputs and d_out for projections

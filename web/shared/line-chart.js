@@ -1,6 +1,8 @@
-// Line charts of the lab, drawn with d3 into an <svg>: axes, one path per series (solid,
-// dashed or dotted, coloured by CSS class series-K), optional point markers, and a legend
-// kept as an HTML list beside the chart.
+// Line charts, drawn with d3 into an <svg>: axes (linear or logarithmic) with their titles,
+// one path per series (solid, dashed or dotted, coloured by CSS class series-K), optional
+// point markers with their values as tooltips, and a legend kept as an HTML list beside the
+// chart. The lab's charts use it; their styles (.chart, .series-K, ul.legend) are in
+// lab/lab.css.
 import { axisBottom, axisLeft } from 'd3-axis';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';

@@ -7,7 +7,7 @@
 //   "AEMB" | uint32 version 1 | uint32 rows R | uint32 dims D | float32 mean row norm |
 //   float32 scale[R] | int8 value[R·D]     (vector of row r = value[r·D … r·D+D−1] · scale[r])
 // and a vocabulary file with one word per line, line r naming row r, most frequent first.
-import { PRESET_DIMS } from './presets.js';
+import { PRESET_DIMS } from '../presets.js';
 
 export const GLOVE_FILES = { vectors: 'embeddings/glove-50k.bin', vocabulary: 'embeddings/glove-50k.txt' };
 const MAGIC = 'AEMB';

@@ -4,7 +4,7 @@
 // it the query.
 import { formatCount } from '../../shared/format.js';
 import { Superseded } from '../../shared/worker/client.js';
-import { longSample } from './presets.js';
+import { longSample } from '../presets.js';
 import { MAX_TOKENS } from './vectors.js';
 
 const LONG_SAMPLE_TOKENS = 4096;

@@ -6,7 +6,7 @@
 import { formatCount } from '../../shared/format.js';
 import { LIMITS } from '../state.js';
 import { embedTokens, loadGlove } from './embeddings.js';
-import { PRESETS, PRESET_DIMS } from './presets.js';
+import { PRESETS, PRESET_DIMS } from '../presets.js';
 import { TABLE_MAX_TOKENS, tableRows } from './vector-table.js';
 
 export const MAX_TOKENS = 8192;  // longer texts are cut here (the engine's memory budget)
