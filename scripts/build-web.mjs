@@ -56,6 +56,20 @@ export function renderPage(layout, page, html, pages = PAGES) {
   });
 }
 
+/**
+ * The dist/ file names of the pages and their scripts, which sit side by side there; a name
+ * twice (two pages' worker.js) would overwrite a file, and is refused.
+ */
+export function distFiles(pages = PAGES) {
+  const files = pages.flatMap((page) => [page.source, ...page.scripts]).map((file) => basename(file));
+  const repeated = [...new Set(files.filter((file, k) => files.indexOf(file) !== k))];
+  if (repeated.length > 0) {
+    throw new Error(`web/shared/page/pages.js: ${repeated.join(', ')} would be written twice to dist/; ` +
+      'give the pages and their scripts names of their own');
+  }
+  return files;
+}
+
 /** Every page of web/ as dist/ holds it: [{file, html}]. */
 export function renderPages(web) {
   const layout = readFileSync(join(web, LAYOUT), 'utf8');
@@ -64,6 +78,7 @@ export function renderPages(web) {
 
 export async function buildWeb({ root, dist }) {
   const web = join(root, 'web');
+  distFiles();
   mkdirSync(dist, { recursive: true });
   // chunks of an earlier build have other hashes: drop them
   for (const file of readdirSync(dist).filter((name) => name.startsWith(CHUNK_PREFIX))) rmSync(join(dist, file));

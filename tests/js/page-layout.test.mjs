@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { renderPage, renderPages } from '../../scripts/build-web.mjs';
+import { distFiles, renderPage, renderPages } from '../../scripts/build-web.mjs';
 import { PAGES } from '../../web/shared/page/pages.js';
 
 const web = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
@@ -56,6 +56,12 @@ describe('the layout', () => {
     assert.equal(links(html).filter((link) => link.current).length, 1);
     assert.ok(html.includes('<head>\n  <title>T</title>\n</head>'));
     assert.ok(html.includes('<main>M</main>'));
+  });
+
+  test('pages and scripts land side by side in dist/: a name twice is refused', () => {
+    assert.deepEqual(distFiles(), ['index.html', 'main.js', 'worker.js', 'lab.html', 'lab.js', 'lab-worker.js']);
+    const third = { source: 'train/train.html', link: 'Train', scripts: ['train/train.js', 'train/worker.js'] };
+    assert.throws(() => distFiles([...PAGES, third]), /worker\.js would be written twice to dist\//);
   });
 
   test('a page without a head or a body, or a layout slot of no known name, is refused with its name', () => {
