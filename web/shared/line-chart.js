@@ -1,12 +1,13 @@
 // Line charts, drawn with d3 into an <svg>: axes (linear or logarithmic) with their titles,
 // one path per series (solid, dashed or dotted, coloured by CSS class series-K), optional
 // point markers with their values as tooltips, and a legend kept as an HTML list beside the
-// chart. The lab's charts use it; their styles (.chart, .series-K, ul.legend) are in
-// lab/lab.css.
+// chart (<ul class="chart-legend">). Its styles, line-chart.css, come with it into the page's
+// bundled CSS.
 import { axisBottom, axisLeft } from 'd3-axis';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
 import { line } from 'd3-shape';
+import './line-chart.css';
 
 const MARGIN = { top: 14, right: 18, bottom: 44, left: 60 };
 const DEFAULT_HEIGHT_PX = 260;
