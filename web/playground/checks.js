@@ -7,12 +7,12 @@ import { LIMITS } from './state.js';
 const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** The width d the heads split: of the input's vectors, or d_out with trainable weights. */
-export function modelWidth(state, input) {
+function modelWidth(state, input) {
   return state.trainable === 'none' ? input?.x?.cols ?? state.randomDims : state.dOut;
 }
 
 /** Head counts up to the page's maximum that split `width` evenly (into even widths if `even`). */
-export function headChoices(width, even) {
+function headChoices(width, even) {
   const choices = [];
   for (let h = 1; h <= Math.min(width, LIMITS.MAX_HEADS); ++h) {
     if (width % h === 0 && (!even || (width / h) % 2 === 0)) choices.push(h);
