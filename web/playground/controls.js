@@ -49,7 +49,7 @@ function typedProblem(field, element, rule) {
  * vectors.input() is the current input (its width decides which head counts fit). Returns
  * {sync(), fitInput(n), zoomAround(around)}.
  */
-export function createControls(state, { vectors, onChange }) {
+export function createControls({ state, vectors, onChange }) {
   const typedProblems = new Map();  // field → what is wrong with the text in its control
   const headView = $('head-view');
   const stepScaleRange = $('step-scale-range');

@@ -22,7 +22,7 @@ const link = createLink({ notices, note: $('link-note') });
 const state = link.read();
 
 const vectors = createVectors({ client, state, status, onChange: change });
-const controls = createControls(state, { vectors, onChange: change });
+const controls = createControls({ state, vectors, onChange: change });
 const sentence = createSentence({ client, state, onChange: change, onError: (message) => status.done(message, true) });
 const table = createVectorTable({ state, onChange: change });
 const views = createAttentionViews({ state, onSelectQuery: (query) => change({ query }), onZoom: controls.zoomAround });
