@@ -11,7 +11,7 @@
 // So the 50k most frequent words are the first 50k entries: the file is streamed and read
 // only up to there (about 50 MB of it), and each entry is checked against `words`.
 //
-// Asset format (little-endian), read by web/embeddings.js:
+// Asset format (little-endian), read by web/playground/input/embeddings.js:
 //   offset 0   4 bytes  ASCII magic "AEMB"
 //   offset 4   uint32   format version (1)
 //   offset 8   uint32   rows R

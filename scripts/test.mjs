@@ -5,7 +5,8 @@
 //   fuzz      each libFuzzer target of tests/fuzz for ATTN_FUZZ_SECONDS seconds (default 60),
 //             from its seeds in tests/fuzz/corpus/<target>/ and what earlier runs found in
 //             build/fuzz/corpus/<target>/; a crash is saved under build/fuzz/findings/
-//   js        node:test suites of the engine's JavaScript API (tests/js)
+//   js        node:test suites in Node (tests/js): the engine's JavaScript API, and the web
+//             modules that need no browser (pooling, the worker client, parsers, exports, pages)
 //   browser   Playwright in Debian's Chromium against dist/ (tests/browser)
 // Usage: node scripts/test.mjs [suite ...]   (all suites when none is named)
 // Exits non-zero when any suite fails.

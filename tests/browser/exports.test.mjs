@@ -2,7 +2,7 @@
 // page's tokens and settings (escaping included), and trainable weights follow PyTorch.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PRESETS } from '../../web/presets.js';
+import { PRESETS } from '../../web/playground/presets.js';
 import {
   assertClose, downloadOf, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';

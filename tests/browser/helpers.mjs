@@ -9,8 +9,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serveDist } from '../../scripts/serve.mjs';
-import { decodeGlove, embedTokens, GLOVE_FILES } from '../../web/embeddings.js';
-import { longSample } from '../../web/presets.js';
+import { decodeGlove, embedTokens, GLOVE_FILES } from '../../web/playground/input/embeddings.js';
+import { longSample } from '../../web/playground/presets.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SUB_PATH = '/some/sub/path/';

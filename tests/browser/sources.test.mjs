@@ -3,7 +3,7 @@
 // Expected numbers come from the same engine in Node.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PRESETS } from '../../web/presets.js';
+import { PRESETS } from '../../web/playground/presets.js';
 import {
   TIMEOUT_MS, afterRedraw, assertClose, exportedJson, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
 } from './helpers.mjs';

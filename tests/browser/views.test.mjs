@@ -4,7 +4,7 @@
 // the profile's axis.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { COLOR_TABLE } from '../../web/colors.js';
+import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
   TIMEOUT_MS, assertClose, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';

@@ -1,5 +1,6 @@
-// Every option of engine.attention (API.md) against the float64 JS reference, on random
-// shapes with n ≠ m and several heads, at ~1e-5 (relative where values are large).
+// Every option of engine.attention (AttentionOptions in wasm/attention.d.ts) against the
+// float64 JS reference, on random shapes with n ≠ m and several heads, at ~1e-5 (relative
+// where values are large).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';

@@ -1,5 +1,6 @@
 // Bad inputs: every call throws a JavaScript Error whose message names the argument and
-// what was wrong (API.md "Errors"), and the engine still answers correctly afterwards.
+// what was wrong (the README's API section), and the engine still answers correctly
+// afterwards.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';

@@ -1,8 +1,8 @@
-// The page's export formatters (web/exports.js) on generated matrices: every number reads
+// The page's export formatters (web/playground/weights-export.js) on generated matrices: every number reads
 // back to the same float32 and no shorter decimal would.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { csvChunks, jsonChunks } from '../../web/exports.js';
+import { csvChunks, jsonChunks } from '../../web/playground/weights-export.js';
 import { mulberry32 } from './reference.mjs';
 
 // n×n float32 values of every kind: weights, zeros, powers of two, raw bit patterns.

@@ -1,6 +1,6 @@
 // The lost-in-the-middle lab's engine calls: rollout and positionCurve against a float64
-// reference written here from API.md (dense matrices, no shortcut), the shapes the lab
-// teaches, the mitigations, and the errors of the new calls.
+// reference written here from wasm/attention.d.ts (dense matrices, no shortcut), the shapes
+// the lab teaches, the mitigations, and the errors of the new calls.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
@@ -8,7 +8,7 @@ import createAttention from '../../dist/wasm/attention.mjs';
 const engine = await createAttention();
 const TOLERANCE = 1e-5;
 
-// Whether query i sees key j (n queries over n keys), straight from API.md's option table.
+// Whether query i sees key j (n queries over n keys), straight from the README's option table.
 function visible({ causal, window = 0, sinks = 0 }, i, j) {
   if (causal && j > i) return false;
   if (window === 0) return true;

@@ -1,5 +1,6 @@
-// Matrix inputs in both forms of API.md, and outputs that are {rows, cols, data: Float32Array}
-// copies owned by the caller, valid after later calls (also after wasm memory grows).
+// Matrix inputs in both forms of wasm/attention.d.ts (MatrixInput), and outputs that are
+// {rows, cols, data: Float32Array} copies owned by the caller, valid after later calls (also
+// after wasm memory grows).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';

@@ -1,6 +1,6 @@
-// "No call aborts the module: after any number of failed calls the engine still answers
-// correctly and its memory does not grow" (API.md, Errors). 10,000 failed calls, mixing
-// JavaScript-side failures with C++ exceptions caught in bindings.cpp, then the same
+// "No call aborts the module: after any number of failed calls the engine answers as
+// before" (the README's API section), and its memory does not grow. 10,000 failed calls,
+// mixing JavaScript-side failures with C++ exceptions caught in bindings.cpp, then the same
 // answers to the byte, no growth of the wasm heap and no growth of the process.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,6 +1,7 @@
 // An independent JavaScript reference of attention for the engine's JS tests: plain loops
-// in float64 over number[][] matrices, written from /work/shared/API.md and not from the
-// C++ core. Also a seeded PRNG for random matrices and the assertions the suites share.
+// in float64 over number[][] matrices, written from the README's API section and
+// wasm/attention.d.ts, not from the C++ core. Also a seeded PRNG for random matrices and
+// the assertions the suites share.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
@@ -132,7 +133,7 @@ export function normalizeRow(scores, normalization = 'softmax') {
   return scores.map((s) => (s === -Infinity ? 0 : Math.exp(s - shift) / total));
 }
 
-// attention(q, k, v, options) of API.md, without `kernel`: {scores, weights, context}
+// attention(q, k, v, options) of wasm/attention.d.ts, without `kernel`: {scores, weights, context}
 // with scores and weights arrays of H number[][] n×m and context n×dv.
 export function attentionReference(q, k, v, options = {}) {
   const {
@@ -193,7 +194,7 @@ export function sinusoidalEncoding(positions, width) {
     }));
 }
 
-// selfAttention(x, options) of API.md: {q, k, v, scores, weights, context, output}.
+// selfAttention(x, options) of wasm/attention.d.ts: {q, k, v, scores, weights, context, output}.
 export function selfAttentionReference(x, options = {}) {
   const { wq, wk, wv, wo, bo, positional = { type: 'none' }, ...rest } = options;
   let input = x;

@@ -1,5 +1,5 @@
 // Seeded fuzzing of the page's parsers of user-controlled text: the URL-hash state of the
-// playground (web/state.js) and of the lab (web/lab/state.js), which run in the browser and so
+// playground (web/playground/state.js) and of the lab (web/lab/state.js), which run in the browser and so
 // are out of libFuzzer's reach, and the
 // tokenizer the page calls, engine.tokenize, whose core fuzz_text covers: here its
 // JavaScript side (lone surrogates, UTF-16 offsets). Random and mutated inputs;
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
 import { DEFAULTS as LAB_DEFAULTS, parseHash as parseLabHash, toHash as labHash } from '../../web/lab/state.js';
-import { LIMITS, formatHash, formatLink, parseHash } from '../../web/state.js';
+import { LIMITS, formatHash, formatLink, parseHash } from '../../web/playground/state.js';
 import { mulberry32, pick, randomInt } from './reference.mjs';
 
 const engine = await createAttention();

@@ -1,6 +1,6 @@
 // The lab's settings: defaults, presets, the engine options they stand for, and the URL
 // hash that makes any view a shareable link (#n=1024&layers=12&...).
-import { hashEntries, shorten } from '../hash.js';
+import { hashEntries, shorten } from '../shared/url-hash.js';
 
 /** Context lengths the n slider steps through. */
 export const LENGTHS = [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
@@ -13,6 +13,8 @@ export const ROPE_EXPERIMENT_LIMIT = 1024;
 /** RoPE bases drawn in the decay chart: short (early Llama-style 500), standard, long-context. */
 export const ROPE_BASES = [500, 10000, 500000];
 export const ROPE_HEAD_WIDTH = 64;
+/** Depths of the needle experiments, evenly from the first document to the last. */
+export const NEEDLE_DEPTHS = 11;
 /** The ALiBi slope slider runs over log10(slope) in this range. */
 export const SLOPE_LOG_RANGE = [-4, -0.5];
 
@@ -127,7 +129,7 @@ export function modelOptions(settings, n = settings.n) {
 
 /** The needle options of needleSweep / needleGrid. */
 export function needleOptions(settings) {
-  return { signal: settings.signal, noise: settings.noise, trials: settings.trials, metric: settings.metric, depths: 11, seed: 1 };
+  return { signal: settings.signal, noise: settings.noise, trials: settings.trials, metric: settings.metric, depths: NEEDLE_DEPTHS, seed: 1 };
 }
 
 /** The context length of the needle experiments: n, capped for RoPE. */

@@ -1,0 +1,73 @@
+// The pages as the build makes them (scripts/build-web.mjs): each page's own HTML in the
+// layout every page shares (web/shared/page/layout.html), with the navigation from
+// web/shared/page/pages.js; the pages keep the file names old links point at.
+import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { distFiles, renderPage, renderPages } from '../../scripts/build-web.mjs';
+import { PAGES } from '../../web/shared/page/pages.js';
+
+const web = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
+const count = (text, pattern) => (text.match(pattern) ?? []).length;
+// The navigation's links of a page: [{href, current, text}].
+const links = (html) => [...html.match(/<nav\b[\s\S]*?<\/nav>/)[0].matchAll(/<a href="([^"]*)"( aria-current="page")?>([^<]*)<\/a>/g)]
+  .map(([, href, current, text]) => ({ href, current: Boolean(current), text }));
+
+describe('the pages of web/', () => {
+  const pages = renderPages(web);
+
+  test('keep the file names links point at: index.html and lab.html', () => {
+    assert.deepEqual(pages.map(({ file }) => file), ['index.html', 'lab.html']);
+  });
+
+  for (const [k, { file, html }] of pages.entries()) {
+    test(`${file}: one document with the shared head, its own title and script, and no slot left`, () => {
+      assert.equal(count(html, /<!doctype html>/gi), 1);
+      assert.equal(count(html, /<head>/g), 1);
+      assert.equal(count(html, /<body>/g), 1);
+      assert.equal(count(html, /<title>[^<]+<\/title>/g), 1);
+      assert.equal(count(html, /http-equiv="Content-Security-Policy"/g), 1);
+      assert.equal(count(html, /<link rel="stylesheet" href="style\.css">/g), 1);
+      assert.equal(count(html, /\{\{|\}\}/g), 0);
+      assert.ok(html.includes(`<script type="module" src="${PAGES[k].scripts[0].split('/').pop()}"></script>`));
+      assert.ok(html.indexOf('</head>') < html.indexOf('<header class="site-header">'));
+      assert.ok(html.indexOf('</header>') < html.indexOf('<main'));
+    });
+
+    test(`${file}: the navigation lists every page in order and marks this one current`, () => {
+      assert.deepEqual(links(html), PAGES.map((page, p) => ({
+        href: page.source.endsWith('/index.html') ? './' : page.source.split('/').pop(),
+        current: p === k,
+        text: page.link,
+      })));
+    });
+  }
+});
+
+describe('the layout', () => {
+  const layout = '<html><head>\n{{head}}\n</head><body><nav><ul>\n{{navigation}}\n</ul></nav>\n{{body}}\n</body></html>';
+  const source = '<head>\n  <title>T</title>\n</head>\n<body>\n  <main>M</main>\n</body>\n';
+
+  test('a third page is one more entry in the list: its link comes last, marked current on its page', () => {
+    const third = { source: 'train/train.html', link: 'Train & test', scripts: ['train/train.js'] };
+    const html = renderPage(layout, third, source, [...PAGES, third]);
+    assert.deepEqual(links(html).at(-1), { href: 'train.html', current: true, text: 'Train &#38; test' });
+    assert.equal(links(html).filter((link) => link.current).length, 1);
+    assert.ok(html.includes('<head>\n  <title>T</title>\n</head>'));
+    assert.ok(html.includes('<main>M</main>'));
+  });
+
+  test('pages and scripts land side by side in dist/: a name twice is refused', () => {
+    assert.deepEqual(distFiles(), ['index.html', 'main.js', 'worker.js', 'lab.html', 'lab.js', 'lab-worker.js']);
+    const third = { source: 'train/train.html', link: 'Train', scripts: ['train/train.js', 'train/worker.js'] };
+    assert.throws(() => distFiles([...PAGES, third]), /worker\.js would be written twice to dist\//);
+  });
+
+  test('a page without a head or a body, or a layout slot of no known name, is refused with its name', () => {
+    const page = PAGES[0];
+    assert.throws(() => renderPage(layout, page, '<body></body>'), new RegExp(`${page.source} has no <head>`));
+    assert.throws(() => renderPage(layout, page, '<head></head>'), new RegExp(`${page.source} has no <body>`));
+    assert.throws(() => renderPage(`${layout}{{footer}}`, page, source), /unknown slot \{\{footer\}\}/);
+  });
+});

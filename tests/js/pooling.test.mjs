@@ -1,0 +1,117 @@
+// Block pooling and profiles of big matrices (web/shared/heatmap/pooling.js, run in the worker), against
+// plain reference loops over generated shapes, masks, NaN and regions, in Node.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { columnMeans, meanOf, poolBlocks, poolVector } from '../../web/shared/heatmap/pooling.js';
+
+const CASES = 40;
+const MAX_SIDE = 70;
+const TOLERANCE = 1e-5;   // sums of float32 in another order
+
+// mulberry32: the same cases every run.
+function random(seed) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+// An n×n head: a causal mask (score −Infinity, weight 0) when asked, and now and then a NaN.
+function head(next, n, causal) {
+  const scores = new Float32Array(n * n);
+  const weights = new Float32Array(n * n);
+  for (let i = 0; i < n; ++i) {
+    for (let j = 0; j < n; ++j) {
+      const k = i * n + j;
+      if (causal && j > i) {
+        scores[k] = -Infinity;
+      } else {
+        scores[k] = next() * 8 - 4;
+        weights[k] = next() < 0.01 ? NaN : next() * 2 - 0.5;  // negative too, as 'sum' normalisation gives
+      }
+    }
+  }
+  return { scores, weights };
+}
+
+// The reference: each block gathers its visible cells and folds them in one go.
+function referenceBlocks({ scores, weights, stride, row0, col0, rows, cols, block, mode }) {
+  const cellRows = Math.ceil(rows / block);
+  const cellCols = Math.ceil(cols / block);
+  const out = { cellRows, cellCols, scores: [], weights: [], masked: [] };
+  for (let r = 0; r < cellRows; ++r) {
+    for (let c = 0; c < cellCols; ++c) {
+      const seen = [];
+      for (let i = r * block; i < Math.min(rows, (r + 1) * block); ++i) {
+        for (let j = c * block; j < Math.min(cols, (c + 1) * block); ++j) {
+          const k = (row0 + i) * stride + col0 + j;
+          if (scores[k] !== -Infinity) seen.push([scores[k], weights[k]]);
+        }
+      }
+      const fold = (values) => (mode === 'max' ? Math.max(...values) : values.reduce((a, b) => a + b, 0) / values.length);
+      out.masked.push(seen.length === 0 ? 1 : 0);
+      out.scores.push(seen.length === 0 ? -Infinity : fold(seen.map(([s]) => s)));
+      out.weights.push(seen.length === 0 ? 0 : fold(seen.map(([, w]) => w)));
+    }
+  }
+  return out;
+}
+
+function assertSameValues(actual, expected, what) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let k = 0; k < expected.length; ++k) {
+    const [a, e] = [actual[k], expected[k]];
+    const same = Number.isNaN(e) ? Number.isNaN(a) : !Number.isFinite(e) ? a === e : Math.abs(a - e) <= TOLERANCE * Math.max(1, Math.abs(e));
+    assert.ok(same, `${what}[${k}]: ${a} vs ${e}`);
+  }
+}
+
+describe('pooling', () => {
+  test('poolBlocks: max and mean of every block equal the reference, masks and NaN included', () => {
+    const next = random(20240601);
+    for (let c = 0; c < CASES; ++c) {
+      const n = 1 + Math.floor(next() * MAX_SIDE);
+      const { scores, weights } = head(next, n, c % 2 === 0);
+      const size = 1 + Math.floor(next() * n);
+      const row0 = Math.floor(next() * (n - size + 1));
+      const col0 = Math.floor(next() * (n - size + 1));
+      const block = 1 + Math.floor(next() * 9);
+      for (const mode of ['max', 'mean']) {
+        const options = { scores, weights, stride: n, row0, col0, rows: size, cols: size, block, mode };
+        const actual = poolBlocks(options);
+        const expected = referenceBlocks(options);
+        const what = `n=${n} rows ${row0}+${size} cols ${col0}+${size} block ${block} ${mode}`;
+        assert.deepEqual([actual.cellRows, actual.cellCols], [expected.cellRows, expected.cellCols], what);
+        assert.deepEqual(Array.from(actual.masked), expected.masked, `${what}: masked`);
+        assertSameValues(actual.scores, expected.scores, `${what}: scores`);
+        assertSameValues(actual.weights, expected.weights, `${what}: weights`);
+      }
+    }
+  });
+
+  test('poolBlocks: a block with no visible cell is masked, one visible cell keeps it unmasked', () => {
+    // 4×4 causal: with 2×2 blocks the top-right block sees nothing, the diagonal ones see some.
+    const { scores, weights } = head(random(7), 4, true);
+    const pooled = poolBlocks({ scores, weights, stride: 4, row0: 0, col0: 0, rows: 4, cols: 4, block: 2, mode: 'max' });
+    assert.deepEqual(Array.from(pooled.masked), [0, 1, 0, 0]);
+    assert.equal(pooled.scores[1], -Infinity);
+    assert.equal(pooled.weights[1], 0);
+  });
+
+  test('poolVector: stretches of at most `points` points, max or mean', () => {
+    const values = Float32Array.from([1, 5, 2, 2, 9, 0, 3]);
+    assert.deepEqual(poolVector(values, 1, 6, 3, 'max'), { stretch: 2, values: Float32Array.from([5, 9, 3]) });
+    assert.deepEqual(poolVector(values, 1, 6, 3, 'mean'), { stretch: 2, values: Float32Array.from([3.5, 5.5, 1.5]) });
+    assert.deepEqual(poolVector(values, 0, 7, 3, 'max'), { stretch: 3, values: Float32Array.from([5, 9, 3]) },
+      'the last stretch holds what is left');
+  });
+
+  test('columnMeans and meanOf: the mean weight each key receives, averaged over heads', () => {
+    const weights = Float32Array.from([0.5, 0.5, 0, 1, 0.25, 0.75]);  // 3 queries × 2 keys
+    assertSameValues(columnMeans(weights, 3, 2), [0.25, 0.75], 'column means');
+    assertSameValues(meanOf([Float32Array.from([1, 2]), Float32Array.from([3, 6])]), [2, 4], 'mean of heads');
+  });
+});

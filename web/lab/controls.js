@@ -1,0 +1,98 @@
+// The lab's controls: their ranges and options set up from state.js and the published data,
+// the settings shown in them and their read-outs, and what each control sets, with the scope
+// of what that changes (mechanisms feed every chart; the needle's settings only charts 3–4).
+import { format } from 'd3-format';
+import { DOCUMENT_COUNTS, SOURCE } from './published-data.js';
+import { LENGTHS, PRESETS, RANGES, SLOPE_LOG_RANGE, sliderToSlope, WINDOWS } from './state.js';
+
+const $ = (id) => document.getElementById(id);
+const slopeText = format('.2~e');
+const slopeToSlider = (slope) => Math.log10(slope);
+const nearestIndex = (list, value) => list.reduce((best, v, k) => (Math.abs(v - value) < Math.abs(list[best] - value) ? k : best), 0);
+
+// Each control, by name: the settings it sets and the scope of what it changes.
+const CONTROLS = {
+  n: [(el) => ({ n: LENGTHS[Number(el.value)] }), 'mechanisms'],
+  layers: [(el) => ({ layers: Number(el.value) }), 'mechanisms'],
+  residual: [(el) => ({ residual: Number(el.value) }), 'mechanisms'],
+  causal: [(el) => ({ causal: el.checked }), 'mechanisms'],
+  positional: [(el) => ({ positional: el.value }), 'mechanisms'],
+  slope: [(el) => ({ slope: sliderToSlope(Number(el.value)) }), 'mechanisms'],
+  ropeBase: [(el) => ({ ropeBase: Number(el.value) }), 'mechanisms'],
+  ropeStrength: [(el) => ({ ropeStrength: Number(el.value) }), 'mechanisms'],
+  window: [(el) => ({ window: WINDOWS[Number(el.value)] }), 'mechanisms'],
+  sinks: [(el) => ({ sinks: Number(el.value) }), 'mechanisms'],
+  measure: [(el) => ({ measure: el.value }), 'measure'],
+  logScale: [(el) => ({ logScale: el.checked }), 'position-view'],
+  signal: [(el) => ({ signal: Number(el.value) }), 'needle'],
+  noise: [(el) => ({ noise: Number(el.value) }), 'needle'],
+  trials: [(el) => ({ trials: Number(el.value) }), 'needle'],
+  metric: [(el) => ({ metric: el.value }), 'needle'],
+  mitigation: [(el) => ({ mitigation: el.value }), 'mitigation'],
+  documents: [(el) => ({ documents: Number(el.value) }), 'published'],
+};
+
+/** What the control `element` sets and the scope of the change: [settings, scope], or null for no control of the lab. */
+export function readControl(element) {
+  const control = CONTROLS[element.name];
+  if (!control) return null;
+  const [read, scope] = control;
+  return [read(element), scope];
+}
+
+/** Gives the sliders their ranges, the selects their options and the presets their buttons; onPreset(settings). */
+export function setUpControls({ onPreset }) {
+  $('n').max = String(LENGTHS.length - 1);
+  $('window').max = String(WINDOWS.length - 1);
+  [$('slope').min, $('slope').max] = SLOPE_LOG_RANGE.map(String);
+  for (const [name, [min, max, step]] of Object.entries(RANGES)) {
+    Object.assign(document.querySelector(`input[name="${name}"]`), { min, max, step });
+  }
+  for (const documents of DOCUMENT_COUNTS) $('documents').append(new Option(`${documents} documents`, String(documents)));
+  $('published-source').textContent = `Source: ${SOURCE.match(/^.*?\)/)?.[0] ?? SOURCE}. `
+    + 'Multi-document question answering, accuracy by the position of the answer document, transcribed from the paper\'s tables.';
+  for (const preset of PRESETS) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = preset.label;
+    button.dataset.preset = preset.id;
+    button.addEventListener('click', () => onPreset(preset.settings));
+    $('presets').append(button);
+  }
+}
+
+/** Puts `settings` into the controls and their read-outs. */
+export function showSettings(settings) {
+  const form = $('controls');
+  $('n').value = String(nearestIndex(LENGTHS, settings.n));
+  $('n-value').textContent = `${format(',')(settings.n)} tokens`;
+  $('layers').value = String(settings.layers);
+  $('layers-value').textContent = String(settings.layers);
+  $('residual').value = String(settings.residual);
+  $('residual-value').textContent = format('.2f')(settings.residual);
+  $('causal').checked = settings.causal;
+  for (const radio of form.elements.positional) radio.checked = radio.value === settings.positional;
+  $('slope').value = String(slopeToSlider(settings.slope));
+  $('slope-value').textContent = slopeText(settings.slope);
+  $('slope-control').hidden = settings.positional !== 'alibi';
+  $('rope-controls').hidden = settings.positional !== 'rope';
+  $('rope-base').value = String(settings.ropeBase);
+  $('rope-strength').value = String(settings.ropeStrength);
+  $('rope-strength-value').textContent = String(settings.ropeStrength);
+  $('window').value = String(nearestIndex(WINDOWS, settings.window));
+  $('window-value').textContent = settings.window === 0 ? 'off' : `${settings.window} tokens`;
+  $('sinks').value = String(settings.sinks);
+  $('sinks').disabled = settings.window === 0;
+  $('sinks-value').textContent = settings.window === 0 ? 'needs a window' : String(settings.sinks);
+  for (const radio of form.elements.measure) radio.checked = radio.value === settings.measure;
+  $('signal').value = String(settings.signal);
+  $('signal-value').textContent = String(settings.signal);
+  $('noise').value = String(settings.noise);
+  $('noise-value').textContent = String(settings.noise);
+  $('trials').value = String(settings.trials);
+  $('trials-value').textContent = String(settings.trials);
+  $('metric').value = settings.metric;
+  $('log-scale').checked = settings.logScale;
+  for (const radio of document.querySelectorAll('input[name="mitigation"]')) radio.checked = radio.value === settings.mitigation;
+  $('documents').value = String(settings.documents);
+}

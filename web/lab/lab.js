@@ -1,0 +1,133 @@
+// Wiring of the lost-in-the-middle lab: controls ↔ settings (URL hash) → the engine in two
+// module workers (lab-worker.js: one answers the live curves, the other the needle
+// experiments, so that sliders stay live while a grid is computed) → the five charts.
+import { createNotices, showEngineStatus } from '../shared/page/status.js';
+import { Superseded, createWorkerClient } from '../shared/worker/client.js';
+import { readControl, setUpControls, showSettings } from './controls.js';
+import { createLink } from './link.js';
+import { experimentLength, gridLengths, modelOptions, needleOptions, ROPE_BASES, ROPE_HEAD_WIDTH } from './state.js';
+import { createMitigationView } from './views/mitigation.js';
+import { createNeedleView } from './views/needle.js';
+import { createPositionView } from './views/position.js';
+import { createPublishedView } from './views/published.js';
+import { createRopeView } from './views/rope.js';
+import './lab.css';
+
+const $ = (id) => document.getElementById(id);
+const link = createLink({ notices: createNotices($('link-notices')) });
+let settings = link.read();
+
+const startWorker = () => new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
+const curvesEngine = createWorkerClient(startWorker());
+const experimentsEngine = createWorkerClient(startWorker());
+
+const position = createPositionView();
+const rope = createRopeView();
+const needle = createNeedleView();
+const mitigation = createMitigationView();
+const published = createPublishedView();
+const results = { curves: null, needle: null, grid: null, mitigation: null };
+
+function drawAll() {
+  position(results.curves, settings);
+  rope(results.curves);
+  needle.sweep(results.needle, settings);
+  needle.grid(results.grid, settings);
+  mitigation(results.mitigation, settings);
+  published(settings);
+}
+
+// The answer of `request` goes to `store`; a failure replaces the page's notices (a
+// superseded request says nothing), and the next answer clears them.
+function settle(request, store) {
+  return request.then((answer) => {
+    store(answer);
+    $('notices').replaceChildren();
+  }, (error) => {
+    if (error instanceof Superseded) return;
+    const item = document.createElement('p');
+    item.className = 'error';
+    item.textContent = error.message;
+    $('notices').replaceChildren(item);
+  });
+}
+
+function computeCurves() {
+  const payload = {
+    model: modelOptions(settings), measure: settings.measure, rope: { bases: ROPE_BASES, headWidth: ROPE_HEAD_WIDTH },
+  };
+  return settle(curvesEngine.request('curves', payload), ({ value, milliseconds }) => {
+    results.curves = { ...value, milliseconds };
+    position(results.curves, settings);
+    rope(results.curves);
+  });
+}
+
+function computeNeedle() {
+  const n = experimentLength(settings);
+  needle.note(n, settings);
+  const model = modelOptions(settings, n);
+  const options = needleOptions(settings);
+  return Promise.all([
+    settle(experimentsEngine.request('needle', { model, needle: options }), ({ value, milliseconds }) => {
+      results.needle = { sweep: value, milliseconds };
+      needle.sweep(results.needle, settings);
+    }),
+    settle(experimentsEngine.request('grid', { model, needle: options, lengths: gridLengths(settings) }), ({ value }) => {
+      results.grid = value;
+      needle.grid(results.grid, settings);
+    }),
+  ]);
+}
+
+function computeMitigation() {
+  const payload = {
+    model: modelOptions(settings, experimentLength(settings)), needle: needleOptions(settings),
+    mitigation: { type: settings.mitigation },
+  };
+  return settle(experimentsEngine.request('mitigation', payload), ({ value, milliseconds }) => {
+    results.mitigation = { value, milliseconds };
+    mitigation(results.mitigation, settings);
+  });
+}
+
+// What changed decides what is computed again: mechanisms feed everything.
+function update(changes, scope) {
+  settings = { ...settings, ...changes };
+  showSettings(settings);
+  link.write(settings);
+  if (scope === 'mechanisms') {
+    computeCurves();
+    computeNeedle();
+    computeMitigation();
+  } else if (scope === 'measure') {
+    computeCurves();
+  } else if (scope === 'needle') {
+    computeNeedle();
+    computeMitigation();
+  } else if (scope === 'mitigation') {
+    computeMitigation();
+  } else if (scope === 'published') {
+    published(settings);
+  } else if (scope === 'position-view') {
+    position(results.curves, settings);
+  }
+}
+
+setUpControls({ onPreset: (preset) => update(preset, 'mechanisms') });
+showSettings(settings);
+link.write(settings);
+published(settings);
+document.addEventListener('input', (event) => {  // sliders, checkboxes, radios and selects alike
+  const change = readControl(event.target);
+  if (change) update(...change);
+});
+window.addEventListener('hashchange', () => {
+  settings = link.read();
+  update({}, 'mechanisms');
+});
+new ResizeObserver(() => drawAll()).observe(document.querySelector('.lab-main'));
+showEngineStatus($('engine-status'), Promise.all([curvesEngine.ready, experimentsEngine.ready]).then(([first]) => first),
+  ({ version }) => `Engine ${version} ready in two workers.`).then((ready) => {
+  if (ready) update({}, 'mechanisms');
+});

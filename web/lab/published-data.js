@@ -1,0 +1,21 @@
+// Published data: Liu et al., "Lost in the Middle" (TACL 2024), multi-document QA accuracy
+// by the position of the document that holds the answer, transcribed from the paper's tables
+// into the JSON beside this file (bundled by esbuild).
+import liu2023 from './lost-in-the-middle-liu2023.json';
+
+export const SOURCE = liu2023.source;
+
+/** The document counts the paper reports (10, 20, 30). */
+export const DOCUMENT_COUNTS = [...new Set(liu2023.models.flatMap((m) => m.curves.map((c) => c.documents)))].sort((a, b) => a - b);
+
+/** For k documents: [{model, closedBook, positions, accuracy}] of the models that report k. */
+export function curvesFor(documents) {
+  return liu2023.models.flatMap((model) => model.curves
+    .filter((curve) => curve.documents === documents)
+    .map((curve) => ({
+      model: curve.variant ?? model.model,
+      closedBook: model.closed_book,
+      positions: curve.positions,
+      accuracy: curve.accuracy,
+    })));
+}

@@ -1,0 +1,57 @@
+// Chart 3, a needle in the haystack: retrieval of the needle at each depth (a line chart with
+// its read-outs), the same sweep for several context lengths as a depth × length grid, and a
+// note on the context length the experiments use.
+import { createLineChart } from '../../shared/line-chart.js';
+import { NEEDLE_DEPTHS } from '../state.js';
+import { createGrid } from './grid.js';
+import { domainFromZero, metricFormat, percent, ratio, summaryList, times } from './readouts.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** Returns {note(n, settings), sweep(needle, settings), grid(grid, settings)}; a null answer draws nothing. */
+export function createNeedleView() {
+  const chart = createLineChart($('needle-chart'), {
+    xLabel: 'needle depth', yLabel: 'retrieval', xFormat: percent,
+  });
+  const drawGrid = createGrid($('needle-grid'), {
+    scaleNote({ low, high }) {
+      $('grid-scale').textContent = `Colour: dark purple = ${low} (lowest in the grid), yellow = ${high} (highest).`;
+    },
+  });
+
+  return {
+    // The experiments' context length: n, or less for RoPE (state.js, experimentLength).
+    note(n, settings) {
+      $('needle-note').textContent = n < settings.n
+        ? `With RoPE the needle experiments use n = ${n} (RoPE has no O(n) path in the engine).`
+        : `n = ${n} tokens, ${NEEDLE_DEPTHS} depths, ${settings.trials} seeded trial(s).`;
+    },
+
+    sweep(needle, settings) {
+      if (!needle) return;
+      const { sweep } = needle;
+      const label = settings.metric === 'mass' ? 'attention mass on the needle' : 'top-1 rate';
+      chart({
+        series: [{ label, xs: Array.from(sweep.depths), ys: Array.from(sweep.retrieval), colorIndex: 0, points: true }],
+        xDomain: [0, 1], yDomain: domainFromZero(Math.max(...sweep.retrieval)),
+      });
+      const f = metricFormat(settings);
+      summaryList($('needle-summary'), [
+        ['first document', f(sweep.summary.begin)], ['middle', f(sweep.summary.middle)],
+        ['last document', f(sweep.summary.end)], ['max ÷ min', ratio(sweep.summary.maxOverMin)],
+      ]);
+      $('needle-timing').textContent = `${needle.milliseconds.toFixed(0)} ms`;
+    },
+
+    grid(result, settings) {
+      if (!result) return;
+      // Mass shrinks with n as every token's share does: show it as a multiple of a fair share 1/(n-1).
+      const values = Array.from(result.values, (v, k) => (settings.metric === 'mass' ? v * (result.lengths[Math.floor(k / result.cols)] - 1) : v));
+      const fairShare = (v) => `${times(v)}× a fair share`;
+      drawGrid({
+        lengths: Array.from(result.lengths), depths: Array.from(result.depths), values,
+        format: settings.metric === 'mass' ? fairShare : percent,
+      });
+    },
+  };
+}

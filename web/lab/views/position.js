@@ -1,0 +1,60 @@
+// Chart 1, the position curve: each position's share of the final token's inputs (or of the
+// attention it receives) divided by the average, on a linear or logarithmic axis, with the
+// begin / middle / end read-outs and a sentence naming the curve's shape.
+import { format } from 'd3-format';
+import { createLineChart } from '../../shared/line-chart.js';
+import { domainFromZero, percent, ratio, share, summaryList, times } from './readouts.js';
+
+// The ratio beyond which a curve's end counts as clearly above or below its middle.
+const CLEAR_DIFFERENCE = 1.1;
+// On the log scale, shares below this fraction of the largest are left out (a window's
+// unreachable start is exactly 0).
+const LOG_FLOOR = 1e-6;
+
+const $ = (id) => document.getElementById(id);
+
+function describeShape({ begin, middle, end }) {
+  const startHigh = begin > CLEAR_DIFFERENCE * middle;
+  const endHigh = end > CLEAR_DIFFERENCE * middle;
+  if (startHigh && endHigh) return 'a U: both ends above the middle — the middle is lost';
+  if (startHigh) return 'primacy: the start dominates';
+  if (endHigh) return 'recency: the end dominates';
+  if (Math.max(begin, middle, end) < CLEAR_DIFFERENCE * Math.min(begin, middle, end)) return 'nearly flat: no position is favoured';
+  return 'the middle above both ends';
+}
+
+/** Returns draw(curves, settings): curves is the 'curves' answer with its milliseconds, or null. */
+export function createPositionView() {
+  const chart = createLineChart($('position-chart'), {
+    xLabel: 'position in the context (relative)',
+    yLabel: 'share ÷ average', xFormat: percent, yFormat: format('.2~f'),
+  });
+
+  return function draw(curves, settings) {
+    if (!curves) return;
+    const { values, summary } = curves.curve;
+    const n = values.length;
+    const context = values.subarray(0, n - 1);
+    const xs = Array.from(context, (_, j) => j / Math.max(1, n - 2));
+    const ys = Array.from(context, (v) => v / summary.mean);
+    const highest = Math.max(...ys);
+    const lowestShown = Math.min(...ys.filter((v) => v > highest * LOG_FLOOR));
+    chart({
+      series: [{ label: 'simulation', xs, ys, colorIndex: 0 }],
+      xDomain: [0, 1],
+      yDomain: settings.logScale ? [lowestShown, highest] : domainFromZero(highest),
+      yLog: settings.logScale,
+    });
+    const relative = (v) => `${times(v / summary.mean)}× average`;
+    summaryList($('position-summary'), [
+      ['first token', relative(summary.begin)],
+      ['middle', relative(summary.middle)],
+      ['last before the final', relative(summary.end)],
+      ['max ÷ min', ratio(summary.maxOverMin)],
+      ['final token itself', share(values[n - 1])],
+    ]);
+    const what = settings.measure === 'final' ? 'influence on the final token' : 'attention received';
+    $('position-reading').textContent = `With these settings the ${what} is ${describeShape(summary)}.`;
+    $('position-timing').textContent = `${curves.milliseconds.toFixed(0)} ms in the engine`;
+  };
+}

@@ -1,0 +1,28 @@
+// How the lab's read-outs write their numbers, the summary lists beside its charts, and the
+// room its linear charts leave above their highest value.
+import { format } from 'd3-format';
+
+export const times = format('.2~f');
+export const share = format('.1%');
+export const percent = format('.0%');
+export const mass = format('.3~g');
+export const ratio = (value) => (Number.isFinite(value) ? `${format('.3~g')(value)}×` : '∞ (some value is 0)');
+
+const HEADROOM = 1.05;  // a linear y axis reaches this far above the highest value
+
+/** A y domain from 0 to a little above `highest` ([0, 1] when there is nothing to show). */
+export const domainFromZero = (highest) => [0, highest * HEADROOM || 1];
+
+/** How the needle experiments' retrieval reads: attention mass, or a top-1 rate. */
+export const metricFormat = (settings) => (settings.metric === 'mass' ? mass : percent);
+
+/** Fills the <dl> `element` with [term, value] pairs. */
+export function summaryList(element, entries) {
+  element.replaceChildren(...entries.flatMap(([term, value]) => {
+    const dt = document.createElement('dt');
+    dt.textContent = term;
+    const dd = document.createElement('dd');
+    dd.textContent = value;
+    return [dt, dd];
+  }));
+}

@@ -1,0 +1,56 @@
+// Settings that fail only together, checked before the engine is asked: the heads must split
+// the model width d evenly (into even widths under RoPE, which rotates pairs of coordinates),
+// and ALiBi takes one slope per head. A check returns a message that names the settings and
+// what would work, or null.
+import { LIMITS } from './state.js';
+
+const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** The width d the heads split: of the input's vectors, or d_out with trainable weights. */
+function modelWidth(state, input) {
+  return state.trainable === 'none' ? input?.x?.cols ?? state.randomDims : state.dOut;
+}
+
+/** Head counts up to the page's maximum that split `width` evenly (into even widths if `even`). */
+function headChoices(width, even) {
+  const choices = [];
+  for (let h = 1; h <= Math.min(width, LIMITS.MAX_HEADS); ++h) {
+    if (width % h === 0 && (!even || (width / h) % 2 === 0)) choices.push(h);
+  }
+  return choices;
+}
+
+/** ALiBi's slopes, when given, are one per head; a list of another length waits for a fix. */
+export function slopesProblem(state) {
+  const count = state.alibiSlopes.length;
+  if (state.positional !== 'alibi' || count === 0 || count === state.heads) return null;
+  return `${plural(count, 'ALiBi slope')} for ${plural(state.heads, 'head')}: ` +
+    'give one per head, or leave the slopes empty for the geometric ones.';
+}
+
+/** The heads split d evenly, and under RoPE into even widths; no check before there are tokens. */
+export function headsProblem(state, input) {
+  if (!input || input.tokens.length === 0) return null;
+  const width = modelWidth(state, input);
+  const heads = state.heads;
+  const count = plural(heads, 'head');
+  if (width % heads !== 0) {
+    return `${count} cannot split d = ${width} into equal slices: choose ${headChoices(width, false).join(', ')}.`;
+  }
+  if (state.positional !== 'rope' || (width / heads) % 2 === 0) return null;
+  const even = headChoices(width, true);
+  return `RoPE rotates pairs of coordinates, so each head's width must be even: ${count} over d = ${width} ` +
+    `${heads === 1 ? 'gives a head' : 'give heads'} of ${width / heads} dimensions. ` +
+    (even.length > 0 ? `With RoPE choose ${even.join(', ')} heads.`
+      : `No number of heads gives an even width with d = ${width}: use other vectors, or trainable weights with an even d_out.`);
+}
+
+/** Which head counts fit the input's width, as the hint under the heads box says it. */
+export function headsHint(state, input) {
+  const width = modelWidth(state, input);
+  const divisors = headChoices(width, false);
+  const even = headChoices(width, true);
+  return `Heads split d = ${width} into equal slices: ${divisors.join(', ')}` +
+    `${width > LIMITS.MAX_HEADS ? ' …' : ''} head${divisors.length === 1 ? '' : 's'} fit` +
+    (state.positional === 'rope' ? `; with RoPE (even widths): ${even.length > 0 ? even.join(', ') : 'none'}.` : '.');
+}

@@ -1,0 +1,153 @@
+// The option controls: each bound control sets one setting, its text parsed by state.js;
+// text that does not parse is named under the control, and the setting keeps its last good
+// value meanwhile. sync() brings every control in line with the state, with the problems of
+// settings that fail together (checks.js) under their controls. The zoom buttons and the
+// step-by-step scale slider are here too.
+import { ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
+import { shorten } from '../shared/url-hash.js';
+import { headsHint, headsProblem, slopesProblem } from './checks.js';
+import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
+
+// Controls bound one-to-one to a setting: field name → element id. The source is bound by
+// input/vectors.js: a new source may bring its text or table along.
+const BOUND_CONTROLS = {
+  source: 'source', randomSeed: 'random-seed', randomDims: 'random-dims', tableDims: 'table-dims',
+  trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', headView: 'head-view',
+  causal: 'causal', window: 'window', sinks: 'sinks', positional: 'positional', ropeBase: 'rope-base',
+  ropePairing: 'rope-pairing', alibiSlopes: 'alibi-slopes', scaling: 'scaling', normalization: 'normalization',
+  query: 'query', stepScale: 'step-scale', value: 'value', pooling: 'pooling',
+};
+const BOUND_ELSEWHERE = ['source'];
+const STEP_SCALE_DIGITS = 3;  // significant digits of a scale set with the slider
+
+const $ = (id) => document.getElementById(id);
+// A typed control's problems show in the element `${id}-message` under it.
+const messageOf = (id) => $(`${id}-message`);
+
+// Marks a control invalid or valid, with its message under it.
+function showProblem(element, problem) {
+  if (problem === null) element.removeAttribute('aria-invalid');
+  else element.setAttribute('aria-invalid', 'true');
+  element.setCustomValidity(problem ?? '');
+  const message = messageOf(element.id);
+  if (message) {
+    message.textContent = problem ?? '';
+    message.hidden = problem === null;
+  }
+}
+
+// A control's text that does not parse: its setting, the rule and what was typed.
+function typedProblem(field, element, rule) {
+  const start = `The ${fieldLabel(field)} must be ${rule}`;
+  if (element.validity.badInput) return `${start}; what is typed is not a number.`;
+  const typed = element.value.trim();
+  return typed === '' ? `${start}; the box is empty.` : `${start}; got “${shorten(typed)}”.`;
+}
+
+/**
+ * Binds the controls to `state`: onChange(settings, {debounce}) applies what a control sets;
+ * vectors.input() is the current input (its width decides which head counts fit). Returns
+ * {sync(), fitInput(n), zoomAround(around)}.
+ */
+export function createControls({ state, vectors, onChange }) {
+  const typedProblems = new Map();  // field → what is wrong with the text in its control
+  const headView = $('head-view');
+  const stepScaleRange = $('step-scale-range');
+
+  // What is wrong with a setting besides its own text: checked against other settings.
+  function settingProblem(field) {
+    if (field === 'alibiSlopes') return slopesProblem(state);
+    if (field === 'heads') return headsProblem(state, vectors.input());
+    return null;
+  }
+
+  function fillHeadView() {
+    const options = [['all', state.heads === 1 ? 'The head' : 'All heads, small multiples']];
+    for (let h = 1; h <= state.heads && state.heads > 1; ++h) options.push([String(h), `Head ${h} large`]);
+    if (headView.options.length === options.length && headView.options[0].text === options[0][1]) return;
+    headView.replaceChildren(...options.map(([value, text]) => new Option(text, value)));
+  }
+
+  function sync() {
+    fillHeadView();
+    for (const [field, id] of Object.entries(BOUND_CONTROLS)) {
+      const element = $(id);
+      // a control being typed into keeps its text, even when it does not parse yet
+      if (element !== document.activeElement || element.type === 'checkbox' || element.tagName === 'SELECT') {
+        if (element.type === 'checkbox') element.checked = state[field];
+        else element.value = formatField(field, state[field]);
+        typedProblems.delete(field);
+      }
+      showProblem(element, typedProblems.get(field) ?? settingProblem(field));
+    }
+    stepScaleRange.value = String(Math.log10(state.stepScale));
+    $('random-options').hidden = state.source !== 'random';
+    $('torch-seed').disabled = state.trainable === 'none';
+    $('d-out').disabled = state.trainable === 'none';
+    $('sinks').disabled = state.window === 0;
+    $('rope-options').hidden = state.positional !== 'rope';
+    $('alibi-options').hidden = state.positional !== 'alibi';
+    $('table-options').hidden = state.source !== 'table';
+  }
+
+  /**
+   * Fits the settings and controls to an input of n ≥ 1 tokens: a query past the end becomes
+   * the last token, a head shown past the heads becomes 'all'; the query box's range and the
+   * hint of which head counts fit follow. Returns whether a setting changed.
+   */
+  function fitInput(n) {
+    const fixes = {};
+    if (state.query >= n) fixes.query = n - 1;
+    if (state.headView !== 'all' && state.headView > state.heads) fixes.headView = 'all';
+    const changed = Object.keys(fixes).length > 0;
+    if (changed) {
+      Object.assign(state, fixes);
+      sync();
+    }
+    $('query').max = String(n - 1);
+    $('heads-hint').textContent = headsHint(state, vectors.input());
+    if (!typedProblems.has('heads')) showProblem($('heads'), headsProblem(state, vectors.input()));
+    return changed;
+  }
+
+  // Zooms the matrix around cell (i, j), by default the centre of what it shows; null shows all.
+  function zoomAround(around) {
+    const input = vectors.input();
+    if (!input || input.tokens.length === 0 || around === null) {
+      onChange({ zoom: null });
+      return;
+    }
+    const n = input.tokens.length;
+    const area = shownRegion(state, n);
+    const centre = (start) => start + Math.floor(area.size / 2);
+    const { i = centre(area.row0), j = centre(area.col0), factor } = around;
+    onChange({ zoom: zoomRegion(area, n, i, j, factor) });
+  }
+
+  for (const [field, id] of Object.entries(BOUND_CONTROLS)) {
+    if (BOUND_ELSEWHERE.includes(field)) continue;
+    const element = $(id);
+    const isText = element.type === 'number' || element.type === 'text';
+    element.addEventListener(isText ? 'input' : 'change', () => {
+      if (element.type === 'checkbox') return onChange({ [field]: element.checked });
+      try {
+        const value = parseField(field, element.value);
+        typedProblems.delete(field);
+        return onChange({ [field]: value }, { debounce: isText });
+      } catch (error) {
+        const problem = typedProblem(field, element, error.message);
+        typedProblems.set(field, problem);
+        return showProblem(element, problem);
+      }
+    });
+  }
+  stepScaleRange.addEventListener('input', () => {
+    const scale = Number((10 ** Number(stepScaleRange.value)).toPrecision(STEP_SCALE_DIGITS));
+    onChange({ stepScale: scale });
+  });
+  $('zoom-in').addEventListener('click', () => zoomAround({ factor: ZOOM_STEP }));
+  $('zoom-out').addEventListener('click', () => zoomAround({ factor: 1 / ZOOM_STEP }));
+  $('zoom-reset').addEventListener('click', () => zoomAround(null));
+
+  return { sync, fitInput, zoomAround };
+}

@@ -1,0 +1,78 @@
+// The sentence box and its tokens: what is typed goes to the state (after a pause in typing),
+// the long-sample button replaces it with a text of LONG_SAMPLE_TOKENS tokens, and the
+// engine's tokens show as chips, with a count (unknown words dashed); choosing a chip makes
+// it the query.
+import { formatCount } from '../../shared/format.js';
+import { Superseded } from '../../shared/worker/client.js';
+import { longSample } from '../presets.js';
+import { MAX_TOKENS } from './vectors.js';
+
+const LONG_SAMPLE_TOKENS = 4096;
+const TOKEN_CHIPS_MAX = 256;
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * Binds the sentence box to `state` (client: the engine worker, which tokenizes the long
+ * sample; onChange(settings, {debounce}); onError(message)). Returns {sync(), showTokens(input),
+ * markQuery()}.
+ */
+export function createSentence({ client, state, onChange, onError }) {
+  const box = $('sentence');
+  const chips = $('tokens');
+
+  // The UTF-16 offsets where the first `limit` tokens of `text` end, from the engine in the worker.
+  async function tokenEnds(text, limit) {
+    const { value } = await client.request('tokenize', { text, limit }, { lane: 'sample' });
+    return value.tokens.map((token) => token.end);
+  }
+
+  async function showLongSample() {
+    try {
+      onChange({ text: await longSample(LONG_SAMPLE_TOKENS, tokenEnds), zoom: null, query: 0 });
+    } catch (error) {
+      if (!(error instanceof Superseded)) onError(error.message);
+    }
+  }
+
+  function sync() {
+    if (box.value !== state.text) box.value = state.text;
+  }
+
+  function markQuery() {
+    chips.querySelectorAll('button.token').forEach((button, i) => {
+      button.setAttribute('aria-pressed', String(i === state.query));
+    });
+  }
+
+  function showTokens({ labels, truncated }) {
+    const unknownCount = labels.filter((token) => token.unknown).length;
+    const parts = [`${formatCount(labels.length)} token${labels.length === 1 ? '' : 's'}`];
+    if (unknownCount > 0) parts.push(`${formatCount(unknownCount)} with a hashed vector (dashed)`);
+    if (truncated) parts.push(`text cut at ${formatCount(MAX_TOKENS)} tokens`);
+    $('token-count').textContent = parts.join(' · ');
+    chips.replaceChildren(...labels.slice(0, TOKEN_CHIPS_MAX).map((token) => {
+      const item = document.createElement('li');
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = `token${token.unknown ? ' unknown' : ''}`;
+      button.textContent = token.text;
+      button.title = `#${token.index}${token.unknown ? ': not in the vocabulary, hashed vector' : ''}`;
+      button.addEventListener('click', () => onChange({ query: token.index }));
+      item.append(button);
+      return item;
+    }));
+    if (labels.length > TOKEN_CHIPS_MAX) {
+      const more = document.createElement('li');
+      more.className = 'muted';
+      more.textContent = `… ${formatCount(labels.length - TOKEN_CHIPS_MAX)} more`;
+      chips.append(more);
+    }
+    markQuery();
+  }
+
+  box.addEventListener('input', () => onChange({ text: box.value, zoom: null }, { debounce: true }));
+  $('long-sample').addEventListener('click', showLongSample);
+
+  return { sync, showTokens, markQuery };
+}

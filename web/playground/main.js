@@ -1,0 +1,75 @@
+// Wiring of the playground page: controls ↔ state (URL hash) → tokens and vectors → the
+// engine in its worker → the views. Each part lives in its own module; this file makes them,
+// hands each the parts it talks to, and starts the page.
+import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
+import { createWorkerClient } from '../shared/worker/client.js';
+import { createControls } from './controls.js';
+import { bindExports } from './exports.js';
+import { createSentence } from './input/sentence.js';
+import { createVectorTable } from './input/vector-table.js';
+import { createVectors } from './input/vectors.js';
+import { createLink } from './link.js';
+import { createPipeline } from './pipeline.js';
+import { createAttentionViews } from './views/attention-views.js';
+
+const TYPING_DEBOUNCE_MS = 250;
+
+const $ = (id) => document.getElementById(id);
+const client = createWorkerClient(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+const notices = createNotices($('notices'));
+const status = createProgressLine($('progress'), $('compute-status'));
+const link = createLink({ notices, note: $('link-note') });
+const state = link.read();
+
+const vectors = createVectors({ client, state, status, onChange: change });
+const controls = createControls({ state, vectors, onChange: change });
+const sentence = createSentence({ client, state, onChange: change, onError: (message) => status.done(message, true) });
+const table = createVectorTable({ state, onChange: change });
+const views = createAttentionViews({ state, onSelectQuery: (query) => change({ query }), onZoom: controls.zoomAround });
+const pipeline = createPipeline({
+  client, state, vectors, views, status,
+  onInput(input) {
+    sentence.showTokens(input);
+    table.show(input);
+  },
+  onFit(n) {
+    if (controls.fitInput(n)) link.write(state);
+    sentence.markQuery();
+  },
+});
+bindExports({ client, state, views, status, notices });
+
+// Every control and the sentence box in line with the state.
+function showState() {
+  sentence.sync();
+  controls.sync();
+}
+
+let typingTimer = 0;
+/** Applies settings, brings the controls and the link along, and schedules an update. */
+function change(settings, { debounce = false } = {}) {
+  Object.assign(state, settings);
+  showState();
+  link.write(state);
+  clearTimeout(typingTimer);
+  if (debounce) typingTimer = setTimeout(pipeline.update, TYPING_DEBOUNCE_MS);
+  else pipeline.update();
+}
+
+window.addEventListener('hashchange', () => {
+  Object.assign(state, link.read());
+  showState();
+  const input = vectors.input();
+  if (input) table.show(input);  // a link with the same table still replaces what the cells hold
+  pipeline.update();
+});
+showEngineStatus($('engine-status'), client.ready, ({ version }) => `Engine ${version} ready: WebAssembly in a worker.`);
+let drawnWidth = 0;
+new ResizeObserver(([entry]) => {
+  if (entry.contentRect.width === drawnWidth) return;
+  drawnWidth = entry.contentRect.width;
+  views.redraw();
+}).observe($('heatmap').parentElement);
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => views.redraw());
+showState();
+pipeline.update();

@@ -1,0 +1,258 @@
+// Every setting of the page, with its default and its spelling in the URL hash, so that any
+// view is a link: #t=Hello+world&h=2&c=1. Only settings that differ from their default are
+// written. Reading a hash never fails: a value that does not parse, or a key this page does
+// not know, is left out and reported so the page can show what it ignored.
+import { hashEntries, shorten } from '../shared/url-hash.js';
+import { PRESETS } from './presets.js';
+
+const MAX_SEED = 2 ** 31 - 1;  // a torch.manual_seed value that a URL and a number input both keep exactly
+const MAX_WIDTH = 512;          // d for random inputs and d_out for projections
+const MAX_TABLE_DIMS = 8;       // columns of the editable vector table
+const MAX_HEADS = 16;
+const MAX_POSITION = 1 << 20;   // window, sinks, query and zoom are token counts or indices
+const TABLE_ROW_SEPARATOR = ';';
+const TABLE_VALUE_SEPARATOR = ',';
+
+const SOURCES = ['glove', 'journey', 'attention', 'random', 'table'];
+const TRAINABLE = ['none', 'rand', 'linear'];
+const POSITIONAL = ['none', 'sinusoidal', 'rope', 'alibi'];
+const ROPE_PAIRINGS = ['interleaved', 'half'];
+const SLOPE_SEPARATOR = ',';
+
+// Characters of the encoded text a link keeps: an 8,192-token English text (the most the page
+// reads) takes about 40,000. A longer text is left out of the link, and the page says so.
+const MAX_LINK_TEXT = 64 * 1024;
+
+const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
+const VALUES = ['weights', 'scores'];
+const POOLING = ['max', 'mean'];
+
+function wholeNumber(min, max) {
+  return {
+    parse(text) {
+      const value = Number(text);
+      if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`a whole number from ${min} to ${max}`);
+      return value;
+    },
+    format: String,
+  };
+}
+
+function choice(choices) {
+  return {
+    parse(text) {
+      if (!choices.includes(text)) throw new Error(`one of ${choices.join(', ')}`);
+      return text;
+    },
+    format: String,
+  };
+}
+
+const flag = {
+  parse(text) {
+    if (text !== '0' && text !== '1') throw new Error('0 or 1');
+    return text === '1';
+  },
+  format: (value) => (value ? '1' : '0'),
+};
+
+const text = { parse: (value) => value, format: String };
+
+const positiveNumber = {
+  parse(value) {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new Error('a positive number');
+    return number;
+  },
+  format: String,
+};
+
+// ALiBi's slopes: "" for the geometric ones, or numbers separated by commas, one per head
+// ("0.5, 0.25"). Whether there is one per head is checked against the heads by the page.
+const slopes = {
+  parse(value) {
+    if (value.trim() === '') return [];
+    const parts = value.split(SLOPE_SEPARATOR).map((part) => part.trim());
+    if (parts.length > MAX_HEADS) throw new Error(`at most ${MAX_HEADS} slopes, one per head (found ${parts.length})`);
+    return parts.map((part) => {
+      const number = Number(part);
+      if (part === '' || !Number.isFinite(number)) {
+        throw new Error(`numbers separated by commas, such as 0.5, 0.25: “${shorten(part)}” is not a number`);
+      }
+      return number;
+    });
+  },
+  format: (values) => values.join(SLOPE_SEPARATOR),
+};
+
+// 'all' or a head number counted from 1.
+const headView = {
+  parse(value) {
+    if (value === 'all') return value;
+    return wholeNumber(1, MAX_HEADS).parse(value);
+  },
+  format: String,
+};
+
+// Rows of numbers: "0.1,0.2,0.3;0.4,0.5,0.6", each one a float32 can hold.
+const table = {
+  parse(value) {
+    return value.split(TABLE_ROW_SEPARATOR).map((row) => row.split(TABLE_VALUE_SEPARATOR).map((cell) => {
+      const number = Number(cell);
+      if (cell.trim() === '' || !Number.isFinite(Math.fround(number))) {
+        throw new Error('rows of numbers such as 0.1,0.2;0.3,0.4, each within ±3.4e38 (float32)');
+      }
+      return number;
+    }));
+  },
+  format: (rows) => rows.map((row) => row.join(TABLE_VALUE_SEPARATOR)).join(TABLE_ROW_SEPARATOR),
+};
+
+// The zoomed square of the matrix: "row0,col0,size".
+const zoom = {
+  parse(value) {
+    const parts = value.split(',');
+    if (parts.length !== 3) throw new Error('row,column,size');
+    const [row0, col0, size] = parts.map((part) => wholeNumber(0, MAX_POSITION).parse(part));
+    if (size < 1) throw new Error('a size of at least 1');
+    return { row0, col0, size };
+  },
+  format: ({ row0, col0, size }) => `${row0},${col0},${size}`,
+};
+
+/** Field name → {key in the hash, label as problems name it, default, codec}. */
+const FIELDS = {
+  text: { key: 't', label: 'text', value: PRESETS.journey.text, codec: text },
+  source: { key: 'src', label: 'word vectors', value: 'glove', codec: choice(SOURCES) },
+  randomSeed: { key: 'rs', label: 'random seed', value: 123, codec: wholeNumber(0, MAX_SEED) },
+  randomDims: { key: 'rd', label: 'number of random dimensions', value: 8, codec: wholeNumber(1, MAX_WIDTH) },
+  tableDims: { key: 'td', label: 'number of table dimensions', value: 3, codec: wholeNumber(1, MAX_TABLE_DIMS) },
+  table: { key: 'tv', label: 'vector table', value: [], codec: table },
+  trainable: { key: 'tw', label: 'trainable weights', value: 'none', codec: choice(TRAINABLE) },
+  torchSeed: { key: 'ts', label: 'torch.manual_seed', value: 123, codec: wholeNumber(0, MAX_SEED) },
+  dOut: { key: 'do', label: 'd_out', value: 2, codec: wholeNumber(1, MAX_WIDTH) },
+  heads: { key: 'h', label: 'number of heads', value: 1, codec: wholeNumber(1, MAX_HEADS) },
+  headView: { key: 'hv', label: 'head shown', value: 'all', codec: headView },
+  causal: { key: 'c', label: 'causal mask', value: false, codec: flag },
+  window: { key: 'w', label: 'window', value: 0, codec: wholeNumber(0, MAX_POSITION) },
+  sinks: { key: 'sk', label: 'number of sink tokens', value: 0, codec: wholeNumber(0, MAX_POSITION) },
+  positional: { key: 'pe', label: 'positional encoding', value: 'none', codec: choice(POSITIONAL) },
+  ropeBase: { key: 'rb', label: 'RoPE base', value: 10000, codec: positiveNumber },
+  ropePairing: { key: 'rp', label: 'RoPE pairing', value: 'interleaved', codec: choice(ROPE_PAIRINGS) },
+  alibiSlopes: { key: 'as', label: 'ALiBi slopes', value: [], codec: slopes },
+  scaling: { key: 'sc', label: 'scaling', value: true, codec: flag },
+  normalization: { key: 'nm', label: 'normalisation', value: 'softmax', codec: choice(NORMALIZATIONS) },
+  query: { key: 'q', label: 'query token #', value: PRESETS.journey.query, codec: wholeNumber(0, MAX_POSITION) },
+  stepScale: { key: 'ss', label: 'step-by-step scale', value: 1, codec: positiveNumber },
+  value: { key: 'val', label: 'colour', value: 'weights', codec: choice(VALUES) },
+  pooling: { key: 'pool', label: 'block pooling', value: 'max', codec: choice(POOLING) },
+  zoom: { key: 'z', label: 'zoom', value: null, codec: zoom },
+};
+
+export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS, MAX_LINK_TEXT };
+
+/** The state when the hash is empty. */
+function defaultState() {
+  return Object.fromEntries(Object.entries(FIELDS).map(([name, field]) => [name, structuredClone(field.value)]));
+}
+
+/** '#t=…&h=2' → {state, problems: ['h (number of heads) must be …, got “x”', …]}. */
+export function parseHash(hash) {
+  const state = defaultState();
+  const problems = [];
+  const byKey = new Map(Object.entries(FIELDS).map(([name, field]) => [field.key, [name, field]]));
+  for (const [key, value] of hashEntries(hash, problems)) {
+    const entry = byKey.get(key);
+    if (!entry) {
+      problems.push(`unknown setting “${shorten(key)}”`);
+      continue;
+    }
+    const [name, field] = entry;
+    try {
+      state[name] = field.codec.parse(value);
+    } catch (error) {
+      problems.push(`${key} (${field.label}) must be ${error.message}, got “${shorten(value)}”`);
+    }
+  }
+  return { state, problems };
+}
+
+function hashParams(state) {
+  const params = new URLSearchParams();
+  for (const [name, field] of Object.entries(FIELDS)) {
+    const formatted = state[name] === null ? null : field.codec.format(state[name]);
+    const fallback = field.value === null ? null : field.codec.format(field.value);
+    if (formatted !== fallback && formatted !== null) params.set(field.key, formatted);
+  }
+  return params;
+}
+
+/** The hash for `state`, without '#': only the settings that differ from their default. */
+export function formatHash(state) {
+  return hashParams(state).toString();
+}
+
+/**
+ * The hash a link keeps, without '#': formatHash, but without the text when it takes more
+ * than MAX_LINK_TEXT characters encoded: {hash, textLeftOut}.
+ */
+export function formatLink(state) {
+  const params = hashParams(state);
+  const text = params.get(FIELDS.text.key) ?? '';
+  // encoding never shortens a text: one longer than the limit need not be encoded to know
+  const fits = text.length <= MAX_LINK_TEXT && new URLSearchParams([[FIELDS.text.key, text]]).toString().length - FIELDS.text.key.length - 1 <= MAX_LINK_TEXT;
+  if (fits) return { hash: params.toString(), textLeftOut: false };
+  params.delete(FIELDS.text.key);
+  return { hash: params.toString(), textLeftOut: true };
+}
+
+/** A setting's name as messages give it ('number of heads'). */
+export function fieldLabel(name) {
+  return FIELDS[name].label;
+}
+
+/** One setting as its control shows it. */
+export function formatField(name, value) {
+  return FIELDS[name].codec.format(value);
+}
+
+/** One setting as typed into its control; throws an Error that says what it must be. */
+export function parseField(name, typed) {
+  return FIELDS[name].codec.parse(typed.trim());
+}
+
+// ---- what the state stands for ---------------------------------------------------------------
+
+/** The settings of the trainable projections W_query, W_key, W_value. */
+export const PROJECTION_FIELDS = ['trainable', 'torchSeed', 'dOut'];
+
+function positionalOption(state) {
+  if (state.positional === 'rope') return { type: 'rope', base: state.ropeBase, pairing: state.ropePairing };
+  if (state.positional === 'alibi' && state.alibiSlopes.length > 0) return { type: 'alibi', slopes: state.alibiSlopes };
+  return { type: state.positional };
+}
+
+/** The engine's options of selfAttention for `state`. */
+export function attentionOptions(state) {
+  return {
+    heads: state.heads,
+    scale: state.scaling,
+    normalization: state.normalization,
+    causal: state.causal,
+    window: state.window,
+    sinks: state.sinks,
+    positional: positionalOption(state),
+  };
+}
+
+/** The heads on display, counted from 0. */
+export function shownHeads(state) {
+  return state.headView === 'all' ? Array.from({ length: state.heads }, (_, h) => h) : [state.headView - 1];
+}
+
+/** The square of an n×n matrix on display: the zoom, when it fits inside, else the whole. */
+export function shownRegion(state, n) {
+  const zoom = state.zoom;
+  if (zoom && zoom.size < n && zoom.row0 + zoom.size <= n && zoom.col0 + zoom.size <= n) return zoom;
+  return { row0: 0, col0: 0, size: n };
+}

@@ -1,0 +1,98 @@
+// The views of one attention result, bound to the page's elements: the heatmap and its legend
+// (shared/heatmap/), the row and column profile, the lines view and their status lines, then
+// the step-by-step table and the cost panel. The heatmap also carries what tests and the
+// curious read: data-timing (milliseconds of the last update's steps) and data-wasm-bytes.
+import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
+import { createLegend } from '../../shared/heatmap/legend.js';
+import { formatCount } from '../../shared/format.js';
+import { renderCost } from './cost.js';
+import { createLines } from './lines.js';
+import { drawProfile } from './profile.js';
+import { renderSteps } from './steps.js';
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * Binds the views to the page: `state` decides what they show (colour, pooling, query);
+ * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
+ * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmBytes(bytes),
+ * recordTiming(started, pieces), showSteps(walk, labels), showCost(rows, n)}.
+ */
+export function createAttentionViews({ state, onSelectQuery, onZoom }) {
+  const canvas = $('heatmap');
+  const heatmap = createHeatmap(canvas, $('heatmap-tooltip'), { onSelectQuery, onZoom });
+  const updateLegend = createLegend({
+    bar: $('legend-bar'), axis: $('legend-axis'), title: $('legend-title'), swatches: $('legend-swatches'),
+  });
+  const drawLines = createLines($('lines'), $('lines-links'), { onSelectQuery });
+  let shown = null;  // what the views show: {view: {computed, heads, region, blocks, profiles, lines, milliseconds}, labels}
+
+  function redraw() {
+    if (!shown) return undefined;
+    const { view: { computed, region: area, blocks, profiles, lines }, labels } = shown;
+    const started = performance.now();
+    const panels = blocks.panels.map((panel) => ({ ...panel, heads: computed.heads }));
+    const domain = colorDomain(panels, state.value);
+    heatmap.draw({
+      tokens: labels, n: computed.n, region: area, block: blocks.block, pooling: state.pooling,
+      query: state.query, panels, value: state.value, domain,
+    });
+    updateLegend({ heading: state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)', domain });
+    drawProfile($('profile'), { start: area.col0, count: area.size, ...profiles });
+    drawLines({
+      tokens: labels.slice(lines.start, lines.start + lines.count),
+      heads: lines.panels.map((panel) => ({ head: panel.head, weights: panel.weights })),
+      query: state.query,
+    });
+    $('lines-status').textContent = lines.count < computed.n
+      ? `Tokens #${lines.start}–#${lines.start + lines.count - 1} of ${formatCount(computed.n)}; zoom the matrix to move this window.`
+      : 'Hover or focus a token to keep only its lines; click a query to select it.';
+    const last = area.row0 + area.size - 1;
+    $('zoom-status').textContent = `Tokens #${area.row0}–#${last}${area.col0 !== area.row0 ? ` × #${area.col0}–#${area.col0 + area.size - 1}` : ''}` +
+      (blocks.block > 1 ? `, blocks of ${blocks.block}×${blocks.block}` : '');
+    return performance.now() - started;
+  }
+
+  return {
+    draw(view, labels) {
+      shown = { view, labels };
+      canvas.parentElement.classList.remove('stale');
+      return redraw();
+    },
+    redraw,
+    clear() {
+      shown = null;
+      canvas.dataset.rows = '0';
+      canvas.dataset.cols = '0';
+      canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+    },
+    // What is drawn belongs to settings that failed: greyed until the next result.
+    markStale() {
+      canvas.parentElement.classList.add('stale');
+    },
+    shown: () => shown,
+    showWasmBytes(bytes) {
+      canvas.dataset.wasmBytes = String(bytes);
+    },
+    // Worker times appear only for the pieces this update asked the worker for.
+    recordTiming(started, { computed, fetched, drawMs }) {
+      const fresh = (piece) => (piece.receivedAt >= started ? piece.workerMs : undefined);
+      canvas.dataset.timing = JSON.stringify({
+        engine: computed.receivedAt >= started ? computed.engineMs : undefined,
+        compute: fresh(computed),
+        blocks: fresh(fetched.blocks),
+        profiles: fresh(fetched.profiles),
+        view: fetched.milliseconds,
+        draw: drawMs,
+        update: performance.now() - started,
+      });
+    },
+    showSteps(walk, labels) {
+      renderSteps({ summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note') },
+        { walk, tokens: labels, query: state.query, scale: state.stepScale });
+    },
+    showCost(rows, n) {
+      renderCost({ answer: $('cost-answer'), table: $('cost-table') }, { rows, heads: state.heads, n });
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// The heatmap's colour map: viridis (perceptually uniform, readable in grey and by most
+// colour-blind readers) as a precomputed table, plus what has no place on it: masked cells
+// are left transparent over a hatching (so they can never read as a low value, in either
+// colour scheme), NaN and ±Infinity get fixed colours.
+import { rgb } from 'd3-color';
+import { interpolateViridis } from 'd3-scale-chromatic';
+
+export const COLOR_STEPS = 256;
+
+/** RGBA bytes of COLOR_STEPS colours from the low end of the scale to the high end. */
+export const COLOR_TABLE = (() => {
+  const table = new Uint8ClampedArray(COLOR_STEPS * 4);
+  for (let k = 0; k < COLOR_STEPS; ++k) {
+    const { r, g, b } = rgb(interpolateViridis(k / (COLOR_STEPS - 1)));
+    table.set([r, g, b, 255], k * 4);
+  }
+  return table;
+})();
+
+// One 32-bit word per colour, in the byte order of the platform, so that a Uint32Array over
+// an ImageData's pixels takes a whole pixel in one write.
+const word = (rgba) => new Uint32Array(Uint8ClampedArray.from(rgba).buffer)[0];
+
+/** COLOR_TABLE as one word per colour. */
+export const COLOR_WORDS = new Uint32Array(COLOR_TABLE.buffer);
+
+const special = ([r, g, b], label) => ({ word: word([r, g, b, 255]), css: `rgb(${r}, ${g}, ${b})`, label });
+
+/** Colours outside the scale, as a word and as CSS. */
+export const SPECIAL_COLORS = {
+  nan: special([255, 0, 160], 'NaN'),
+  infinity: special([255, 80, 0], '±Infinity'),
+};
+
+/**
+ * Masked cells: transparent in the cell image, over diagonal lines of --masked-line on
+ * --masked-back (shared/page/style.css, light and dark); the legend's swatch is the same hatching in CSS.
+ */
+export const MASKED = { word: 0, className: 'swatch-masked', label: 'masked' };
+export const HATCH_PX = 6;        // the hatching's period
+export const HATCH_LINE_PX = 1.5;

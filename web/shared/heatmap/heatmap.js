@@ -1,0 +1,402 @@
+// The attention matrix on a canvas: one panel per head on display (small multiples, or one
+// large), cells filled through ImageData from the precomputed colour table (one 32-bit write
+// per cell) and scaled up without smoothing, masked cells hatched, token labels thinned to
+// what fits, the selected query row outlined. A panel's cell image is made once per colour
+// mapping, so hovering, selecting a query or resizing only repaints.
+// Pointer and keyboard: hover or arrow keys show a cell in the tooltip, click or Enter
+// selects the query row, Ctrl + wheel or + / − / 0 zoom. Long inputs arrive already pooled into
+// blocks (pooling.js); labels and hit tests work in token positions either way.
+import {
+  COLOR_STEPS, COLOR_WORDS, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS,
+} from './colors.js';
+import { formatNumber } from '../format.js';
+
+const FONT_PX = 12;
+const LABEL_SPACING = 1.3;       // label pitch, in font heights, when thinning
+const LABEL_GAP_PX = 6;          // between a label and the matrix
+const MAX_LABEL_CHARS = 14;      // longer tokens are cut with an ellipsis
+const MAX_LABEL_PX = 110;
+const TITLE_PX = 22;             // the "Head h" line above a panel
+const MAX_SIDE_PX = 760;         // the matrix of a single panel
+const MAX_CELL_PX = 56;          // short inputs get cells up to this size, not the whole width
+const MIN_PANEL_SIDE_PX = 150;   // small multiples go to fewer columns rather than below this
+const PANEL_GAP_PX = 18;
+const OUTLINE_PX = 2;
+const MIN_ZOOM_TOKENS = 8;       // zooming in stops at this many rows
+export const ZOOM_STEP = 2;
+const TOOLTIP_OFFSET_PX = 14;
+
+/**
+ * The square region after zooming `region` of an n×n matrix by `factor` (> 1 zooms in)
+ * around cell (i, j), which stays where it is on screen; null when it covers everything.
+ */
+export function zoomRegion({ row0, col0, size }, n, i, j, factor) {
+  const next = Math.max(Math.min(MIN_ZOOM_TOKENS, n), Math.min(n, Math.round(size / factor)));
+  if (next === n) return null;
+  const clamp = (start) => Math.max(0, Math.min(n - next, Math.round(start)));
+  return { row0: clamp(i - ((i - row0) * next) / size), col0: clamp(j - ((j - col0) * next) / size), size: next };
+}
+
+/** [lo, hi] of the finite, unmasked values of the panels; weights always include 0. */
+export function colorDomain(panels, value) {
+  let lo = value === 'weights' ? 0 : Infinity;
+  let hi = value === 'weights' ? 0 : -Infinity;
+  for (const panel of panels) {
+    const values = panel[value];
+    for (let k = 0; k < values.length; ++k) {
+      if (panel.masked[k] || !Number.isFinite(values[k])) continue;
+      if (values[k] < lo) lo = values[k];
+      if (values[k] > hi) hi = values[k];
+    }
+  }
+  if (!Number.isFinite(lo)) return [0, 1];
+  return hi > lo ? [lo, hi] : [lo, lo + 1];
+}
+
+function label(text) {
+  return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
+}
+
+function cssColor(name) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+}
+
+// One image of the panel's cells, 1 pixel per cell; masked cells stay transparent.
+function cellImage(panel, value, [lo, hi]) {
+  const image = new ImageData(panel.cellCols, panel.cellRows);
+  const pixels = new Uint32Array(image.data.buffer);
+  const values = panel[value];
+  const { masked } = panel;
+  const top = COLOR_STEPS - 1;
+  const stepsPerUnit = top / (hi - lo);
+  const nan = SPECIAL_COLORS.nan.word;
+  const infinity = SPECIAL_COLORS.infinity.word;
+  for (let k = 0; k < values.length; ++k) {
+    const v = values[k];
+    if (masked[k]) {
+      pixels[k] = MASKED.word;
+    } else if (v - v !== 0) {  // NaN or ±Infinity: v − v is NaN for both, 0 for every finite v
+      pixels[k] = Number.isNaN(v) ? nan : infinity;
+    } else {
+      const step = Math.round((v - lo) * stepsPerUnit);
+      pixels[k] = COLOR_WORDS[step < 0 ? 0 : step > top ? top : step];
+    }
+  }
+  const canvas = document.createElement('canvas');
+  canvas.width = panel.cellCols;
+  canvas.height = panel.cellRows;
+  canvas.getContext('2d').putImageData(image, 0, 0);
+  return canvas;
+}
+
+// The hatching under masked cells: one period of diagonal lines, repeated.
+function hatchPattern(context, back, stroke) {
+  const tile = document.createElement('canvas');
+  tile.width = HATCH_PX;
+  tile.height = HATCH_PX;
+  const draw = tile.getContext('2d');
+  draw.fillStyle = back;
+  draw.fillRect(0, 0, HATCH_PX, HATCH_PX);
+  draw.strokeStyle = stroke;
+  draw.lineWidth = HATCH_LINE_PX;
+  draw.beginPath();
+  // the line through the tile, and the two corners of its neighbours, so that tiles join up
+  for (const offset of [-HATCH_PX, 0, HATCH_PX]) {
+    draw.moveTo(offset, HATCH_PX);
+    draw.lineTo(offset + HATCH_PX, 0);
+  }
+  draw.stroke();
+  return context.createPattern(tile, 'repeat');
+}
+
+/**
+ * Binds the heatmap to `canvas`, its tooltip element, and callbacks: onSelectQuery(i), and
+ * onZoom({i, j, factor}) to zoom around cell (i, j), or onZoom(null) for the whole matrix.
+ * Returns {draw(model)}. A model is
+ *   {tokens: [{text, unknown}], n, region: {row0, col0, size}, block, pooling, query,
+ *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked}], value, domain}.
+ */
+export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
+  const context = canvas.getContext('2d');
+  let model = null;
+  let images = [];    // one canvas of cells per panel
+  const imageCache = new WeakMap();  // a panel's scores or weights → {lo, hi, image}
+  let hatch = null;   // {colors, pattern}
+  let labelWidth = 0; // of the widest row label, measured once per model
+  let layout = null;
+  let cursor = null;  // {panel, i, j}: the cell under the pointer or the keyboard cursor
+
+  // The panel's cell image for this colour mapping, made again only when the mapping changed.
+  function cachedImage(panel, value, [lo, hi]) {
+    const key = panel[value];
+    const cached = imageCache.get(key);
+    if (cached?.lo === lo && cached.hi === hi) return cached.image;
+    const image = cellImage(panel, value, [lo, hi]);
+    imageCache.set(key, { lo, hi, image });
+    return image;
+  }
+
+  function measureLabels() {
+    context.font = `bold ${FONT_PX}px system-ui, sans-serif`;  // the widest style a label takes
+    const { row0, size } = model.region;
+    let widest = 0;
+    const step = Math.max(1, Math.ceil(size / MAX_SIDE_PX));
+    for (let t = row0; t < row0 + size; t += step) {
+      widest = Math.max(widest, context.measureText(label(model.tokens[t].text)).width);
+      if (widest >= MAX_LABEL_PX) return MAX_LABEL_PX;
+    }
+    return Math.ceil(widest);
+  }
+
+  function computeLayout(width) {
+    const labelPx = labelWidth + LABEL_GAP_PX;
+    const count = model.panels.length;
+    const columns = count === 1 ? 1
+      : Math.max(1, Math.min(count, Math.floor((width + PANEL_GAP_PX) / (labelPx + MIN_PANEL_SIDE_PX + PANEL_GAP_PX))));
+    const side = Math.max(1, Math.min(MAX_SIDE_PX, model.region.size * MAX_CELL_PX,
+      Math.floor((width - columns * labelPx - (columns - 1) * PANEL_GAP_PX) / columns)));
+    const panelHeight = TITLE_PX + labelPx + side;
+    const rects = model.panels.map((_, p) => {
+      const column = p % columns;
+      const row = Math.floor(p / columns);
+      return {
+        x: column * (labelPx + side + PANEL_GAP_PX) + labelPx,
+        y: row * (panelHeight + PANEL_GAP_PX) + TITLE_PX + labelPx,
+      };
+    });
+    const rows = Math.ceil(count / columns);
+    return { labelPx, side, rects, height: rows * panelHeight + (rows - 1) * PANEL_GAP_PX };
+  }
+
+  function drawLabels(rect, cellPx, colors) {
+    const { row0, col0, size } = model.region;
+    const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
+    const first = (start) => Math.ceil(start / step) * step;
+    const style = (t) => {
+      const token = model.tokens[t];
+      const selected = t === model.query;
+      context.font = `${token.unknown ? 'italic ' : ''}${selected ? 'bold ' : ''}${FONT_PX}px system-ui, sans-serif`;
+      context.fillStyle = selected ? colors.accent : token.unknown ? colors.unknown : colors.text;
+      return label(token.text);
+    };
+    context.textBaseline = 'middle';
+    context.textAlign = 'right';
+    for (let t = first(row0); t < row0 + size; t += step) {
+      context.fillText(style(t), rect.x - LABEL_GAP_PX, rect.y + (t - row0 + 0.5) * cellPx, MAX_LABEL_PX);
+    }
+    context.textAlign = 'left';
+    for (let t = first(col0); t < col0 + size; t += step) {
+      context.save();
+      context.translate(rect.x + (t - col0 + 0.5) * cellPx, rect.y - LABEL_GAP_PX);
+      context.rotate(-Math.PI / 2);
+      context.fillText(style(t), 0, 0, MAX_LABEL_PX);
+      context.restore();
+    }
+  }
+
+  function outline(rect, cellPx, i, j, rows, cols, color) {
+    const { row0, col0 } = model.region;
+    context.strokeStyle = color;
+    context.lineWidth = OUTLINE_PX;
+    context.strokeRect(rect.x + (j - col0) * cellPx, rect.y + (i - row0) * cellPx,
+      Math.max(cols * cellPx, OUTLINE_PX), Math.max(rows * cellPx, OUTLINE_PX));
+  }
+
+  function render() {
+    if (!model) return;
+    const width = canvas.parentElement.clientWidth;
+    layout = computeLayout(width);
+    const ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(layout.height * ratio);
+    canvas.style.height = `${layout.height}px`;
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.clearRect(0, 0, width, layout.height);
+    const colors = {
+      text: cssColor('--text'), unknown: cssColor('--unknown'), accent: cssColor('--accent'), title: cssColor('--muted'),
+      maskedBack: cssColor('--masked-back'), maskedLine: cssColor('--masked-line'),
+    };
+    const hatchColors = `${colors.maskedBack} ${colors.maskedLine}`;
+    if (hatch?.colors !== hatchColors) hatch = { colors: hatchColors, pattern: hatchPattern(context, colors.maskedBack, colors.maskedLine) };
+    const { row0, col0, size } = model.region;
+    const cellPx = layout.side / size;
+    model.panels.forEach((panel, p) => {
+      const rect = layout.rects[p];
+      context.font = `600 ${FONT_PX + 1}px system-ui, sans-serif`;
+      context.fillStyle = colors.title;
+      context.textAlign = 'left';
+      context.textBaseline = 'alphabetic';
+      context.fillText(`Head ${panel.head + 1} of ${panel.heads}`, rect.x, rect.y - layout.labelPx - TITLE_PX / 3);
+      context.imageSmoothingEnabled = false;
+      context.save();
+      context.beginPath();
+      context.rect(rect.x, rect.y, layout.side, layout.side);
+      context.clip();
+      context.fillStyle = hatch.pattern;
+      context.fillRect(rect.x, rect.y, layout.side, layout.side);
+      const blockPx = model.block * cellPx;
+      context.drawImage(images[p], rect.x, rect.y, panel.cellCols * blockPx, panel.cellRows * blockPx);
+      context.restore();
+      drawLabels(rect, cellPx, colors);
+      if (model.query >= row0 && model.query < row0 + size) {
+        outline(rect, cellPx, model.query, col0, 1, size, colors.accent);
+      }
+      if (cursor?.panel === p) outline(rect, cellPx, cursor.i, cursor.j, 1, 1, colors.text);
+    });
+    canvas.dataset.rows = String(size);
+    canvas.dataset.cols = String(size);
+    canvas.dataset.heads = String(model.panels.length);
+    canvas.dataset.block = String(model.block);
+  }
+
+  // Token position under a CSS-pixel point: {panel, i, j}, or {panel, i, j: null} over the row labels.
+  function hit(x, y) {
+    if (!layout) return null;
+    const { row0, col0, size } = model.region;
+    const cellPx = layout.side / size;
+    for (let p = 0; p < layout.rects.length; ++p) {
+      const rect = layout.rects[p];
+      const i = row0 + Math.floor((y - rect.y) / cellPx);
+      if (i < row0 || i >= row0 + size || x < rect.x - layout.labelPx || x >= rect.x + layout.side) continue;
+      const j = x < rect.x ? null : col0 + Math.floor((x - rect.x) / cellPx);
+      return { panel: p, i, j };
+    }
+    return null;
+  }
+
+  function showTooltip(cell, anchor) {
+    if (!cell || cell.j === null) {
+      tooltip.hidden = true;
+      return;
+    }
+    const panel = model.panels[cell.panel];
+    const { row0, col0 } = model.region;
+    const block = model.block;
+    const r = Math.floor((cell.i - row0) / block);
+    const c = Math.floor((cell.j - col0) / block);
+    const k = r * panel.cellCols + c;
+    const lines = [`Head ${panel.head + 1}`];
+    if (block === 1) {
+      lines.push(`query #${cell.i} “${model.tokens[cell.i].text}”`, `key #${cell.j} “${model.tokens[cell.j].text}”`);
+      tooltip.dataset.query = String(cell.i);
+      tooltip.dataset.key = String(cell.j);
+    } else {
+      const last = (start) => Math.min(start + block, model.n) - 1;
+      const q0 = row0 + r * block;
+      const k0 = col0 + c * block;
+      lines.push(`queries #${q0}–#${last(q0)}`, `keys #${k0}–#${last(k0)}`, `${model.pooling} of a ${block}×${block} block`);
+      delete tooltip.dataset.query;
+      delete tooltip.dataset.key;
+    }
+    if (panel.masked[k]) {
+      lines.push('masked: score -Infinity, weight 0');
+    } else {
+      lines.push(`score ${formatNumber(panel.scores[k])}`, `weight ${formatNumber(panel.weights[k])}`);
+    }
+    tooltip.dataset.head = String(panel.head);
+    tooltip.dataset.score = String(panel.scores[k]);
+    tooltip.dataset.weight = String(panel.weights[k]);
+    tooltip.replaceChildren(...lines.map((line) => {
+      const div = document.createElement('div');
+      div.textContent = line;
+      return div;
+    }));
+    tooltip.hidden = false;
+    const box = canvas.parentElement.getBoundingClientRect();
+    const left = Math.min(anchor.x + TOOLTIP_OFFSET_PX, box.width - tooltip.offsetWidth);
+    const top = anchor.y + TOOLTIP_OFFSET_PX;
+    tooltip.style.left = `${Math.max(0, left)}px`;
+    tooltip.style.top = `${top}px`;
+  }
+
+  // The CSS-pixel centre of a cell, relative to the canvas.
+  function cellCentre({ panel, i, j }) {
+    const cellPx = layout.side / model.region.size;
+    const rect = layout.rects[panel];
+    return { x: rect.x + (j - model.region.col0 + 0.5) * cellPx, y: rect.y + (i - model.region.row0 + 0.5) * cellPx };
+  }
+
+  function setCursor(cell, anchor) {
+    cursor = cell && cell.j !== null ? cell : null;
+    render();
+    showTooltip(cursor, anchor ?? (cursor && cellCentre(cursor)));
+  }
+
+  const pointer = (event) => {
+    const box = canvas.getBoundingClientRect();
+    return { x: event.clientX - box.left, y: event.clientY - box.top };
+  };
+
+  // pointerdown as well, so that a tap on a touch screen shows the cell
+  for (const type of ['pointermove', 'pointerdown']) {
+    canvas.addEventListener(type, (event) => {
+      if (!model) return;
+      const at = pointer(event);
+      const cell = hit(at.x, at.y);
+      canvas.style.cursor = cell ? 'pointer' : 'default';
+      if (cell?.panel !== cursor?.panel || cell?.i !== cursor?.i || cell?.j !== cursor?.j) setCursor(cell, at);
+    });
+  }
+  canvas.addEventListener('pointerleave', () => setCursor(null));
+  canvas.addEventListener('click', (event) => {
+    const at = pointer(event);
+    const cell = model && hit(at.x, at.y);
+    if (cell) onSelectQuery(cell.i);
+  });
+  // Ctrl (or ⌘) and the wheel zoom, as does a trackpad pinch; the plain wheel scrolls the page.
+  canvas.addEventListener('wheel', (event) => {
+    if (!event.ctrlKey && !event.metaKey) return;
+    const at = pointer(event);
+    const cell = model && hit(at.x, at.y);
+    if (!cell || cell.j === null) return;
+    event.preventDefault();
+    onZoom({ i: cell.i, j: cell.j, factor: event.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP });
+  }, { passive: false });
+  canvas.addEventListener('focus', () => {
+    if (!model || cursor) return;
+    const { row0, col0, size } = model.region;
+    const i = model.query >= row0 && model.query < row0 + size ? model.query : row0;
+    setCursor({ panel: 0, i, j: col0 });
+  });
+  canvas.addEventListener('blur', () => setCursor(null));
+  canvas.addEventListener('keydown', (event) => {
+    if (!model || !cursor) return;
+    const { row0, col0, size } = model.region;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const step = model.block;
+    if (moves[event.key]) {
+      const [di, dj] = moves[event.key];
+      const i = Math.max(row0, Math.min(row0 + size - 1, cursor.i + di * step));
+      const j = Math.max(col0, Math.min(col0 + size - 1, cursor.j + dj * step));
+      setCursor({ panel: cursor.panel, i, j });
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      onSelectQuery(cursor.i);
+    } else if (event.key === '+' || event.key === '=') {
+      onZoom({ i: cursor.i, j: cursor.j, factor: ZOOM_STEP });
+    } else if (event.key === '-') {
+      onZoom({ i: cursor.i, j: cursor.j, factor: 1 / ZOOM_STEP });
+    } else if (event.key === '0') {
+      onZoom(null);
+    } else if (event.key === 'PageDown' || event.key === 'PageUp') {
+      const panel = (cursor.panel + (event.key === 'PageDown' ? 1 : -1) + model.panels.length) % model.panels.length;
+      setCursor({ ...cursor, panel });
+    } else if (event.key === 'Escape') {
+      tooltip.hidden = true;
+      return;
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+
+  return {
+    draw(next) {
+      model = next;
+      images = model.panels.map((panel) => cachedImage(panel, model.value, model.domain));
+      labelWidth = measureLabels();
+      if (cursor && (cursor.panel >= model.panels.length || cursor.i >= model.n || cursor.j >= model.n)) cursor = null;
+      render();
+      if (cursor) showTooltip(cursor, cellCentre(cursor));
+    },
+  };
+}

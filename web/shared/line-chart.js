@@ -1,0 +1,67 @@
+// Line charts, drawn with d3 into an <svg>: axes (linear or logarithmic) with their titles,
+// one path per series (solid, dashed or dotted, coloured by CSS class series-K), optional
+// point markers with their values as tooltips, and a legend kept as an HTML list beside the
+// chart (<ul class="chart-legend">). Its styles, line-chart.css, come with it into the page's
+// bundled CSS.
+import { axisBottom, axisLeft } from 'd3-axis';
+import { scaleLinear, scaleLog } from 'd3-scale';
+import { select } from 'd3-selection';
+import { line } from 'd3-shape';
+import './line-chart.css';
+
+const MARGIN = { top: 14, right: 18, bottom: 44, left: 60 };
+const DEFAULT_HEIGHT_PX = 260;
+const MIN_WIDTH_PX = 260;
+const X_TICKS_PER_PX = 1 / 90;   // one x tick per this many pixels
+const Y_TICKS = 5;
+const POINT_RADIUS_PX = 3.5;
+const LABEL_OFFSET_PX = 34;      // axis titles sit this far outside the plot
+
+/**
+ * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog}) where each series
+ * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted', points: boolean}.
+ * With yLog, values ≤ 0 leave a gap.
+ */
+export function createLineChart(svg, { xLabel, yLabel, xLog = false, xFormat, yFormat, height = DEFAULT_HEIGHT_PX, legend }) {
+  const root = select(svg).attr('height', height);
+  const plot = root.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
+  const xAxis = plot.append('g').attr('class', 'axis x-axis');
+  const yAxis = plot.append('g').attr('class', 'axis y-axis');
+  const lines = plot.append('g').attr('class', 'lines');
+  const xTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle').text(xLabel);
+  const yTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
+    .attr('transform', 'rotate(-90)').text(yLabel);
+
+  return function draw({ series, xDomain, yDomain, yLog = false }) {
+    const width = Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth);
+    root.attr('width', width).attr('viewBox', `0 0 ${width} ${height}`);
+    const innerWidth = width - MARGIN.left - MARGIN.right;
+    const innerHeight = height - MARGIN.top - MARGIN.bottom;
+    const x = (xLog ? scaleLog() : scaleLinear()).domain(xDomain).range([0, innerWidth]);
+    const y = (yLog ? scaleLog() : scaleLinear()).domain(yDomain).nice(Y_TICKS).range([innerHeight, 0]);
+
+    xAxis.attr('transform', `translate(0,${innerHeight})`)
+      .call(axisBottom(x).ticks(Math.max(2, Math.round(innerWidth * X_TICKS_PER_PX)), xFormat));
+    yAxis.call(axisLeft(y).ticks(Y_TICKS, yFormat));
+    xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
+    yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
+
+    const shown = (value) => Number.isFinite(value) && (!yLog || value > 0);
+    const path = line().defined(([, value]) => shown(value)).x(([xv]) => x(xv)).y(([, yv]) => y(yv));
+    const pointsOf = (s) => s.xs.map((xv, k) => [xv, s.ys[k]]).filter(([xv]) => !xLog || xv > 0);
+    const markersOf = (s) => (s.points ? pointsOf(s).filter(([, yv]) => shown(yv)).map((p) => ({ p, s })) : []);
+    const groups = lines.selectAll('g.series').data(series).join('g')
+      .attr('class', (s) => `series series-${s.colorIndex} ${s.style ?? 'solid'}`);
+    groups.selectAll('path').data((s) => [s]).join('path').attr('d', (s) => path(pointsOf(s)));
+    groups.selectAll('circle').data(markersOf).join('circle')
+      .attr('cx', ({ p }) => x(p[0])).attr('cy', ({ p }) => y(p[1])).attr('r', POINT_RADIUS_PX)
+      .selectAll('title').data((d) => [d]).join('title')
+      .text(({ p, s }) => `${s.label}: ${xFormat ? xFormat(p[0]) : p[0]} → ${yFormat ? yFormat(p[1]) : p[1]}`);
+
+    if (legend) {
+      select(legend).selectAll('li').data(series.filter((s) => s.label)).join('li')
+        .attr('class', (s) => `series-${s.colorIndex} ${s.style ?? 'solid'}`)
+        .text((s) => s.label);
+    }
+  };
+}

@@ -1,0 +1,8 @@
+// The site's pages, in the order the navigation lists them. The build (scripts/build-web.mjs)
+// writes each to dist/ under its source's file name, its <head> and <body> set into
+// layout.html with the navigation, and bundles its scripts beside it. Adding a page is adding
+// its folder under web/ and a line here.
+export const PAGES = [
+  { source: 'playground/index.html', link: 'Playground', scripts: ['playground/main.js', 'playground/worker.js'] },
+  { source: 'lab/lab.html', link: 'Lost in the middle lab', scripts: ['lab/lab.js', 'lab/lab-worker.js'] },
+];

@@ -1,0 +1,74 @@
+// What every page says about itself above or beside its content: dismissable notices, the
+// engine's status line (with <html data-engine>, which the tests wait for) and a progress
+// line for long work. Messages are set as text, never as markup.
+import { listBriefly } from '../format.js';
+
+/**
+ * Notices in `container`: add(message) appends one with a Dismiss button and returns it;
+ * showLinkProblems(problems) says which settings of the link the page ignored, in one notice
+ * that replaces the previous one (none when there are no problems).
+ */
+export function createNotices(container) {
+  let linkNotice = null;
+
+  function add(message) {
+    const item = document.createElement('p');
+    item.className = 'notice';
+    const text = document.createElement('span');
+    text.textContent = message;
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.textContent = 'Dismiss';
+    close.addEventListener('click', () => item.remove());
+    item.append(text, close);
+    container.append(item);
+    return item;
+  }
+
+  function showLinkProblems(problems) {
+    linkNotice?.remove();
+    linkNotice = problems.length > 0 ? add(`Some settings in the link were ignored: ${listBriefly(problems)}.`) : null;
+  }
+
+  return { add, showLinkProblems };
+}
+
+/**
+ * Shows in `element` whether the engine started: describe(answer) once `ready` resolves, the
+ * error as an alert when it rejects; <html data-engine> becomes 'ready' or 'failed'.
+ * Resolves to whether the engine is ready.
+ */
+export function showEngineStatus(element, ready, describe) {
+  return ready.then((answer) => {
+    document.documentElement.dataset.engine = 'ready';
+    element.textContent = describe(answer);
+    return true;
+  }, (error) => {
+    document.documentElement.dataset.engine = 'failed';
+    element.textContent = error.message;
+    element.classList.add('error');
+    element.setAttribute('role', 'alert');
+    return false;
+  });
+}
+
+/**
+ * A <progress> `bar` and a `text` element that report long work: progress(message,
+ * fraction) while it runs (no fraction: an indeterminate bar), done(message, isError) after.
+ */
+export function createProgressLine(bar, text) {
+  return {
+    progress(message, fraction = null) {
+      bar.hidden = false;
+      if (fraction === null) bar.removeAttribute('value');
+      else bar.value = fraction;
+      text.classList.remove('error');
+      text.textContent = message;
+    },
+    done(message, isError = false) {
+      bar.hidden = true;
+      text.classList.toggle('error', isError);
+      text.textContent = message;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// The page's side of an engine worker (server.js is the other side), shared by the pages.
+//
+// Protocol: the page posts {id, type, payload}; the worker answers {id, status: 'progress',
+// phase} any number of times, then {id, status: 'ok', value, milliseconds} (the handler's
+// time in the worker) or {id, status: 'error', message}. Once at start it posts
+// {status: 'ready', version} or {status: 'failed', message}.
+//
+// Requests go to the worker one at a time, in order. Each belongs to a lane (by default its
+// type); a new request replaces the one still waiting in its lane, whose promise then
+// rejects with Superseded, so that typing or dragging a slider never queues stale
+// computations behind a long one.
+
+export class Superseded extends Error {
+  constructor(type) {
+    super(`${type} request superseded by a newer one`);
+    this.name = 'Superseded';
+  }
+}
+
+/**
+ * Wraps a started module Worker: {ready: Promise<{version}>, request(type, payload, {lane,
+ * onProgress})}, where request resolves to {value, milliseconds} and onProgress(phase) hears
+ * the worker's progress messages. Once the worker has failed, every request rejects.
+ */
+export function createWorkerClient(worker) {
+  const waiting = [];     // [{type, payload, lane, onProgress, resolve, reject}]
+  let running = null;     // the request the worker is working on, with its id
+  let nextId = 1;
+  let failure = null;     // an Error once the worker cannot answer any more
+
+  let settleReady;
+  const ready = new Promise((resolve, reject) => { settleReady = { resolve, reject }; });
+  ready.catch(() => {});  // callers that never wait for ready still see the failure in request()
+
+  function fail(error) {
+    failure = error;
+    settleReady.reject(error);
+    for (const request of [running, ...waiting.splice(0)]) request?.reject(error);
+    running = null;
+  }
+
+  function sendNext() {
+    if (running || waiting.length === 0 || failure) return;
+    running = { ...waiting.shift(), id: nextId++ };
+    worker.postMessage({ id: running.id, type: running.type, payload: running.payload });
+  }
+
+  worker.addEventListener('message', ({ data }) => {
+    if (data.status === 'ready') return settleReady.resolve({ version: data.version });
+    if (data.status === 'failed') return fail(new Error(`the engine failed to load: ${data.message}`));
+    if (!running || data.id !== running.id) return undefined;
+    if (data.status === 'progress') return running.onProgress?.(data.phase);
+    const { resolve, reject } = running;
+    running = null;
+    if (data.status === 'ok') resolve({ value: data.value, milliseconds: data.milliseconds });
+    else reject(new Error(data.message));
+    return sendNext();
+  });
+  worker.addEventListener('error', (event) => {
+    event.preventDefault();
+    fail(new Error(`the engine worker stopped: ${event.message || 'its script did not load'}`));
+  });
+  worker.addEventListener('messageerror', () => fail(new Error('a message from the engine worker could not be read')));
+
+  function request(type, payload, { lane = type, onProgress } = {}) {
+    if (failure) return Promise.reject(failure);
+    return new Promise((resolve, reject) => {
+      const queued = waiting.findIndex((r) => r.lane === lane);
+      if (queued >= 0) waiting.splice(queued, 1)[0].reject(new Superseded(type));
+      waiting.push({ type, payload, lane, onProgress, resolve, reject });
+      sendNext();
+    });
+  }
+
+  return { ready, request };
+}
