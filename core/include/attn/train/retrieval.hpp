@@ -26,6 +26,16 @@ enum class AnswerPositions {
   ends      // pair i with weight ∝ 1/√((i+½)(k-i-½)): mostly near the start and the end
 };
 
+enum class Context {
+  causal,  // every position sees only itself and earlier positions
+  prefix   // the 2k context tokens see each other both ways; the rest stays causal
+};
+
+// The bidirectional prefix of a sequence with `pairs` pairs: its 2k context tokens, or none.
+inline long prefix_length(Context context, long pairs) {
+  return context == Context::prefix ? 2 * pairs : 0;
+}
+
 struct TaskOptions {
   long pairs = 16;   // k
   long keys = 32;    // K
