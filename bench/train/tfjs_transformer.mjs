@@ -69,20 +69,21 @@ export function loadTensorFlow() {
 }
 
 // The parameters in the engine's order (transformer.cpp), with PyTorch's shapes:
-// [{name, rows, cols, linear}], where `linear` marks an out×in weight that this module keeps
-// transposed.
+// [{name, rows, cols, linear, parts}]. `linear` marks an out×in weight, which this module keeps
+// transposed (in×out), cut into `parts` equal blocks of output features: Wqkv into its q, k
+// and v blocks.
 export function parameterLayout(config) {
   const { vocab: V, outputs: O, layers: L, dModel: C, mlp, maxLength: P, positional } = config;
   const F = 4 * C;
   const layout = [];
-  const add = (name, rows, cols, linear = false) => layout.push({ name, rows, cols, linear });
+  const add = (name, rows, cols, linear = false, parts = 1) => layout.push({ name, rows, cols, linear, parts });
   add('embedding.weight', V, C);
   if (positional.type === 'learned') add('positional.weight', P, C);
   for (let l = 0; l < L; ++l) {
     const block = `blocks.${l}.`;
     add(`${block}ln1.weight`, 1, C);
     add(`${block}ln1.bias`, 1, C);
-    add(`${block}attention.qkv.weight`, 3 * C, C, true);
+    add(`${block}attention.qkv.weight`, 3 * C, C, true, 3);
     add(`${block}attention.out.weight`, C, C, true);
     if (mlp) {
       add(`${block}ln2.weight`, 1, C);
@@ -147,7 +148,7 @@ const linearNoBias = tf.customGrad((x, wT, save) => {
 const linearWithBias = tf.customGrad((x, wT, bias, save) => {
   save([x, wT]);
   return {
-    value: tf.add(tf.matMul(x, wT), bias),
+    value: tf.fused.matMul({ a: x, b: wT, bias }),  // the bias added by XNNPACK
     gradFunc: (dy, [x, wT]) => [
       tf.matMul(dy, tf.transpose(wT)),
       tf.matMul(tf.transpose(x), dy),
@@ -214,22 +215,26 @@ function crossEntropy(logits, labels) {
   })(logits);
 }
 
-// RoPE on q and k side by side. qk: N×2C; cos, sin: N×2C, the rotation's sign and, in the query
-// columns, the scale 1/√D folded in. swap exchanges the two members of every rotated pair.
-function rotate(qk, cos, sin, swap) {
-  return tf.add(tf.mul(qk, cos), tf.mul(swap(qk), sin));
+// RoPE: rows of x (rows×C) rotated pair by pair, x·cos + swap(x)·sin, where swap exchanges
+// the members of every pair and cos, sin (rows×C) hold the angles of each row's position with
+// the rotation's sign (and for queries the scale 1/√D) folded in.
+function rotate(x, { cos, sin }, swap) {
+  return tf.add(tf.mul(x, cos), tf.mul(swap(x), sin));
+}
+
+// x·S for a permutation S (C×C) that exchanges pairs of columns: S is its own transpose, so
+// the gradient is dy·S too. (A matmul: TF.js's wasm Reverse is 30× slower here.)
+function swapColumns(x, S) {
+  return tf.customGrad((x) => ({ value: tf.matMul(x, S), gradFunc: (dy) => tf.matMul(dy, S) }))(x);
 }
 
 // Causal (or prefix) attention of the last Tq positions over all T, per head.
-// qk: N×2C (q and k, q already scaled), v: N×C → B·Tq×C, heads concatenated.
+// q: B·Tq×C (scaled by 1/√D, rotated), k, v: N×C → B·Tq×C, heads concatenated.
 // bias: B·H×Tq×T, the ALiBi bias and −∞ where the mask hides a key.
-function attention(qk, v, bias, { B, T, Tq, H, D }) {
+function attention(q, k, v, bias, { B, T, Tq, H, D }) {
   const C = H * D;
-  const [q, k] = tf.split(qk, 2, 1);  // N×C each
   // pass 1: split the heads: q: B·H×Tq×D, kᵀ: B·H×D×T, v: B·H×T×D
-  let qHeads = tf.reshape(q, [B, T, H, D]);
-  if (Tq < T) qHeads = tf.slice(qHeads, [0, T - Tq, 0, 0], [B, Tq, H, D]);
-  qHeads = tf.reshape(tf.transpose(qHeads, [0, 2, 1, 3]), [B * H, Tq, D]);
+  const qHeads = tf.reshape(tf.transpose(tf.reshape(q, [B, Tq, H, D]), [0, 2, 1, 3]), [B * H, Tq, D]);
   const kHeadsT = tf.reshape(tf.transpose(tf.reshape(k, [B, T, H, D]), [0, 2, 3, 1]), [B * H, D, T]);
   const vHeads = tf.reshape(tf.transpose(tf.reshape(v, [B, T, H, D]), [0, 2, 1, 3]), [B * H, T, D]);
   // pass 2: scores = q·kᵀ + bias: B·H×Tq×T
@@ -256,13 +261,22 @@ function oneHotRows(ids, depth) {
 
 // ---- the model -------------------------------------------------------------------------
 
-// A {rows, cols, data} copy of a tensor, or of its transpose.
-function toMatrix(tensor, transposed) {
-  const source = transposed ? tf.transpose(tensor) : tensor;
-  const [rows, cols] = source.rank === 1 ? [1, source.shape[0]] : source.shape;
-  const matrix = { rows, cols, data: source.dataSync().slice() };
-  if (transposed) source.dispose();
+// {rows, cols, data} in PyTorch's layout from the tensors that hold one parameter (or its
+// gradient) here: a vector, a matrix, or a linear weight's transposed blocks.
+function toMatrix(tensors, { rows, cols, linear }) {
+  const whole = tf.tidy(() => (linear ? tf.concat(tensors.map((block) => tf.transpose(block)), 0) : tensors[0]));
+  const matrix = { rows, cols, data: whole.dataSync().slice() };
+  if (linear) whole.dispose();
   return matrix;
+}
+
+// The tensors that hold one parameter here, from its values in PyTorch's layout (rows×cols).
+function fromMatrix(data, { rows, cols, linear, parts }) {
+  return tf.tidy(() => {
+    if (rows === 1) return [tf.tensor1d(data, 'float32')];
+    const matrix = tf.tensor2d(data, [rows, cols], 'float32');
+    return linear ? tf.split(matrix, parts, 0).map((block) => tf.transpose(block)) : [matrix];
+  });
 }
 
 function parameterData(parameters, name) {
@@ -273,34 +287,34 @@ function parameterData(parameters, name) {
 
 class TfjsTransformer {
   #config;
-  #layout;          // parameterLayout(config)
-  #variables;       // name → tf.Variable: PyTorch's shape, linear weights transposed, vectors 1-D
-  #moments = null;  // AdamW's running means, flat, in #layout order: {m, v}
+  #layout;           // parameterLayout(config)
+  #parameters;       // name → [tf.Variable]: a vector, a matrix, or a linear weight's transposed blocks
+  #variables;        // all of them, in #layout order: what the gradients and AdamW go over
+  #moments = null;   // AdamW's running means, flat, in the order of #variables: {m, v}
   #steps = 0;
   #optimizer;
   #shapeCache = new Map();  // batch shape → constants (see #constants)
   #sinusoidal = null;       // P×C (sinusoidal only)
   #ropeAngles = null;       // {cos, sin}: Float64Array P×(D/2) (rope only)
+  #swap = null;             // C×C, the permutation that exchanges RoPE's pairs (rope only)
   #alibiSlopes = null;      // H (alibi only)
 
   constructor(config, parameters, optimizer) {
     this.#config = completeConfig(config);
     this.#optimizer = { ...OPTIMIZER_DEFAULTS, ...optimizer };
     this.#layout = parameterLayout(this.#config);
-    this.#variables = new Map();
-    for (const { name, rows, cols, linear } of this.#layout) {
+    this.#parameters = new Map();
+    for (const info of this.#layout) {
+      const { name, rows, cols } = info;
       const data = parameterData(parameters, name);
       if (data.length !== rows * cols) {
         throw new Error(`${name} is ${rows}×${cols} (${rows * cols} values) but ${data.length} values were given`);
       }
-      const value = tf.tidy(() => {
-        if (rows === 1) return tf.tensor1d(data, 'float32');
-        const matrix = tf.tensor2d(data, [rows, cols], 'float32');
-        return linear ? tf.transpose(matrix) : matrix;
-      });
-      this.#variables.set(name, tf.variable(value, true));
-      value.dispose();
+      const tensors = fromMatrix(data, info);
+      this.#parameters.set(name, tensors.map((tensor) => tf.variable(tensor, true)));
+      tf.dispose(tensors);
     }
+    this.#variables = [...this.#parameters.values()].flat();
     this.#precomputePositions();
   }
 
@@ -310,8 +324,7 @@ class TfjsTransformer {
 
   // name → {rows, cols, data} in PyTorch's layout.
   getParameters() {
-    return Object.fromEntries(this.#layout.map(({ name, linear }) =>
-      [name, toMatrix(this.#variables.get(name), linear)]));
+    return Object.fromEntries(this.#layout.map((info) => [info.name, toMatrix(this.#parameters.get(info.name), info)]));
   }
 
   // {loss, gradients: name → {rows, cols, data}}: the mean loss and its gradients.
@@ -319,14 +332,14 @@ class TfjsTransformer {
     const shape = this.#checkBatch(batch, true);
     const { value, grads } = tf.tidy(() => {
       const inputs = this.#inputs(batch, shape);
-      return tf.variableGrads(() => this.#loss(inputs), [...this.#variables.values()]);
+      return tf.variableGrads(() => this.#loss(inputs), this.#variables);
     });
     const gradients = {};
-    for (const { name, linear } of this.#layout) {
-      const gradient = grads[this.#variables.get(name).name];
-      gradients[name] = toMatrix(gradient, linear);
-      gradient.dispose();
+    for (const info of this.#layout) {
+      const pieces = this.#parameters.get(info.name).map((variable) => grads[variable.name]);
+      gradients[info.name] = toMatrix(pieces, info);
     }
+    tf.dispose(Object.values(grads));
     const loss = value.dataSync()[0];
     value.dispose();
     return { loss, gradients };
@@ -336,7 +349,7 @@ class TfjsTransformer {
   logits(batch) {
     const shape = this.#checkBatch(batch, false);
     const logits = tf.tidy(() => this.#logits(this.#inputs(batch, shape)));
-    const matrix = toMatrix(logits, false);
+    const matrix = { rows: logits.shape[0], cols: logits.shape[1], data: logits.dataSync().slice() };
     logits.dispose();
     return matrix;
   }
@@ -346,12 +359,11 @@ class TfjsTransformer {
   step(batch, learningRate) {
     const shape = this.#checkBatch(batch, true);
     const loss = tf.tidy(() => {
-      const variables = [...this.#variables.values()];
       // the inputs are made outside the differentiated function, whose intermediate tensors
       // are gone before the gradients that need them (custom gradients hold the one-hots)
       const inputs = this.#inputs(batch, shape);
-      const { value, grads } = tf.variableGrads(() => this.#loss(inputs), variables);
-      this.#adamw(variables, variables.map((variable) => grads[variable.name]), learningRate);
+      const { value, grads } = tf.variableGrads(() => this.#loss(inputs), this.#variables);
+      this.#adamw(this.#variables.map((variable) => grads[variable.name]), learningRate);
       return value;
     });
     const value = loss.dataSync()[0];
@@ -360,10 +372,10 @@ class TfjsTransformer {
   }
 
   dispose() {
-    for (const variable of this.#variables.values()) variable.dispose();
+    tf.dispose(this.#variables);
     if (this.#moments) tf.dispose([this.#moments.m, this.#moments.v]);
-    if (this.#sinusoidal) this.#sinusoidal.dispose();
-    for (const constants of this.#shapeCache.values()) tf.dispose(Object.values(constants));
+    tf.dispose([this.#sinusoidal, this.#swap].filter((tensor) => tensor !== null));
+    for (const constants of this.#shapeCache.values()) tf.dispose(constants.tensors);
     this.#shapeCache.clear();
   }
 
@@ -375,9 +387,9 @@ class TfjsTransformer {
 
   // → R×O
   #logits(inputs) {
-    const { B, T, A } = inputs;
-    const { layers: L, dModel: C, mlp } = this.#config;
-    const W = (name) => this.#variables.get(name);
+    const { B, T, A, constants } = inputs;
+    const { layers: L, dModel: C, heads: H, mlp } = this.#config;
+    const W = (name) => this.#parameters.get(name)[0];
     const { type } = this.#config.positional;
     // embedding (+ position vectors): N×C
     let x = embedding(W('embedding.weight'), inputs.oneHot, inputs.oneHotT);
@@ -390,8 +402,18 @@ class TfjsTransformer {
       const Tq = l === L - 1 ? A : T;
       // attention sublayer: x = x + attention(ln1(x))·Woutᵀ, on the query rows
       const normed = layerNorm(x, W(`${block}ln1.weight`), W(`${block}ln1.bias`));  // N×C
-      const [qk, v] = tf.split(linear(normed, W(`${block}attention.qkv.weight`)), [2 * C, C], 1);
-      const context = attention(this.#positionQK(qk, inputs), v, inputs.bias[Tq], this.#dimensions(B, T, Tq));
+      const [Wq, Wk, Wv] = this.#parameters.get(`${block}attention.qkv.weight`);    // C×C each
+      let q = linear(lastRows(normed, B, T, Tq), Wq);  // B·Tq×C
+      let k = linear(normed, Wk);                      // N×C
+      const v = linear(normed, Wv);                    // N×C
+      if (this.#swap) {
+        const swap = (rows) => swapColumns(rows, this.#swap);
+        q = rotate(q, constants.queryRope[Tq], swap);
+        k = rotate(k, constants.keyRope, swap);
+      } else {
+        q = tf.mul(q, 1 / Math.sqrt(C / H));
+      }
+      const context = attention(q, k, v, constants.bias[Tq], { B, T, Tq, H, D: C / H });
       x = tf.add(lastRows(x, B, T, Tq), linear(context, W(`${block}attention.out.weight`)));
       if (!mlp) continue;
       // MLP sublayer: x = x + proj(gelu(fc(ln2(x))))
@@ -404,25 +426,16 @@ class TfjsTransformer {
     return linear(final, W('head.weight'), W('head.bias'));
   }
 
-  // q and k (N×2C) ready for the dot product: rotated by RoPE, q scaled by 1/√D.
-  #positionQK(qk, inputs) {
-    if (inputs.rope) return rotate(qk, inputs.rope.cos, inputs.rope.sin, this.#swapPairs);
-    return tf.mul(qk, inputs.qkScale);
-  }
-
-  #dimensions(B, T, Tq) {
-    const H = this.#config.heads;
-    return { B, T, Tq, H, D: this.#config.dModel / H };
-  }
-
   // -- AdamW -----------------------------------------------------------------------------
 
   // Clips the gradients to the global norm and applies one AdamW update, as the engine's
   // clip_gradients and AdamW::step (torch.optim.AdamW with decoupled weight decay).
-  #adamw(variables, gradients, learningRate) {
+  // gradients: one per variable, in the order of #variables.
+  #adamw(gradients, learningRate) {
     const { betas: [beta1, beta2], weightDecay, clip } = this.#optimizer;
+    const variables = this.#variables;
     const flat = (tensors) => tf.concat(tensors.map((t) => tf.reshape(t, [-1])));
-    let g = flat(gradients);  // all gradients, in #layout order
+    let g = flat(gradients);
     if (clip > 0) {
       // as torch.nn.utils.clip_grad_norm_: scale by clip/(norm + 1e-6) when that is below 1
       const norm = tf.sqrt(tf.sum(tf.square(g)));
@@ -479,38 +492,39 @@ class TfjsTransformer {
   #inputs({ tokens, targets }, { B, T, A, prefix }) {
     const { vocab: V, outputs: O } = this.#config;
     const oneHot = oneHotRows(tokens, V);  // N×V
-    const labels = targets ? oneHotRows(targets, O) : null;  // R×O
-    const constants = this.#constants(B, T, A, prefix);
     return {
-      B, T, A, oneHot, oneHotT: tf.transpose(oneHot), labels,
-      bias: { [T]: constants.bias, [A]: constants.answerBias },
-      rope: constants.cos ? { cos: constants.cos, sin: constants.sin } : null,
-      qkScale: constants.qkScale,
+      B, T, A, oneHot, oneHotT: tf.transpose(oneHot),
+      labels: targets ? oneHotRows(targets, O) : null,  // R×O
+      constants: this.#constants(B, T, A, prefix),
     };
   }
 
   // Constants of one batch shape, built once and kept (the oldest shape is dropped when more
-  // than SHAPE_CACHE_SIZE are in use):
-  //   bias, answerBias: B·H×T×T and B·H×A×T, the ALiBi bias and −∞ where the mask hides a key;
-  //   cos, sin (rope): N×2C; qkScale (otherwise): 2C, 1/√D in q's columns and 1 in k's.
+  // than SHAPE_CACHE_SIZE are in use), by query count Tq (T, or A in the last layer):
+  //   bias[Tq]: B·H×Tq×T, the ALiBi bias and −∞ where the mask hides a key;
+  //   queryRope[Tq]: cos, sin: B·Tq×C for the query rows (scale 1/√D folded in); keyRope: N×C.
   #constants(B, T, A, prefix) {
     const key = `${B},${T},${A},${prefix}`;
     let constants = this.#shapeCache.get(key);
     if (constants) return constants;
     if (this.#shapeCache.size >= SHAPE_CACHE_SIZE) {
       const [oldest] = this.#shapeCache.keys();
-      tf.dispose(Object.values(this.#shapeCache.get(oldest)));
+      tf.dispose(this.#shapeCache.get(oldest).tensors);
       this.#shapeCache.delete(oldest);
     }
-    constants = tf.tidy(() => {
-      const H = this.#config.heads, C = this.#config.dModel;
-      const made = { bias: this.#maskBias(B, T, T, prefix), answerBias: this.#maskBias(B, T, A, prefix) };
-      if (this.#ropeAngles) Object.assign(made, this.#ropeTables(B, T));
-      else made.qkScale = tf.concat([tf.fill([C], 1 / Math.sqrt(C / H)), tf.ones([C])]);
-      return made;
-    });
+    const D = this.#config.dModel / this.#config.heads;
+    constants = { bias: {}, queryRope: {}, keyRope: null };
+    for (const Tq of new Set([T, A])) {
+      constants.bias[Tq] = this.#maskBias(B, T, Tq, prefix);
+      if (this.#swap) constants.queryRope[Tq] = this.#ropeTables(B, T - Tq, Tq, 1 / Math.sqrt(D));
+    }
+    if (this.#swap) constants.keyRope = this.#ropeTables(B, 0, T, 1);
     // kept: they outlive the tf.tidy of the step that first needs them
-    for (const tensor of Object.values(constants)) tf.keep(tensor);
+    constants.tensors = [
+      ...Object.values(constants.bias),
+      ...[...Object.values(constants.queryRope), constants.keyRope].flatMap((rope) => (rope ? [rope.cos, rope.sin] : [])),
+    ];
+    for (const tensor of constants.tensors) tf.keep(tensor);
     this.#shapeCache.set(key, constants);
     return constants;
   }
@@ -530,39 +544,31 @@ class TfjsTransformer {
         }
       }
     }
-    return tf.tile(tf.tensor3d(values, [H, Tq, T]), [B, 1, 1]);
+    return tf.tidy(() => tf.tile(tf.tensor3d(values, [H, Tq, T]), [B, 1, 1]));
   }
 
-  // RoPE's tables for q and k side by side, tiled to the batch: cos, sin: N×2C, so that
-  // rotated = qk·cos + swap(qk)·sin. The first member of a pair takes −sin, the second +sin;
-  // q's columns carry the scale 1/√D as well.
-  #ropeTables(B, T) {
-    const C = this.#config.dModel, H = this.#config.heads, D = C / H, half = D / 2;
-    const interleaved = (this.#config.positional.pairing ?? 'interleaved') === 'interleaved';
-    const scale = 1 / Math.sqrt(D);
-    const cos = new Float32Array(T * 2 * C), sin = new Float32Array(T * 2 * C);
-    for (let p = 0; p < T; ++p) {
-      for (let c = 0; c < 2 * C; ++c) {
+  // RoPE's tables for `count` positions from `first`, tiled to the batch: cos, sin: B·count×C,
+  // so that rotated = x·cos + swap(x)·sin. The first member of a pair takes −sin, the second
+  // +sin; both are multiplied by `scale`.
+  #ropeTables(B, first, count, scale) {
+    const C = this.#config.dModel, D = C / this.#config.heads, half = D / 2;
+    const interleaved = this.#config.positional.pairing !== 'half';
+    const cos = new Float32Array(count * C), sin = new Float32Array(count * C);
+    for (let r = 0; r < count; ++r) {
+      const angles = (first + r) * half;
+      for (let c = 0; c < C; ++c) {
         const j = c % D;  // column within the head
         const pair = interleaved ? j >> 1 : j % half;
-        const first = interleaved ? j % 2 === 0 : j < half;
-        const factor = c < C ? scale : 1;
-        cos[p * 2 * C + c] = factor * this.#ropeAngles.cos[p * half + pair];
-        sin[p * 2 * C + c] = factor * (first ? -1 : 1) * this.#ropeAngles.sin[p * half + pair];
+        const firstMember = interleaved ? j % 2 === 0 : j < half;
+        cos[r * C + c] = scale * this.#ropeAngles.cos[angles + pair];
+        sin[r * C + c] = scale * (firstMember ? -1 : 1) * this.#ropeAngles.sin[angles + pair];
       }
     }
-    const tile = (table) => tf.tile(tf.tensor2d(table, [T, 2 * C]), [B, 1]);
-    return { cos: tile(cos), sin: tile(sin) };
+    return tf.tidy(() => {
+      const tile = (table) => tf.tile(tf.tensor2d(table, [count, C]), [B, 1]);
+      return { cos: tile(cos), sin: tile(sin) };
+    });
   }
-
-  // Exchanges the members of every rotated pair of qk: N×2C → N×2C.
-  #swapPairs = (qk) => {
-    const [N, width] = qk.shape;
-    const D = this.#config.dModel / this.#config.heads;
-    const interleaved = (this.#config.positional.pairing ?? 'interleaved') === 'interleaved';
-    const pairs = interleaved ? [N, width / 2, 2] : [N, width / D, 2, D / 2];  // the members on axis 2
-    return tf.reshape(tf.reverse(tf.reshape(qk, pairs), 2), [N, width]);
-  };
 
   // Position tables that depend on the configuration only.
   #precomputePositions() {
@@ -591,6 +597,14 @@ class TfjsTransformer {
         }
       }
       this.#ropeAngles = { cos, sin };
+      // the pairs: (2t, 2t+1) interleaved, or (t, t + D/2) half, within each head
+      const swap = new Float32Array(C * C);
+      for (let c = 0; c < C; ++c) {
+        const j = c % D;
+        const partner = positional.pairing === 'half' ? c - j + ((j + D / 2) % D) : c ^ 1;
+        swap[partner * C + c] = 1;
+      }
+      this.#swap = tf.tensor2d(swap, [C, C]);
     } else if (positional.type === 'alibi') {
       // ALiBi's geometric slopes 2^(−8h/H), h = 1..H, unless given
       this.#alibiSlopes = positional.slopes ?? Array.from({ length: H }, (_, h) => 2 ** ((-8 * (h + 1)) / H));
