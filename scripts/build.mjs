@@ -10,7 +10,6 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildWeb } from './build-web.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -63,6 +62,9 @@ const steps = {
     console.log(`build: engine in ${join('dist', 'wasm')}`);
   },
   async web() {
+    // Imported here, not at the top: build-web.mjs needs esbuild from node_modules, and the
+    // native and wasm steps must run before `npm ci`.
+    const { buildWeb } = await import('./build-web.mjs');
     await buildWeb({ root, dist });
   },
 };
