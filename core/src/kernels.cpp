@@ -1,7 +1,6 @@
 #include "attn/kernels.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
 #include "row_ops.hpp"
@@ -99,47 +98,22 @@ struct RowContext {
   long position(long query) const { return query + (head.m - head.n); }
 };
 
-// The keys any of a block of query rows sees: at most two ranges of key indices, the
-// sinks and the band, merged when they touch. Keys outside both (above the diagonal
-// under a causal mask, outside every row's window) are never computed.
-struct KeyRanges {
-  long ranges[2][2] = {{0, 0}, {0, 0}};  // [begin, end) each
-
-  KeyRanges(const VisibleKeys* visible, long rows) {
-    long band_begin = std::numeric_limits<long>::max(), band_end = 0, sink_end = 0;
-    for (long r = 0; r < rows; ++r) {
-      if (visible[r].band_end > visible[r].band_begin) {
-        band_begin = std::min(band_begin, visible[r].band_begin);
-        band_end = std::max(band_end, visible[r].band_end);
-      }
-      sink_end = std::max(sink_end, visible[r].sink_end);
+// Calls visit(first_key, cols) once for each key tile that meets `keys` (the keys a block of
+// query rows sees, attn::key_intervals): tiles start on multiples of kFlashTileCols and hold
+// kFlashTileCols keys (fewer at the end of m). Tiles outside both intervals (above the
+// diagonal under a causal mask, outside every row's window) are never computed.
+template <class Visit>
+void for_each_key_tile(const Intervals& keys, long m, Visit&& visit) {
+  long next_tile = 0;  // a tile meeting both intervals is visited once
+  for (int s = 0; s < keys.count; ++s) {
+    const long last_tile = (keys.end[s] + kFlashTileCols - 1) / kFlashTileCols;
+    for (long tile = std::max(keys.begin[s] / kFlashTileCols, next_tile); tile < last_tile; ++tile) {
+      const long first_key = tile * kFlashTileCols;
+      visit(first_key, std::min(kFlashTileCols, m - first_key));
     }
-    if (band_end == 0) band_begin = 0;  // no row has a band
-    if (band_begin <= sink_end) {
-      ranges[0][1] = std::max(sink_end, band_end);
-    } else {
-      ranges[0][1] = sink_end;
-      ranges[1][0] = band_begin;
-      ranges[1][1] = band_end;
-    }
+    next_tile = std::max(next_tile, last_tile);
   }
-
-  // Calls visit(first_key, cols) once for each key tile that meets a range: tiles start
-  // on multiples of kFlashTileCols and hold kFlashTileCols keys (fewer at the end of m).
-  template <class Visit>
-  void for_each_tile(long m, Visit&& visit) const {
-    long next_tile = 0;  // a tile meeting both ranges is visited once
-    for (const auto& range : ranges) {
-      if (range[1] <= range[0]) continue;
-      const long last_tile = (range[1] + kFlashTileCols - 1) / kFlashTileCols;
-      for (long tile = std::max(range[0] / kFlashTileCols, next_tile); tile < last_tile; ++tile) {
-        const long first_key = tile * kFlashTileCols;
-        visit(first_key, std::min(kFlashTileCols, m - first_key));
-      }
-      next_tile = std::max(next_tile, last_tile);
-    }
-  }
-};
+}
 
 // kᵀ packed tile by tile, straight from k (m×dh, row stride ldk): tile t holds keys
 // [t·kFlashTileCols, (t+1)·kFlashTileCols) as a contiguous dh×kFlashTileCols block, the
@@ -225,11 +199,11 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
   for (long i0 = 0; i0 < head.n; i0 += kFlashTileRows) {
     const long block_rows = std::min(kFlashTileRows, head.n - i0);
     for (long r = 0; r < block_rows; ++r) visible[r] = visible_keys(head.mask, i0 + r, head.n, head.m);
-    const KeyRanges keys(visible, block_rows);
+    const Intervals keys = key_intervals(visible, block_rows);
     float* block_scores = scores + i0 * m;
     float* block_weights = weights + i0 * m;
     // pass 1: scores = q·kᵀ, tile by tile.
-    keys.for_each_tile(head.m, [&](long j0, long cols) {
+    for_each_key_tile(keys, head.m, [&](long j0, long cols) {
       tile_scores(head, key_tiles, i0, block_rows, j0, cols, block_scores + j0, m);
     });
     for (long r = 0; r < block_rows; ++r) {
@@ -242,7 +216,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     // pass 4: context = weights · v over the same tiles (all other weights are zero).
     float* out = context + i0 * ldc;
     for (long r = 0; r < block_rows; ++r) std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
-    keys.for_each_tile(head.m, [&](long j0, long cols) {
+    for_each_key_tile(keys, head.m, [&](long j0, long cols) {
       blocked_matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows, cols,
              head.dvh, true);
     });
@@ -266,9 +240,9 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
       row_total[r] = 0.0f;
       std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
     }
-    const KeyRanges keys(visible, block_rows);
+    const Intervals keys = key_intervals(visible, block_rows);
 
-    keys.for_each_tile(m, [&](long j0, long cols) {
+    for_each_key_tile(keys, m, [&](long j0, long cols) {
       // pass 1: the tile's scores.
       tile_scores(head, key_tiles, i0, block_rows, j0, cols, tile.data(), kFlashTileCols);
       for (long r = 0; r < block_rows; ++r) {

@@ -28,13 +28,6 @@ long clamp_position(Wide position, long n) {
   return static_cast<long>(std::clamp<Wide>(position, 0, n));
 }
 
-void add_span(Spans& spans, long begin, long end) {
-  if (end <= begin) return;
-  spans.begin[spans.count] = begin;
-  spans.end[spans.count] = end;
-  ++spans.count;
-}
-
 bool is_content_row(const Content& content, long row, long n) {
   return !content.score.empty() && (row >= content.first_content_row || row == n - 1);
 }
@@ -118,33 +111,23 @@ DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, 
   return kernel;
 }
 
-Spans visible_spans(const MaskOptions& mask, long query, long n) {
+Intervals visible_spans(const MaskOptions& mask, long query, long n) {
   const VisibleKeys keys = visible_keys(mask, query, n, n);
-  Spans spans;
-  const long sink_end = std::max(0L, keys.sink_end);
-  if (keys.band_end <= keys.band_begin) {
-    add_span(spans, 0, sink_end);
-  } else if (sink_end >= keys.band_begin) {
-    add_span(spans, 0, std::max(sink_end, keys.band_end));  // sinks touch the band: one interval
-  } else {
-    add_span(spans, 0, sink_end);
-    add_span(spans, keys.band_begin, keys.band_end);
-  }
-  return spans;
+  return key_intervals(&keys, 1);
 }
 
-Spans seeing_spans(const MaskOptions& mask, long key, long n) {
-  Spans spans;
+Intervals seeing_spans(const MaskOptions& mask, long key, long n) {
+  Intervals spans;
   const bool sink = mask.window > 0 && key < mask.sinks;
   if (mask.window == 0 || sink) {
     // Every query at or after the key (causal), or every query.
-    add_span(spans, mask.causal ? key : 0, n);
+    spans.add(mask.causal ? key : 0, n);
   } else if (mask.causal) {
     // key ∈ [i - window + 1, i]  ⇔  i ∈ [key, key + window - 1]
-    add_span(spans, key, clamp_position(Wide{key} + mask.window, n));
+    spans.add(key, clamp_position(Wide{key} + mask.window, n));
   } else {
     // |i - key| < window
-    add_span(spans, clamp_position(Wide{key} - mask.window + 1, n),
+    spans.add(clamp_position(Wide{key} - mask.window + 1, n),
              clamp_position(Wide{key} + mask.window, n));
   }
   return spans;
@@ -159,7 +142,7 @@ void direct_gather(const std::vector<double>& table, const std::vector<double>& 
   // reversed[n - d] = K(d): the keys left of o, read upwards, meet K(o - k) in increasing memory.
   std::vector<double> reversed(table.rbegin(), table.rend());
   for (long o = 0; o < n; ++o) {
-    const Spans spans = spans_of(o);
+    const Intervals spans = spans_of(o);
     double total = 0.0;
     for (int s = 0; s < spans.count; ++s) {
       const long left_end = std::min(spans.end[s], o + 1);
@@ -180,7 +163,7 @@ void direct_scatter(const std::vector<double>& table, const MaskOptions& mask,
   std::fill(out.begin(), out.end(), 0.0);
   for (long i = 0; i < n; ++i) {
     if (w[i] == 0.0) continue;
-    const Spans spans = visible_spans(mask, i, n);
+    const Intervals spans = visible_spans(mask, i, n);
     for (int s = 0; s < spans.count; ++s) {
       for (long j = spans.begin[s]; j < spans.end[s]; ++j) out[j] += w[i] * table[std::abs(i - j)];
     }
@@ -209,7 +192,7 @@ void exponential_sums(const std::vector<double>& table, const std::vector<double
     return carried > kMaxCancellation * sum ? term_by_term() : sum;
   };
   for (long o = 0; o < n; ++o) {
-    const Spans spans = spans_of(o);
+    const Intervals spans = spans_of(o);
     double total = 0.0;
     for (int s = 0; s < spans.count; ++s) {
       const long a = spans.begin[s], b = spans.end[s];
@@ -285,7 +268,7 @@ class RolloutStep {
       heads_.push_back(std::move(head));
     }
     if (content.calibrated_final_row) {
-      const Spans spans = visible_spans(model.mask, n_ - 1, n_);
+      const Intervals spans = visible_spans(model.mask, n_ - 1, n_);
       for (int s = 0; s < spans.count; ++s) {
         for (long j = spans.begin[s]; j < spans.end[s]; ++j) calibrated_total_ += key_weight_[j];
       }
@@ -325,7 +308,7 @@ class RolloutStep {
     if (content_.calibrated_final_row && in[n_ - 1] != 0.0) {
       // The calibrated final row is the same in every head: key weights alone.
       const double row_share = (1.0 - alpha) * in[n_ - 1] / calibrated_total_;
-      const Spans spans = visible_spans(model_.mask, n_ - 1, n_);
+      const Intervals spans = visible_spans(model_.mask, n_ - 1, n_);
       for (int s = 0; s < spans.count; ++s) {
         for (long j = spans.begin[s]; j < spans.end[s]; ++j) out[j] += row_share * key_weight_[j];
       }

@@ -126,7 +126,7 @@ TEST_CASE("position spans: the keys a query sees, as visible_keys defines them",
   for (const auto& mask : kMasks) {
     for (long n : {1L, 2L, 9L, 40L}) {
       for (long i = 0; i < n; ++i) {
-        const attn::Spans spans = attn::visible_spans(mask, i, n);
+        const attn::Intervals spans = attn::visible_spans(mask, i, n);
         const attn::VisibleKeys keys = attn::visible_keys(mask, i, n, n);
         REQUIRE(spans.count <= 2);
         for (long j = 0; j < n; ++j) {
@@ -144,7 +144,7 @@ TEST_CASE("position spans: the queries that see a key are the transpose", "[posi
   for (const auto& mask : kMasks) {
     for (long n : {1L, 2L, 9L, 40L}) {
       for (long j = 0; j < n; ++j) {
-        const attn::Spans spans = attn::seeing_spans(mask, j, n);
+        const attn::Intervals spans = attn::seeing_spans(mask, j, n);
         for (long i = 0; i < n; ++i) {
           bool inside = false;
           for (int s = 0; s < spans.count; ++s) inside |= i >= spans.begin[s] && i < spans.end[s];

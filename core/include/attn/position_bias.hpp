@@ -66,18 +66,11 @@ DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, 
 // its score at distance 0.
 double rope_mean_cosine(double distance, long head_width, double base);
 
-// Up to two disjoint intervals [begin, end) of positions.
-struct Spans {
-  long begin[2] = {0, 0};
-  long end[2] = {0, 0};
-  int count = 0;
-};
-
 // The keys query i sees (n queries over n keys), as attn::visible_keys defines them.
-Spans visible_spans(const MaskOptions& mask, long query, long n);
+Intervals visible_spans(const MaskOptions& mask, long query, long n);
 
 // The queries that see key j: the transpose of visible_spans.
-Spans seeing_spans(const MaskOptions& mask, long key, long n);
+Intervals seeing_spans(const MaskOptions& mask, long key, long n);
 
 enum class KernelPath {
   fast,    // exponential kernels in O(n) through running sums; tables fall back to direct
