@@ -273,20 +273,9 @@ export default async function createAttention() {
   function rollout(options) {
     requireKnownKeys('rollout options', options,
       ['n', 'layers', 'residual', 'causal', 'positional', 'window', 'sinks']);
-    const {
-      n, layers = 1, residual = 0, causal = true, positional = { type: 'none' }, window = 0, sinks = 0,
-    } = options;
-    const type = requireChoice('positional.type', positional?.type, ['none', 'alibi']);
-    requireKnownKeys('positional', positional, type === 'alibi' ? ['type', 'slope'] : ['type']);
-    return unwrap(core.rollout({
-      n: requireCount('n', n, 1),
-      layers: requireCount('layers', layers, 1),
-      residual: requireFiniteNumber('residual', residual),
-      causal: requireBoolean('causal', causal),
-      window: requireWholeNumber('window', window, 0),
-      sinks: requireWholeNumber('sinks', sinks, 0),
-      slope: type === 'alibi' ? requireFiniteNumber('positional.slope', positional.slope) : 0,
-    }));
+    const { n, positional = { type: 'none' } } = options;
+    requireChoice('positional.type', positional?.type, ['none', 'alibi']);
+    return unwrap(core.rollout({ n: requireCount('n', n, 1), ...positionModelOptions(options) }));
   }
 
   function attentionMemory(options) {

@@ -16,10 +16,10 @@
 
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
+#include "attn/lab/needle.hpp"
+#include "attn/lab/rollout.hpp"
 #include "attn/memory.hpp"
-#include "attn/position_bias.hpp"
 #include "attn/positional.hpp"
-#include "attn/rollout.hpp"
 #include "attn/self_attention.hpp"
 #include "attn/text.hpp"
 #include "attn/torch_generator.hpp"
@@ -266,22 +266,6 @@ val torch_linear(double seed, double draws, double in_features, double out_featu
   });
 }
 
-val rollout(val options) {
-  return guarded([&] {
-    attn::RolloutOptions rollout_options;
-    rollout_options.n = to_long(options["n"]);
-    rollout_options.layers = to_long(options["layers"]);
-    rollout_options.residual = options["residual"].as<double>();
-    rollout_options.mask.causal = options["causal"].as<bool>();
-    rollout_options.mask.window = to_long(options["window"]);
-    rollout_options.mask.sinks = to_long(options["sinks"]);
-    rollout_options.alibi_slope = options["slope"].as<double>();
-    val out = val::object();
-    out.set("influence", to_float32_array(attn::rollout_influence(rollout_options)));
-    return out;
-  });
-}
-
 val attention_memory(val options) {
   return guarded([&] {
     attn::MemoryQuery query;
@@ -301,12 +285,12 @@ val rope_decay(double head_width, double base, double max_distance) {
   });
 }
 
-// ---- the "lost in the middle" lab (attn/position_bias.hpp) ---------------------------------
+// ---- the "lost in the middle" lab (attn/lab/) ---------------------------------
 
 // The normalised model options built by attention.mjs: n, layers, residual, causal, window,
 // sinks, positional {type, slope, base, headWidth, strength} and positionScales (number[]).
-attn::PositionModel to_position_model(const val& options) {
-  attn::PositionModel model;
+attn::lab::PositionModel to_position_model(const val& options) {
+  attn::lab::PositionModel model;
   model.n = to_long(options["n"]);
   model.layers = to_long(options["layers"]);
   model.residual = options["residual"].as<double>();
@@ -315,8 +299,8 @@ attn::PositionModel to_position_model(const val& options) {
   model.mask.sinks = to_long(options["sinks"]);
   const val positional = options["positional"];
   const std::string type = positional["type"].as<std::string>();
-  if (type == "alibi") model.bias.type = attn::DistanceBias::Type::alibi;
-  if (type == "rope") model.bias.type = attn::DistanceBias::Type::rope;
+  if (type == "alibi") model.bias.type = attn::PositionalType::alibi;
+  if (type == "rope") model.bias.type = attn::PositionalType::rope;
   model.bias.slope = positional["slope"].as<double>();
   model.bias.base = positional["base"].as<double>();
   model.bias.head_width = to_long(positional["headWidth"]);
@@ -325,19 +309,19 @@ attn::PositionModel to_position_model(const val& options) {
   return model;
 }
 
-attn::NeedleOptions to_needle_options(const val& options) {
-  attn::NeedleOptions needle;
+attn::lab::NeedleOptions to_needle_options(const val& options) {
+  attn::lab::NeedleOptions needle;
   needle.model = to_position_model(options);
   needle.depths = to_long(options["depths"]);
   needle.signal = options["signal"].as<double>();
   needle.noise = options["noise"].as<double>();
   needle.trials = to_long(options["trials"]);
   needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
-  needle.metric = options["metric"].as<std::string>() == "top1" ? attn::NeedleMetric::top1
-                                                                : attn::NeedleMetric::mass;
+  needle.metric = options["metric"].as<std::string>() == "top1" ? attn::lab::NeedleMetric::top1
+                                                                : attn::lab::NeedleMetric::mass;
   const val mitigation = options["mitigation"];
   const std::string type = mitigation["type"].as<std::string>();
-  using Type = attn::Mitigation::Type;
+  using Type = attn::lab::Mitigation::Type;
   if (type == "query-aware") needle.mitigation.type = Type::query_aware;
   if (type == "calibration") needle.mitigation.type = Type::calibration;
   if (type == "ms-poe") needle.mitigation.type = Type::ms_poe;
@@ -354,7 +338,7 @@ val to_int32_array(const std::vector<long>& values) {
   return val::global("Int32Array").new_(emscripten::typed_memory_view(whole.size(), whole.data()));
 }
 
-val to_js(const attn::CurveSummary& summary) {
+val to_js(const attn::lab::CurveSummary& summary) {
   val result = val::object();
   result.set("begin", summary.begin);
   result.set("middle", summary.middle);
@@ -364,12 +348,20 @@ val to_js(const attn::CurveSummary& summary) {
   return result;
 }
 
+val rollout(val options) {
+  return guarded([&] {
+    val out = val::object();
+    out.set("influence", to_float32_array(attn::lab::rollout(to_position_model(options))));
+    return out;
+  });
+}
+
 val position_curve(val options) {
   return guarded([&] {
-    const attn::RolloutStart start = options["measure"].as<std::string>() == "received"
-                                         ? attn::RolloutStart::every_token
-                                         : attn::RolloutStart::final_token;
-    const attn::PositionCurve curve = attn::position_curve(to_position_model(options), start);
+    const attn::lab::RolloutStart start = options["measure"].as<std::string>() == "received"
+                                         ? attn::lab::RolloutStart::every_token
+                                         : attn::lab::RolloutStart::final_token;
+    const attn::lab::PositionCurve curve = attn::lab::position_curve(to_position_model(options), start);
     val out = val::object();
     out.set("values", to_float32_array(curve.values));
     out.set("summary", to_js(curve.summary));
@@ -379,7 +371,7 @@ val position_curve(val options) {
 
 val needle_sweep(val options) {
   return guarded([&] {
-    const attn::NeedleSweep sweep = attn::needle_sweep(to_needle_options(options));
+    const attn::lab::NeedleSweep sweep = attn::lab::needle_sweep(to_needle_options(options));
     val out = val::object();
     out.set("depths", to_float32_array(sweep.depths));
     out.set("positions", to_int32_array(sweep.positions));
@@ -395,7 +387,7 @@ val needle_grid(val options) {
         emscripten::convertJSArrayToNumberVector<double>(options["lengths"]);
     std::vector<long> lengths;
     for (double length : requested) lengths.push_back(to_long(val(length)));
-    const attn::NeedleGrid grid = attn::needle_grid(to_needle_options(options), lengths);
+    const attn::lab::NeedleGrid grid = attn::lab::needle_grid(to_needle_options(options), lengths);
     val out = val::object();
     out.set("lengths", to_int32_array(grid.lengths));
     out.set("depths", to_float32_array(grid.depths));
