@@ -318,7 +318,7 @@ export interface TokenizeOptions {
 export interface AttentionEngine {
   /**
    * Words, clitics and single symbols, left to right, as GloVe's tokenizer splits them
-   * (core/include/attn/text.hpp has every rule). A word is a run of letters and digits of
+   * (core/include/attn/text/tokenizer.hpp has every rule). A word is a run of letters and digits of
    * any script with their combining marks; a hyphen-minus or an apostrophe between two
    * word characters stays in it ("state-of-the-art", "o'clock"). The clitics n't 's 're
    * 've 'll 'd 'm (' or ’, any case) split off where the word ends after them: "don't" →

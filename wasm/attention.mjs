@@ -187,7 +187,7 @@ function unwrap(outcome) {
   return outcome.value;
 }
 
-// ---- text: the tokenizer and the vector-table parser (core/include/attn/text.hpp) ----------
+// ---- text: the tokenizer and the vector-table parser (core/include/attn/text/) ------------
 
 // The longest text either call takes, in UTF-16 code units: the core's limit of 2^24 bytes of
 // UTF-8 (a code unit is at least one byte), checked here before the text is copied into wasm.

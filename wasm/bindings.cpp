@@ -21,7 +21,8 @@
 #include "attn/memory.hpp"
 #include "attn/positional.hpp"
 #include "attn/self_attention.hpp"
-#include "attn/text.hpp"
+#include "attn/text/tokenizer.hpp"
+#include "attn/text/vectors.hpp"
 #include "attn/torch_generator.hpp"
 #include "attn/tutorial.hpp"
 #include "attn/version.hpp"
@@ -417,7 +418,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("version", &version);
 }
 
-// ---- text: the tokenizer and the vector-table parser (attn/text.hpp) -----------------------
+// ---- text: the tokenizer and the vector-table parser (attn/text/) -----------------------
 // Text arrives as UTF-8 through Embind's std::string, after attention.mjs has replaced lone
 // surrogates (which Embind's encoder would merge with the next character); offsets go back
 // as UTF-16 indices into the caller's string.
