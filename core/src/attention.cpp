@@ -11,15 +11,6 @@
 
 namespace attn {
 
-const char* to_string(Kernel kernel) {
-  switch (kernel) {
-    case Kernel::automatic: return "auto";
-    case Kernel::materialized: return "materialized";
-    case Kernel::flash: return "flash";
-  }
-  return "?";
-}
-
 float score_scale(const ScaleOption& scale, long head_width) {
   switch (scale.mode) {
     case ScaleOption::Mode::inverse_sqrt_head_width:
@@ -54,9 +45,9 @@ void validate(const Matrix& q, const Matrix& k, const Matrix& v, const Attention
     fail("scale must be true, false or a finite number, got " + format_number(options.scale.factor));
   }
   validate(options.mask);
-  if (options.positional.type == PositionalType::sinusoidal) {
-    fail("positional sinusoidal is added to the input x: use self_attention, or add it to q, k, v");
-  }
+  require_one_of(options.positional.type, kAttentionPositionalTypes,
+                 "attention applies the encodings that act on q and k; the sinusoidal one is added "
+                 "to the input x: use self_attention, or add it to q, k, v");
   validate(options.positional, options.heads, dk / options.heads);
   require_finite("q", q);
   require_finite("k", k);

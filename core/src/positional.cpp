@@ -9,20 +9,6 @@
 
 namespace attn {
 
-const char* to_string(PositionalType type) {
-  switch (type) {
-    case PositionalType::none: return "none";
-    case PositionalType::sinusoidal: return "sinusoidal";
-    case PositionalType::rope: return "rope";
-    case PositionalType::alibi: return "alibi";
-  }
-  return "?";
-}
-
-const char* to_string(RopePairing pairing) {
-  return pairing == RopePairing::interleaved ? "interleaved" : "half";
-}
-
 Matrix sinusoidal_encoding(long positions, long width) {
   // The base of the wavelengths' geometric progression, from "Attention Is All You Need".
   constexpr double kWavelengthBase = 10000.0;

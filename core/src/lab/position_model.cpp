@@ -25,11 +25,7 @@ void validate(const PositionModel& model) {
   }
   attn::validate(model.mask);
   const DistanceBias& bias = model.bias;
-  if (bias.type != PositionalType::none && bias.type != PositionalType::alibi &&
-      bias.type != PositionalType::rope) {
-    fail(std::string("positional.type must be one of 'none', 'alibi', 'rope', got '") +
-         to_string(bias.type) + "'");
-  }
+  require_one_of(bias.type, kDistanceBiasTypes);
   if (bias.type == PositionalType::alibi && !(bias.slope >= 0.0 && std::isfinite(bias.slope))) {
     fail("positional.slope must be a finite number ≥ 0, got " + format_number(bias.slope));
   }

@@ -8,6 +8,7 @@
 
 #include "attn/lab/position_model.hpp"
 #include "attn/lab/rollout.hpp"
+#include "attn/names.hpp"
 
 namespace attn::lab {
 
@@ -26,10 +27,23 @@ struct Mitigation {
   double retriever_noise = 1.0;  // reorder: std of the estimate's error, in score units
 };
 
+inline constexpr OptionNames<Mitigation::Type, 5> kMitigationNames{
+    "mitigation.type",
+    {{{Mitigation::Type::none, "none"},
+      {Mitigation::Type::query_aware, "query-aware"},
+      {Mitigation::Type::calibration, "calibration"},
+      {Mitigation::Type::ms_poe, "ms-poe"},
+      {Mitigation::Type::reorder, "reorder"}}}};
+constexpr const auto& names_of(Mitigation::Type) { return kMitigationNames; }
+
 enum class NeedleMetric {
   mass,  // mean over trials of R[n-1][needle]: attention mass on the needle through L layers
   top1   // share of trials where the needle feeds the final token more than any other document
 };
+
+inline constexpr OptionNames<NeedleMetric, 2> kNeedleMetricNames{
+    "metric", {{{NeedleMetric::mass, "mass"}, {NeedleMetric::top1, "top1"}}}};
+constexpr const auto& names_of(NeedleMetric) { return kNeedleMetricNames; }
 
 struct NeedleOptions {
   PositionModel model;

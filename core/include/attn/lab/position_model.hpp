@@ -20,6 +20,7 @@
 // Letters: n positions, L layers, H heads (position scales), D depths, T trials.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -31,11 +32,15 @@ namespace attn::lab {
 // The most heads (position scales) a model may average.
 constexpr std::size_t kMaxHeads = 64;
 
+// The positional types the model takes: those that are a function of the distance alone.
+inline constexpr std::array<PositionalType, 3> kDistanceBiasTypes{
+    PositionalType::none, PositionalType::alibi, PositionalType::rope};
+
 // The positional part of every score, a function of the distance alone.
 struct DistanceBias {
-  PositionalType type = PositionalType::none;  // none, alibi or rope
+  PositionalType type = PositionalType::none;  // one of kDistanceBiasTypes
   double slope = 0.0;     // ALiBi: ≥ 0, the score falls by slope per position of distance
-  double base = 10000.0;  // RoPE: > 1
+  double base = kRopeBase;  // RoPE: > 1
   long head_width = 64;   // RoPE: dh, even ≥ 2
   double strength = 6.0;  // RoPE: ≥ 0, the score of the queries' and keys' shared direction
                           // at distance 0; at distance d it is strength·g(d)

@@ -12,6 +12,7 @@
 
 #include "attn/lab/kernel_sums.hpp"
 #include "attn/lab/position_model.hpp"
+#include "attn/names.hpp"
 
 namespace attn::lab {
 
@@ -29,6 +30,10 @@ enum class RolloutStart {
   final_token,  // e_{n-1}: row n-1 of R, what feeds the final token
   every_token   // (1/n)·1: the mean row of R, the attention each position receives
 };
+
+inline constexpr OptionNames<RolloutStart, 2> kRolloutStartNames{
+    "measure", {{{RolloutStart::final_token, "final"}, {RolloutStart::every_token, "received"}}}};
+constexpr const auto& names_of(RolloutStart) { return kRolloutStartNames; }
 
 // start · R for R = ∏ (αI + (1-α)A) over model.layers layers. Sums to 1.
 std::vector<double> propagate(const PositionModel& model, const Content& content,
