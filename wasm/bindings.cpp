@@ -404,11 +404,15 @@ val needle_grid(val options) {
     for (double length : requested) lengths.push_back(to_long(val(length)));
     const attn::lab::NeedleGrid grid = attn::lab::needle_grid(to_needle_options(options), lengths);
     val out = val::object();
-    out.set("lengths", to_int32_array(grid.lengths));
-    out.set("depths", to_float32_array(grid.depths));
-    out.set("values", to_float32_array(grid.values));
+    // A matrix as every other call returns one, {rows, cols, data}; `values`, its first
+    // spelling, is the same array.
+    const val data = to_float32_array(grid.values);
     out.set("rows", grid.lengths.size());
     out.set("cols", grid.depths.size());
+    out.set("data", data);
+    out.set("values", data);
+    out.set("lengths", to_int32_array(grid.lengths));
+    out.set("depths", to_float32_array(grid.depths));
     return out;
   });
 }

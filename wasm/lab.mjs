@@ -11,7 +11,7 @@ const POSITION_MODEL_OPTIONS = ['n', 'layers', 'residual', 'causal', 'window', '
 const NEEDLE_OPTIONS = ['depths', 'signal', 'noise', 'trials', 'seed', 'metric', 'mitigation'];
 // The keys of each positional type of the model, and of each mitigation.
 const DISTANCE_BIAS_KEYS = {
-  none: ['type'], alibi: ['type', 'slope'], rope: ['type', 'base', 'headWidth', 'strength'],
+  none: ['type'], alibi: ['type', 'slopes', 'slope'], rope: ['type', 'base', 'headWidth', 'strength'],
 };
 const MITIGATION_KEYS = {
   none: ['type'], 'query-aware': ['type'], calibration: ['type'],
@@ -19,13 +19,27 @@ const MITIGATION_KEYS = {
 };
 const MAX_SEED = 2 ** 32 - 1;
 
+// The model's one ALiBi slope, which its heads share: `slopes` holding one number, as
+// attention spells ALiBi (one slope per head there), or `slope`, the lab's first spelling.
+function alibiSlope({ slopes, slope }) {
+  if (slopes === undefined) return requireFiniteNumber('positional.slope', slope);
+  if (slope !== undefined) fail('positional takes slopes or slope, not both');
+  if (!Array.isArray(slopes) && !ArrayBuffer.isView(slopes)) {
+    fail(`positional.slopes must be a number[] or Float32Array, got ${describe(slopes)}`);
+  }
+  if (slopes.length !== 1) {
+    fail(`positional.slopes must hold one slope, which the model's heads share, got ${slopes.length}`);
+  }
+  return requireFiniteNumber('positional.slopes[0]', slopes[0]);
+}
+
 // The model's positional option → {type, slope, base, headWidth, strength}, each undefined
 // unless given; ALiBi needs its slope.
 function distanceBiasOption(positional) {
-  const type = requireTyped('positional', positional, DISTANCE_BIAS_KEYS, "{type: 'alibi', slope: 0.01}");
+  const type = requireTyped('positional', positional, DISTANCE_BIAS_KEYS, "{type: 'alibi', slopes: [0.01]}");
   return {
     type,
-    slope: type === 'alibi' ? requireFiniteNumber('positional.slope', positional.slope) : undefined,
+    slope: type === 'alibi' ? alibiSlope(positional) : undefined,
     base: optional(positional.base, (base) => requireFiniteNumber('positional.base', base)),
     headWidth: optional(positional.headWidth, (width) => requireCount('positional.headWidth', width, 2)),
     strength: optional(positional.strength, (strength) => requireFiniteNumber('positional.strength', strength)),
