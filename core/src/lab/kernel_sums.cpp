@@ -104,20 +104,22 @@ void exponential_sums(const std::vector<double>& table, const std::vector<double
       const long high = std::min(b, o + 1) - 1;  // keys a..high lie left of o (or at o)
       if (high >= a) {
         const double carried = a > 0 ? table[high - a + 1] * left[a - 1] : 0.0;
-        total += table[o - high] * stable_difference(left[high], carried, [&] {
+        const auto term_by_term = [&] {
           double sum = 0.0;
           for (long k = a; k <= high; ++k) sum += table[high - k] * w[k];
           return sum;
-        });
+        };
+        total += table[o - high] * stable_difference(left[high], carried, term_by_term);
       }
       const long low = std::max(a, o + 1);  // keys low..b-1 lie right of o
       if (low < b) {
         const double carried = b < n ? table[b - low] * right[b] : 0.0;
-        total += table[low - o] * stable_difference(right[low], carried, [&] {
+        const auto term_by_term = [&] {
           double sum = 0.0;
           for (long k = low; k < b; ++k) sum += table[k - low] * w[k];
           return sum;
-        });
+        };
+        total += table[low - o] * stable_difference(right[low], carried, term_by_term);
       }
     }
     out[o] = total;
