@@ -528,13 +528,20 @@ void check_distribution(const std::vector<double>& values, long n, const char* w
          std::string(what) + ": sums to 1 + " + number(total - 1.0));
 }
 
-void fuzz_rollout(FuzzedDataProvider& data) {
+// The lab's position model without its positional bias: n, layers, residual and mask, read in
+// that order by both lab targets.
+attn::lab::PositionModel make_position_model(FuzzedDataProvider& data) {
   attn::lab::PositionModel model;
   model.n = make_size(data);
   model.layers = data.ConsumeIntegralInRange(-1L, 6L);
   model.residual =
       data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 1.0) : make_double(data);
   model.mask = make_mask(data);
+  return model;
+}
+
+void fuzz_rollout(FuzzedDataProvider& data) {
+  attn::lab::PositionModel model = make_position_model(data);
   model.bias.type = attn::PositionalType::alibi;
   model.bias.slope =
       data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 2.0) : make_double(data);
@@ -553,12 +560,7 @@ void fuzz_rollout(FuzzedDataProvider& data) {
 }
 
 void fuzz_propagation(FuzzedDataProvider& data) {
-  attn::lab::PositionModel model;
-  model.n = make_size(data);
-  model.layers = data.ConsumeIntegralInRange(-1L, 6L);
-  model.residual =
-      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 1.0) : make_double(data);
-  model.mask = make_mask(data);
+  attn::lab::PositionModel model = make_position_model(data);
   switch (data.ConsumeIntegralInRange(0, 2)) {
     case 0:
       break;
