@@ -57,7 +57,8 @@ attn::Matrix to_matrix(const val& matrix) {
   attn::Matrix result = attn::Matrix::from_shape({rows, cols});
   // One copy, by Float32Array.set: the JavaScript side hands over data as a Float32Array of
   // exactly rows·cols values.
-  val(emscripten::typed_memory_view(result.size(), result.data())).call<void>("set", matrix["data"]);
+  val(emscripten::typed_memory_view(result.size(), result.data()))
+      .call<void>("set", matrix["data"]);
   return result;
 }
 
@@ -107,7 +108,8 @@ val to_float32_array(const float* data, std::size_t size) {
 // Float32Array. Overwriting spares the allocation, which costs ten times the copy itself
 // (16 MiB of results: 0.6 ms into a reused array, 7.5 ms into a new one, in Chromium here).
 val to_float32_array(const float* data, std::size_t size, const val& destination) {
-  if (destination.isNull() || destination.isUndefined() || destination["length"].as<double>() != size) {
+  if (destination.isNull() || destination.isUndefined() ||
+      destination["length"].as<double>() != size) {
     return to_float32_array(data, size);
   }
   destination.call<void>("set", emscripten::typed_memory_view(size, data));
@@ -121,7 +123,8 @@ val to_float32_array(const std::vector<double>& values) {
 }
 
 val to_int32_array(const std::vector<std::int32_t>& values) {
-  return val::global("Int32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+  return val::global("Int32Array")
+      .new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
 val to_int32_array(const std::vector<long>& values) {
@@ -214,7 +217,8 @@ val to_js(const attn::AttentionResult& attention, const val& reuse) {
 
 val attention(val q, val k, val v, val options, val reuse) {
   return guarded([&] {
-    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)), reuse);
+    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)),
+                 reuse);
   });
 }
 
@@ -296,8 +300,9 @@ val torch_linear(double seed, double draws, double in_features, double out_featu
         generator.linear(to_long(val(in_features)), to_long(val(out_features)), bias);
     val out = val::object();
     out.set("weight", to_js(parameters.weight));
-    out.set("bias", parameters.bias ? to_float32_array(parameters.bias->data(), parameters.bias->size())
-                                    : val::null());
+    out.set("bias", parameters.bias
+                        ? to_float32_array(parameters.bias->data(), parameters.bias->size())
+                        : val::null());
     out.set("draws", static_cast<double>(generator.draws()));
     return out;
   });
@@ -309,7 +314,8 @@ val torch_linear(double seed, double draws, double in_features, double out_featu
 // positional {type, slope, base, headWidth, strength} and positionScales (number[]), each
 // only when given. positional.type must be one of `types`.
 attn::lab::PositionModel to_position_model(
-    const val& options, attn::Accepted<attn::PositionalType> types = attn::lab::kDistanceBiasTypes) {
+    const val& options,
+    attn::Accepted<attn::PositionalType> types = attn::lab::kDistanceBiasTypes) {
   attn::lab::PositionModel model;
   read(options, "n", model.n);
   read(options, "layers", model.layers);
@@ -326,7 +332,8 @@ attn::lab::PositionModel to_position_model(
     read(positional, "strength", model.bias.strength);
   }
   if (given(options, "positionScales")) {
-    model.position_scales = emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
+    model.position_scales =
+        emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
   }
   return model;
 }
@@ -338,7 +345,8 @@ attn::lab::NeedleOptions to_needle_options(const val& options) {
   read(options, "signal", needle.signal);
   read(options, "noise", needle.noise);
   read(options, "trials", needle.trials);
-  if (given(options, "seed")) needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
+  if (given(options, "seed"))
+    needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
   read(options, "metric", needle.metric);
   if (given(options, "mitigation")) {
     const val mitigation = options["mitigation"];
@@ -376,7 +384,8 @@ val position_curve(val options) {
   return guarded([&] {
     attn::lab::RolloutStart start = attn::lab::RolloutStart::final_token;  // measure 'final'
     read(options, "measure", start);
-    const attn::lab::PositionCurve curve = attn::lab::position_curve(to_position_model(options), start);
+    const attn::lab::PositionCurve curve =
+        attn::lab::position_curve(to_position_model(options), start);
     val out = val::object();
     out.set("values", to_float32_array(curve.values));
     out.set("summary", to_js(curve.summary));

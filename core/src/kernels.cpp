@@ -30,11 +30,12 @@ constexpr std::size_t kBlockCols = kLanes * kBlockVectors;
 
 // c[R × V·kLanes] (+)= a[R × depth] · b[depth × V·kLanes], every accumulator in a register.
 template <std::size_t R, std::size_t V>
-inline void matmul_block(const float* a, std::size_t lda, const float* b, std::size_t ldb,
-                         float* c, std::size_t ldc, std::size_t depth, bool accumulate) {
+inline void matmul_block(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                         std::size_t ldc, std::size_t depth, bool accumulate) {
   Vec acc[R][V];
   for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < V; ++v) acc[r][v] = accumulate ? load(c + r * ldc + v * kLanes) : Vec{};
+    for (std::size_t v = 0; v < V; ++v)
+      acc[r][v] = accumulate ? load(c + r * ldc + v * kLanes) : Vec{};
   }
   for (std::size_t t = 0; t < depth; ++t) {
     Vec b_row[V];
@@ -58,8 +59,10 @@ void matmul_strip(const float* a, std::size_t lda, const float* b, std::size_t l
                   std::size_t ldc, std::size_t rows, std::size_t depth, bool accumulate) {
   constexpr std::size_t R = kBlockRows * kBlockVectors / V;
   std::size_t i = 0;
-  for (; i + R <= rows; i += R) matmul_block<R, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
-  for (; i < rows; ++i) matmul_block<1, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
+  for (; i + R <= rows; i += R)
+    matmul_block<R, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
+  for (; i < rows; ++i)
+    matmul_block<1, V>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, depth, accumulate);
 }
 
 // Columns [0, vectors·kLanes) of a strip narrower than a full block.
@@ -68,12 +71,15 @@ void matmul_narrow(std::size_t vectors, const float* a, std::size_t lda, const f
                    bool accumulate) {
   static_assert(kBlockVectors <= 4, "matmul_narrow dispatches strips of at most 3 vectors");
   switch (vectors) {
-    case 1: return matmul_strip<1>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+    case 1:
+      return matmul_strip<1>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
     case 2:
-      if constexpr (kBlockVectors > 2) return matmul_strip<2>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      if constexpr (kBlockVectors > 2)
+        return matmul_strip<2>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
       break;
     case 3:
-      if constexpr (kBlockVectors > 3) return matmul_strip<3>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      if constexpr (kBlockVectors > 3)
+        return matmul_strip<3>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
       break;
   }
 }
@@ -107,7 +113,8 @@ void for_each_key_tile(const Intervals& keys, long m, Visit&& visit) {
   long next_tile = 0;  // a tile meeting both intervals is visited once
   for (int s = 0; s < keys.count; ++s) {
     const long last_tile = (keys.end[s] + kFlashTileCols - 1) / kFlashTileCols;
-    for (long tile = std::max(keys.begin[s] / kFlashTileCols, next_tile); tile < last_tile; ++tile) {
+    for (long tile = std::max(keys.begin[s] / kFlashTileCols, next_tile); tile < last_tile;
+         ++tile) {
       const long first_key = tile * kFlashTileCols;
       visit(first_key, std::min(kFlashTileCols, m - first_key));
     }
@@ -127,7 +134,8 @@ std::vector<float> pack_key_tiles(const float* k, long ldk, long dh, long m) {
   std::vector<float> packed(static_cast<std::size_t>(tiles) * dh * kFlashTileCols);
   for (long key0 = 0; key0 < m; key0 += kKeysAtOnce) {
     const long keys = std::min(kKeysAtOnce, m - key0);
-    float* tile = packed.data() + (key0 / kFlashTileCols) * dh * kFlashTileCols + key0 % kFlashTileCols;
+    float* tile =
+        packed.data() + (key0 / kFlashTileCols) * dh * kFlashTileCols + key0 % kFlashTileCols;
     for (long row = 0; row < dh; ++row) {
       for (long j = 0; j < keys; ++j) tile[row * kFlashTileCols + j] = k[(key0 + j) * ldk + row];
     }
@@ -165,12 +173,13 @@ std::vector<float> pack_key_tiles(const float* k, long ldk, long dh, long m) {
 
 // scores (block_rows×cols, row stride ld) = q rows [i0, i0 + block_rows) · the packed key
 // tile of keys [j0, j0 + cols) (q arrives already multiplied by the scale).
-[[gnu::always_inline]] inline void tile_scores(const Head& head, const std::vector<float>& key_tiles,
-                                               long i0, long block_rows, long j0, long cols,
-                                               float* scores, long ld) {
+[[gnu::always_inline]] inline void tile_scores(const Head& head,
+                                               const std::vector<float>& key_tiles, long i0,
+                                               long block_rows, long j0, long cols, float* scores,
+                                               long ld) {
   blocked_matmul(head.q + i0 * head.dh, head.dh,
-                 key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols, kFlashTileCols,
-                 scores, ld, block_rows, head.dh, cols, false);
+                 key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols,
+                 kFlashTileCols, scores, ld, block_rows, head.dh, cols, false);
 }
 
 }  // namespace
@@ -198,7 +207,8 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
   // under a causal mask).
   for (long i0 = 0; i0 < head.n; i0 += kFlashTileRows) {
     const long block_rows = std::min(kFlashTileRows, head.n - i0);
-    for (long r = 0; r < block_rows; ++r) visible[r] = visible_keys(head.mask, i0 + r, head.n, head.m);
+    for (long r = 0; r < block_rows; ++r)
+      visible[r] = visible_keys(head.mask, i0 + r, head.n, head.m);
     const Intervals keys = key_intervals(visible, block_rows);
     float* block_scores = scores + i0 * m;
     float* block_weights = weights + i0 * m;
@@ -217,8 +227,8 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     float* out = context + i0 * ldc;
     for (long r = 0; r < block_rows; ++r) std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
     for_each_key_tile(keys, head.m, [&](long j0, long cols) {
-      blocked_matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows, cols,
-             head.dvh, true);
+      blocked_matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
+                     cols, head.dvh, true);
     });
   }
 }
@@ -267,11 +277,12 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
           }
           shift = new_max;
         }
-        row_total[r] += row_ops::unnormalised_weights(scores, scores, cols, head.normalization, shift);
+        row_total[r] +=
+            row_ops::unnormalised_weights(scores, scores, cols, head.normalization, shift);
       }
       // pass 4: accumulate the weighted values.
-      blocked_matmul(tile.data(), kFlashTileCols, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
-             cols, head.dvh, true);
+      blocked_matmul(tile.data(), kFlashTileCols, head.v + j0 * head.ldv, head.ldv, out, ldc,
+                     block_rows, cols, head.dvh, true);
     });
     // pass 5: divide by the row totals; rows that see no key stay zero.
     for (long r = 0; r < block_rows; ++r) {

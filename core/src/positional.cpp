@@ -12,7 +12,8 @@ namespace attn {
 Matrix sinusoidal_encoding(long positions, long width) {
   // The base of the wavelengths' geometric progression, from "Attention Is All You Need".
   constexpr double kWavelengthBase = 10000.0;
-  auto encoding = Matrix::from_shape({static_cast<std::size_t>(positions), static_cast<std::size_t>(width)});
+  auto encoding =
+      Matrix::from_shape({static_cast<std::size_t>(positions), static_cast<std::size_t>(width)});
   for (long p = 0; p < positions; ++p) {
     for (long column = 0; column < width; ++column) {
       const long pair = column / 2;

@@ -44,7 +44,8 @@ void TorchGenerator::skip(std::uint64_t count) {
 }
 
 Matrix TorchGenerator::uniform_matrix(long rows, long cols, float from, float to) {
-  Matrix result = Matrix::from_shape({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
+  Matrix result =
+      Matrix::from_shape({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
   for (float& value : result) value = uniform(from, to);
   return result;
 }

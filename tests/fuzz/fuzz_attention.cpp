@@ -591,8 +591,8 @@ void fuzz_propagation(FuzzedDataProvider& data) {
     content.first_content_row = data.ConsumeIntegralInRange(0L, model.n);
     content.calibrated_final_row = data.ConsumeBool();
   }
-  const attn::lab::RolloutStart start =
-      data.ConsumeBool() ? attn::lab::RolloutStart::final_token : attn::lab::RolloutStart::every_token;
+  const attn::lab::RolloutStart start = data.ConsumeBool() ? attn::lab::RolloutStart::final_token
+                                                           : attn::lab::RolloutStart::every_token;
   describe_call = [&] {
     std::string text =
         "position model n " + std::to_string(model.n) + " layers " + std::to_string(model.layers) +
@@ -604,7 +604,8 @@ void fuzz_propagation(FuzzedDataProvider& data) {
     text += ", content " + std::to_string(content.score.size()) + " from row " +
             std::to_string(content.first_content_row) +
             (content.calibrated_final_row ? " calibrated" : "");
-    return text + (start == attn::lab::RolloutStart::final_token ? ", final token" : ", every token");
+    return text +
+           (start == attn::lab::RolloutStart::final_token ? ", final token" : ", every token");
   };
 
   if (data.ConsumeBool()) {

@@ -92,9 +92,7 @@ std::size_t utf16_length(std::string_view text, std::size_t end) {
   return units;
 }
 
-bool is_ascii_space_or_control(unsigned char b) {
-  return b <= 0x20 || b == 0x7F;
-}
+bool is_ascii_space_or_control(unsigned char b) { return b <= 0x20 || b == 0x7F; }
 bool is_ascii_alnum(unsigned char b) {
   return (b >= '0' && b <= '9') || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z');
 }

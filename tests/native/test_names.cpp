@@ -43,11 +43,12 @@ TEST_CASE("names: every value of every option parses back from its name", "[name
 TEST_CASE("names: an unknown name is an error naming the option, its names and the name given",
           "[names][errors]") {
   REQUIRE_THROWS_AS(attn::parse<attn::Normalization>("softmx"), attn::InvalidArgument);
-  REQUIRE_THROWS_WITH(attn::parse<attn::Normalization>("softmx"),
-                      "normalization must be one of 'softmax', 'naive-softmax', 'sum', got 'softmx'");
-  REQUIRE_THROWS_WITH(attn::parse<attn::lab::Mitigation::Type>(""),
-                      Contains("mitigation.type must be one of 'none', 'query-aware'") &&
-                          Contains("got ''"));
+  REQUIRE_THROWS_WITH(
+      attn::parse<attn::Normalization>("softmx"),
+      "normalization must be one of 'softmax', 'naive-softmax', 'sum', got 'softmx'");
+  REQUIRE_THROWS_WITH(
+      attn::parse<attn::lab::Mitigation::Type>(""),
+      Contains("mitigation.type must be one of 'none', 'query-aware'") && Contains("got ''"));
   // Names are matched exactly: no other case, no spaces.
   REQUIRE_THROWS_WITH(attn::parse<attn::Kernel>("Flash"), Contains("got 'Flash'"));
   REQUIRE_THROWS_WITH(attn::parse<attn::Kernel>(" flash"), Contains("got ' flash'"));
@@ -62,10 +63,10 @@ TEST_CASE("names: a call that takes some values refuses the others in the same w
       "positional.type must be one of 'none', 'alibi', 'rope', got 'sinusoidal'");
   REQUIRE_THROWS_WITH(attn::require_one_of(attn::Kernel::automatic, attn::kMemoryKernels),
                       "kernel must be one of 'materialized', 'flash', got 'auto'");
-  REQUIRE_THROWS_WITH(attn::require_one_of(attn::PositionalType::rope,
-                                           {attn::PositionalType::none, attn::PositionalType::alibi},
-                                           "the reason"),
-                      "positional.type must be one of 'none', 'alibi', got 'rope' (the reason)");
+  REQUIRE_THROWS_WITH(
+      attn::require_one_of(attn::PositionalType::rope,
+                           {attn::PositionalType::none, attn::PositionalType::alibi}, "the reason"),
+      "positional.type must be one of 'none', 'alibi', got 'rope' (the reason)");
   CHECK_NOTHROW(attn::require_one_of(attn::Kernel::flash, attn::kMemoryKernels));
 }
 

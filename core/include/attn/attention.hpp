@@ -24,11 +24,10 @@ enum class Kernel {
   flash          // tiled online softmax: context only, memory independent of n·m
 };
 
-inline constexpr OptionNames<Kernel, 3> kKernelNames{
-    "kernel",
-    {{{Kernel::automatic, "auto"},
-      {Kernel::materialized, "materialized"},
-      {Kernel::flash, "flash"}}}};
+inline constexpr OptionNames<Kernel, 3> kKernelNames{"kernel",
+                                                     {{{Kernel::automatic, "auto"},
+                                                       {Kernel::materialized, "materialized"},
+                                                       {Kernel::flash, "flash"}}}};
 constexpr const auto& names_of(Kernel) { return kKernelNames; }
 
 // The positional encodings attention applies: those that act on q and k (self_attention
@@ -52,7 +51,7 @@ struct AttentionOptions {
 };
 
 struct AttentionResult {
-  std::vector<Matrix> scores;   // H matrices n×m, scaled, biased, masked -Infinity; empty for flash
+  std::vector<Matrix> scores;  // H matrices n×m, scaled, biased, masked -Infinity; empty for flash
   std::vector<Matrix> weights;  // H matrices n×m, rows normalised; empty for flash
   Matrix context;               // n×dv, heads concatenated in head order
   Kernel kernel_used = Kernel::materialized;

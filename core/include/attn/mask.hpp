@@ -20,9 +20,7 @@ struct VisibleKeys {
   long band_end = 0;  // exclusive
   long sink_end = 0;  // keys [0, sink_end) are visible too
 
-  bool contains(long key) const {
-    return (key >= band_begin && key < band_end) || key < sink_end;
-  }
+  bool contains(long key) const { return (key >= band_begin && key < band_end) || key < sink_end; }
   bool empty() const { return band_end <= band_begin && sink_end <= 0; }
 };
 

@@ -35,7 +35,8 @@ inline constexpr OptionNames<PositionalType, 4> kPositionalTypeNames{
 constexpr const auto& names_of(PositionalType) { return kPositionalTypeNames; }
 
 inline constexpr OptionNames<RopePairing, 2> kRopePairingNames{
-    "positional.pairing", {{{RopePairing::interleaved, "interleaved"}, {RopePairing::half, "half"}}}};
+    "positional.pairing",
+    {{{RopePairing::interleaved, "interleaved"}, {RopePairing::half, "half"}}}};
 constexpr const auto& names_of(RopePairing) { return kRopePairingNames; }
 
 // → positions×width: PE[p][2t] = sin(p / 10000^(2t/width)), PE[p][2t+1] = cos(same).

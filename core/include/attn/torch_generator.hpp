@@ -13,7 +13,7 @@
 namespace attn {
 
 struct LinearParameters {
-  Matrix weight;              // out×in, as PyTorch stores it (y = x·weightᵀ + bias)
+  Matrix weight;               // out×in, as PyTorch stores it (y = x·weightᵀ + bias)
   std::optional<Vector> bias;  // out
 };
 

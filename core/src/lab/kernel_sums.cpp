@@ -33,7 +33,7 @@ Intervals seeing_intervals(const MaskOptions& mask, long key, long n) {
   } else {
     // |i - key| < window
     intervals.add(clamp_position(Wide{key} - mask.window + 1, n),
-             clamp_position(Wide{key} + mask.window, n));
+                  clamp_position(Wide{key} + mask.window, n));
   }
   return intervals;
 }
@@ -41,8 +41,8 @@ Intervals seeing_intervals(const MaskOptions& mask, long key, long n) {
 namespace {
 
 template <class IntervalsOf>
-void direct_gather(const std::vector<double>& table, const std::vector<double>& w, IntervalsOf intervals_of,
-                   std::vector<double>& out) {
+void direct_gather(const std::vector<double>& table, const std::vector<double>& w,
+                   IntervalsOf intervals_of, std::vector<double>& out) {
   const long n = static_cast<long>(w.size());
   // reversed[n - d] = K(d): the keys left of o, read upwards, meet K(o - k) in increasing memory.
   std::vector<double> reversed(table.rbegin(), table.rend());
@@ -54,7 +54,8 @@ void direct_gather(const std::vector<double>& table, const std::vector<double>& 
       const double* kernel_left = reversed.data() + (n - o);
       for (long k = intervals.begin[s]; k < left_end; ++k) total += w[k] * kernel_left[k];
       const double* kernel_right = table.data() - o;
-      for (long k = std::max(intervals.begin[s], o + 1); k < intervals.end[s]; ++k) total += w[k] * kernel_right[k];
+      for (long k = std::max(intervals.begin[s], o + 1); k < intervals.end[s]; ++k)
+        total += w[k] * kernel_right[k];
     }
     out[o] = total;
   }
@@ -70,7 +71,8 @@ void direct_scatter(const std::vector<double>& table, const MaskOptions& mask,
     if (w[i] == 0.0) continue;
     const Intervals intervals = visible_intervals(mask, i, n);
     for (int s = 0; s < intervals.count; ++s) {
-      for (long j = intervals.begin[s]; j < intervals.end[s]; ++j) out[j] += w[i] * table[std::abs(i - j)];
+      for (long j = intervals.begin[s]; j < intervals.end[s]; ++j)
+        out[j] += w[i] * table[std::abs(i - j)];
     }
   }
 }

@@ -29,10 +29,12 @@ void validate(const NeedleOptions& options) {
          std::to_string(options.model.n));
   }
   if (options.depths < 2 || options.depths > kMaxDepths) {
-    fail("depths must be a whole number from 2 to " + std::to_string(kMaxDepths) + ", got " + std::to_string(options.depths));
+    fail("depths must be a whole number from 2 to " + std::to_string(kMaxDepths) + ", got " +
+         std::to_string(options.depths));
   }
   if (options.trials < 1 || options.trials > kMaxTrials) {
-    fail("trials must be a whole number from 1 to " + std::to_string(kMaxTrials) + ", got " + std::to_string(options.trials));
+    fail("trials must be a whole number from 1 to " + std::to_string(kMaxTrials) + ", got " +
+         std::to_string(options.trials));
   }
   if (!std::isfinite(options.signal)) {
     fail("signal must be a finite number, got " + format_number(options.signal));
@@ -43,11 +45,12 @@ void validate(const NeedleOptions& options) {
   const Mitigation& mitigation = options.mitigation;
   if (mitigation.type == Mitigation::Type::ms_poe) {
     if (mitigation.heads < 1 || mitigation.heads > static_cast<long>(kMaxHeads)) {
-      fail("mitigation.heads must be a whole number from 1 to " + std::to_string(kMaxHeads) + ", got " +
-           std::to_string(mitigation.heads));
+      fail("mitigation.heads must be a whole number from 1 to " + std::to_string(kMaxHeads) +
+           ", got " + std::to_string(mitigation.heads));
     }
     if (!(mitigation.min_ratio > 0.0) || !std::isfinite(mitigation.min_ratio)) {
-      fail("mitigation.minRatio must be a finite number > 0, got " + format_number(mitigation.min_ratio));
+      fail("mitigation.minRatio must be a finite number > 0, got " +
+           format_number(mitigation.min_ratio));
     }
     if (!(mitigation.max_ratio >= mitigation.min_ratio) || !std::isfinite(mitigation.max_ratio)) {
       fail("mitigation.maxRatio must be a finite number ≥ minRatio (" +
@@ -84,7 +87,8 @@ class Normal {
 std::vector<long> ranked(const std::vector<double>& values, long first, long last) {
   std::vector<long> order(last - first + 1);
   std::iota(order.begin(), order.end(), first);
-  std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return values[a] > values[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](long a, long b) { return values[a] > values[b]; });
   return order;
 }
 
@@ -98,13 +102,14 @@ NeedleSweep needle_sweep(const NeedleOptions& options) {
   if (mitigation.type == Type::ms_poe) {
     model.position_scales.assign(mitigation.heads, mitigation.min_ratio);
     for (long h = 1; h < mitigation.heads; ++h) {
-      model.position_scales[h] = mitigation.min_ratio + (mitigation.max_ratio - mitigation.min_ratio) * h /
-                                                            (mitigation.heads - 1);
+      model.position_scales[h] =
+          mitigation.min_ratio +
+          (mitigation.max_ratio - mitigation.min_ratio) * h / (mitigation.heads - 1);
     }
   }
   const long n = model.n;
   const long first = mitigation.type == Type::query_aware ? 1 : 0;  // first document
-  const long last = n - 2;                                           // last document
+  const long last = n - 2;                                          // last document
 
   NeedleSweep sweep;
   for (long d = 0; d < options.depths; ++d) {
@@ -121,7 +126,8 @@ NeedleSweep needle_sweep(const NeedleOptions& options) {
   }
 
   // Without randomness every trial is the same: run one.
-  const bool random = options.noise > 0.0 || (mitigation.type == Type::reorder && mitigation.retriever_noise > 0.0);
+  const bool random =
+      options.noise > 0.0 || (mitigation.type == Type::reorder && mitigation.retriever_noise > 0.0);
   const long trials = random ? options.trials : 1;
 
   std::vector<double> distractors(n, 0.0), retriever_error(n, 0.0);
@@ -129,7 +135,8 @@ NeedleSweep needle_sweep(const NeedleOptions& options) {
     Normal normal(options.seed, static_cast<std::uint32_t>(trial));
     for (long j = first; j <= last; ++j) distractors[j] = options.noise * normal();
     if (mitigation.type == Type::reorder) {
-      for (long j = first; j <= last; ++j) retriever_error[j] = mitigation.retriever_noise * normal();
+      for (long j = first; j <= last; ++j)
+        retriever_error[j] = mitigation.retriever_noise * normal();
     }
     for (long d = 0; d < options.depths; ++d) {
       Content content;

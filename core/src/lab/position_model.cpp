@@ -17,9 +17,11 @@ constexpr long kMaxPositions = 1L << 20;
 
 void validate(const PositionModel& model) {
   if (model.n < 1 || model.n > kMaxPositions) {
-    fail("n must be a whole number from 1 to " + std::to_string(kMaxPositions) + ", got " + std::to_string(model.n));
+    fail("n must be a whole number from 1 to " + std::to_string(kMaxPositions) + ", got " +
+         std::to_string(model.n));
   }
-  if (model.layers < 1) fail("layers must be a whole number ≥ 1, got " + std::to_string(model.layers));
+  if (model.layers < 1)
+    fail("layers must be a whole number ≥ 1, got " + std::to_string(model.layers));
   if (!(model.residual >= 0.0 && model.residual <= 1.0)) {
     fail("residual must be a number in [0, 1], got " + format_number(model.residual));
   }
@@ -31,7 +33,8 @@ void validate(const PositionModel& model) {
   }
   if (bias.type == PositionalType::rope) {
     if (bias.head_width < 2 || bias.head_width % 2 != 0) {
-      fail("positional.headWidth must be an even number ≥ 2, got " + std::to_string(bias.head_width));
+      fail("positional.headWidth must be an even number ≥ 2, got " +
+           std::to_string(bias.head_width));
     }
     if (!(bias.base > 1.0) || !std::isfinite(bias.base)) {
       fail("positional.base must be a finite number > 1, got " + format_number(bias.base));
@@ -41,8 +44,8 @@ void validate(const PositionModel& model) {
     }
   }
   if (model.position_scales.empty() || model.position_scales.size() > kMaxHeads) {
-    fail("positionScales must hold 1 to " + std::to_string(kMaxHeads) + " numbers (one per head), got " +
-         std::to_string(model.position_scales.size()));
+    fail("positionScales must hold 1 to " + std::to_string(kMaxHeads) +
+         " numbers (one per head), got " + std::to_string(model.position_scales.size()));
   }
   for (std::size_t h = 0; h < model.position_scales.size(); ++h) {
     const double scale = model.position_scales[h];
@@ -58,7 +61,8 @@ void validate(const PositionModel& model) {
 double rope_mean_cosine(double distance, long head_width, double base) {
   const long half = head_width / 2;
   double total = 0.0;
-  for (long t = 0; t < half; ++t) total += std::cos(distance * std::pow(base, -2.0 * t / head_width));
+  for (long t = 0; t < half; ++t)
+    total += std::cos(distance * std::pow(base, -2.0 * t / head_width));
   return total / half;
 }
 

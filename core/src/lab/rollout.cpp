@@ -98,7 +98,7 @@ class RolloutStep {
   long n_;
   std::vector<double> key_weight_;  // n: exp(score - max), or 1
   std::vector<Head> heads_;
-  double calibrated_total_ = 0.0;  // Z of the calibrated final row
+  double calibrated_total_ = 0.0;                         // Z of the calibrated final row
   std::vector<double> plain_, content_rows_, scattered_;  // scratch, n each
 };
 
@@ -109,7 +109,8 @@ std::vector<double> propagate(const PositionModel& model, const Content& content
   validate(model);
   const long n = model.n;
   if (!content.score.empty() && static_cast<long>(content.score.size()) != n) {
-    fail("content has " + std::to_string(content.score.size()) + " scores but n is " + std::to_string(n));
+    fail("content has " + std::to_string(content.score.size()) + " scores but n is " +
+         std::to_string(n));
   }
   std::vector<double> influence(n, 0.0), next;
   if (start == RolloutStart::final_token) {
@@ -137,7 +138,8 @@ CurveSummary summarize(const std::vector<double>& curve) {
   const long count = static_cast<long>(curve.size());
   if (count == 0) return summary;
   summary.begin = curve.front();
-  summary.middle = count % 2 == 1 ? curve[count / 2] : (curve[count / 2 - 1] + curve[count / 2]) / 2;
+  summary.middle =
+      count % 2 == 1 ? curve[count / 2] : (curve[count / 2 - 1] + curve[count / 2]) / 2;
   summary.end = curve.back();
   summary.mean = std::accumulate(curve.begin(), curve.end(), 0.0) / count;
   const auto [low, high] = std::minmax_element(curve.begin(), curve.end());
@@ -148,8 +150,10 @@ CurveSummary summarize(const std::vector<double>& curve) {
 PositionCurve position_curve(const PositionModel& model, RolloutStart start) {
   validate(model);
   if (model.n < 2) {
-    fail("n must be a whole number ≥ 2 for a position curve (the context and the final token), got " +
-         std::to_string(model.n));
+    fail(
+        "n must be a whole number ≥ 2 for a position curve (the context and the final token), "
+        "got " +
+        std::to_string(model.n));
   }
   PositionCurve curve;
   curve.values = propagate(model, {}, start);

@@ -97,7 +97,8 @@ FieldValue read_decimal(std::string_view field) {
   char* parsed_end = nullptr;
   const double value = std::strtod(plain.c_str(), &parsed_end);
   if (parsed_end != plain.c_str() + plain.size()) {
-    return {0.0f, "expected a number that strtod reads whole (is the C locale's decimal point '.'?)"};
+    return {0.0f,
+            "expected a number that strtod reads whole (is the C locale's decimal point '.'?)"};
   }
   // Below 2^128 - 2^103 (FLT_MAX plus half its ulp) a value rounds to a finite float.
   constexpr double kFloatOverflow = 0x1.ffffffp127;

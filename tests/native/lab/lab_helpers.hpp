@@ -17,8 +17,8 @@ namespace lab_helpers {
 using attn::lab::DistanceBias;
 using attn::lab::RolloutStart;
 
-inline attn::lab::PositionModel model(long n, long layers, double residual, bool causal, double slope = 0.0,
-                          long window = 0, long sinks = 0) {
+inline attn::lab::PositionModel model(long n, long layers, double residual, bool causal,
+                                      double slope = 0.0, long window = 0, long sinks = 0) {
   attn::lab::PositionModel result;
   result.n = n;
   result.layers = layers;
@@ -31,7 +31,8 @@ inline attn::lab::PositionModel model(long n, long layers, double residual, bool
   return result;
 }
 
-inline attn::lab::PositionModel rope_model(long n, long layers, double residual, double strength, double base) {
+inline attn::lab::PositionModel rope_model(long n, long layers, double residual, double strength,
+                                           double base) {
   attn::lab::PositionModel result = model(n, layers, residual, true);
   result.bias.type = attn::PositionalType::rope;
   result.bias.strength = strength;
@@ -55,7 +56,8 @@ inline double reference_bias(const DistanceBias& bias, double d) {
   if (bias.type == attn::PositionalType::rope) {
     double total = 0.0;
     const long half = bias.head_width / 2;
-    for (long t = 0; t < half; ++t) total += std::cos(d * std::pow(bias.base, -2.0 * t / bias.head_width));
+    for (long t = 0; t < half; ++t)
+      total += std::cos(d * std::pow(bias.base, -2.0 * t / bias.head_width));
     return bias.strength * total / half;
   }
   return 0.0;
@@ -63,13 +65,14 @@ inline double reference_bias(const DistanceBias& bias, double d) {
 
 // start · ∏(αI + (1-α)A), A the head-averaged softmax of position and content scores over the
 // keys API.md's mask shows, as dense n×n matrices in double precision.
-inline std::vector<double> dense_rollout(const attn::lab::PositionModel& m, const attn::lab::Content& content,
-                                  RolloutStart start) {
+inline std::vector<double> dense_rollout(const attn::lab::PositionModel& m,
+                                         const attn::lab::Content& content, RolloutStart start) {
   const long n = m.n;
   std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
   for (double scale : m.position_scales) {
     for (long i = 0; i < n; ++i) {
-      const bool reads_content = !content.score.empty() && (i >= content.first_content_row || i == n - 1);
+      const bool reads_content =
+          !content.score.empty() && (i >= content.first_content_row || i == n - 1);
       std::vector<double> row(n, 0.0);
       double total = 0.0;
       for (long j = 0; j < n; ++j) {
@@ -101,9 +104,9 @@ inline double max_abs_difference(const std::vector<double>& a, const std::vector
   return worst;
 }
 
-inline const attn::MaskOptions kMasks[] = {{true, 0, 0},  {false, 0, 0}, {true, 5, 0},  {true, 5, 2},
-                                    {false, 4, 0}, {false, 4, 3}, {true, 1, 1},  {false, 1, 0},
-                                    {true, 50, 7}, {false, 2, 30}, {true, 3, 3}};
+inline const attn::MaskOptions kMasks[] = {
+    {true, 0, 0}, {false, 0, 0}, {true, 5, 0},  {true, 5, 2},   {false, 4, 0}, {false, 4, 3},
+    {true, 1, 1}, {false, 1, 0}, {true, 50, 7}, {false, 2, 30}, {true, 3, 3}};
 
 inline std::vector<double> context_of(const std::vector<double>& values) {
   return std::vector<double>(values.begin(), values.end() - 1);

@@ -62,9 +62,11 @@ TEST_CASE("kernel sums: the O(n) running sums equal direct summation", "[lab]") 
           attn::lab::kernel_sums(kernel, mask, transpose, w, fast, KernelPath::fast);
           attn::lab::kernel_sums(kernel, mask, transpose, w, direct, KernelPath::direct);
           double worst = 0.0;
-          for (long o = 0; o < n; ++o) worst = std::max(worst, std::abs(fast[o] - direct[o]) / (1.0 + direct[o]));
-          INFO("n " << n << ", slope " << slope << ", window " << mask.window << ", sinks " << mask.sinks
-                    << ", causal " << mask.causal << ", transpose " << transpose << ": max rel diff " << worst);
+          for (long o = 0; o < n; ++o)
+            worst = std::max(worst, std::abs(fast[o] - direct[o]) / (1.0 + direct[o]));
+          INFO("n " << n << ", slope " << slope << ", window " << mask.window << ", sinks "
+                    << mask.sinks << ", causal " << mask.causal << ", transpose " << transpose
+                    << ": max rel diff " << worst);
           CHECK(worst <= 1e-12);
         }
       }
@@ -95,8 +97,9 @@ TEST_CASE("kernel sums: running sums keep their digits when weights span e^20", 
         for (long o = 0; o < n; ++o) {
           if (direct[o] > 0.0) worst = std::max(worst, std::abs(fast[o] - direct[o]) / direct[o]);
         }
-        INFO("slope " << slope << ", window " << mask.window << ", sinks " << mask.sinks << ", causal "
-                      << mask.causal << ", transpose " << transpose << ": max rel diff " << worst);
+        INFO("slope " << slope << ", window " << mask.window << ", sinks " << mask.sinks
+                      << ", causal " << mask.causal << ", transpose " << transpose
+                      << ": max rel diff " << worst);
         CHECK(worst <= 1e-12);
       }
     }

@@ -5,9 +5,9 @@
 #include "attn/lab/needle.hpp"
 #include "lab_helpers.hpp"
 
-using Catch::Contains;
 using attn::lab::Mitigation;
 using attn::lab::RolloutStart;
+using Catch::Contains;
 using lab_helpers::context_of;
 using lab_helpers::lab_defaults;
 
@@ -45,7 +45,8 @@ TEST_CASE("needle sweep: a stronger needle is easier to find everywhere", "[lab]
   const attn::lab::NeedleSweep weak = attn::lab::needle_sweep(options);
   options.signal = 8.0;
   const attn::lab::NeedleSweep strong = attn::lab::needle_sweep(options);
-  for (std::size_t d = 0; d < weak.retrieval.size(); ++d) CHECK(strong.retrieval[d] > weak.retrieval[d]);
+  for (std::size_t d = 0; d < weak.retrieval.size(); ++d)
+    CHECK(strong.retrieval[d] > weak.retrieval[d]);
 }
 
 TEST_CASE("needle sweep: each mitigation lowers max / min", "[lab][needle][mitigations]") {
@@ -80,12 +81,14 @@ TEST_CASE("needle sweep: reordering puts the needle where the model looks most",
   options.mitigation.type = Mitigation::Type::reorder;
   options.mitigation.retriever_noise = 0.0;
   const attn::lab::NeedleSweep sweep = attn::lab::needle_sweep(options);
-  const std::vector<double> dummy = context_of(attn::lab::position_curve(options.model, RolloutStart::final_token).values);
+  const std::vector<double> dummy =
+      context_of(attn::lab::position_curve(options.model, RolloutStart::final_token).values);
   const long best = std::max_element(dummy.begin(), dummy.end()) - dummy.begin();
   options.mitigation.type = Mitigation::Type::none;
   options.depths = 1023;  // every position
   const attn::lab::NeedleSweep everywhere = attn::lab::needle_sweep(options);
-  for (double mass : sweep.retrieval) CHECK(mass == Approx(everywhere.retrieval[best]).epsilon(1e-9));
+  for (double mass : sweep.retrieval)
+    CHECK(mass == Approx(everywhere.retrieval[best]).epsilon(1e-9));
 }
 
 TEST_CASE("needle grid: one sweep per context length", "[lab][needle]") {
@@ -127,6 +130,8 @@ TEST_CASE("needle sweep: invalid options name the option", "[lab][needle][errors
   options.mitigation.type = Mitigation::Type::reorder;
   options.mitigation.retriever_noise = NAN;
   rejects_sweep(options, "mitigation.retrieverNoise must be a finite number ≥ 0, got NaN");
-  REQUIRE_THROWS_WITH(attn::lab::needle_grid(lab_defaults(), {}), Contains("lengths must hold at least one"));
-  REQUIRE_THROWS_WITH(attn::lab::needle_grid(lab_defaults(), {64, 2}), Contains("n must be a whole number ≥ 3"));
+  REQUIRE_THROWS_WITH(attn::lab::needle_grid(lab_defaults(), {}),
+                      Contains("lengths must hold at least one"));
+  REQUIRE_THROWS_WITH(attn::lab::needle_grid(lab_defaults(), {64, 2}),
+                      Contains("n must be a whole number ≥ 3"));
 }

@@ -5,15 +5,16 @@
 #include "attn/lab/rollout.hpp"
 #include "lab_helpers.hpp"
 
-using Catch::Contains;
 using attn::lab::RolloutStart;
+using Catch::Contains;
 using lab_helpers::model;
 using lab_helpers::rope_model;
 
 TEST_CASE("position model: invalid options name the option", "[lab][errors]") {
   auto rejects = [](const attn::lab::PositionModel& bad, const std::string& words) {
     INFO(words);
-    REQUIRE_THROWS_AS(attn::lab::position_curve(bad, RolloutStart::final_token), attn::InvalidArgument);
+    REQUIRE_THROWS_AS(attn::lab::position_curve(bad, RolloutStart::final_token),
+                      attn::InvalidArgument);
     REQUIRE_THROWS_WITH(attn::lab::position_curve(bad, RolloutStart::final_token), Contains(words));
   };
   rejects(model(0, 1, 0.0, true), "n must be a whole number from 1 to 1048576, got 0");

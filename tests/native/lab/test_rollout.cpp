@@ -7,9 +7,9 @@
 #include "attn/lab/rollout.hpp"
 #include "lab_helpers.hpp"
 
-using Catch::Contains;
 using attn::lab::KernelPath;
 using attn::lab::RolloutStart;
+using Catch::Contains;
 using lab_helpers::context_of;
 using lab_helpers::dense_rollout;
 using lab_helpers::describe;
@@ -58,8 +58,8 @@ std::vector<double> matrix_power_rollout(const attn::lab::PositionModel& options
 
 TEST_CASE("rollout: influence sums to one", "[rollout]") {
   for (const auto& options :
-       {model(1, 1, 0.0, true), model(30, 4, 0.3, true, 0.1),
-        model(17, 6, 0.9, false, 0.5, 4, 2), model(50, 12, 0.0, true, 0.0, 5)}) {
+       {model(1, 1, 0.0, true), model(30, 4, 0.3, true, 0.1), model(17, 6, 0.9, false, 0.5, 4, 2),
+        model(50, 12, 0.0, true, 0.0, 5)}) {
     const std::vector<double> influence = attn::lab::rollout(options);
     REQUIRE(influence.size() == std::size_t(options.n));
     CHECK(std::accumulate(influence.begin(), influence.end(), 0.0) == Approx(1.0).margin(1e-12));
@@ -142,12 +142,16 @@ TEST_CASE("rollout: invalid options name the option", "[rollout][errors]") {
 }
 
 TEST_CASE("propagate: both paths equal the dense matrix product", "[lab]") {
-  std::vector<attn::lab::PositionModel> models = {
-      model(1, 3, 0.5, true),           model(8, 1, 0.0, true, 0.2),
-      model(20, 5, 0.3, true),          model(20, 5, 0.3, false, 0.1),
-      model(33, 7, 0.6, true, 0.05, 6), model(33, 4, 0.2, true, 0.0, 5, 2),
-      model(25, 9, 0.8, false, 0.3, 3, 4), model(40, 2, 1.0, true, 0.1),
-      rope_model(30, 4, 0.5, 6.0, 100.0), rope_model(24, 3, 0.2, 2.0, 10000.0)};
+  std::vector<attn::lab::PositionModel> models = {model(1, 3, 0.5, true),
+                                                  model(8, 1, 0.0, true, 0.2),
+                                                  model(20, 5, 0.3, true),
+                                                  model(20, 5, 0.3, false, 0.1),
+                                                  model(33, 7, 0.6, true, 0.05, 6),
+                                                  model(33, 4, 0.2, true, 0.0, 5, 2),
+                                                  model(25, 9, 0.8, false, 0.3, 3, 4),
+                                                  model(40, 2, 1.0, true, 0.1),
+                                                  rope_model(30, 4, 0.5, 6.0, 100.0),
+                                                  rope_model(24, 3, 0.2, 2.0, 10000.0)};
   attn::lab::PositionModel ms_poe = model(28, 6, 0.4, true, 0.15);
   ms_poe.position_scales = {1.2, 1.5, 1.8};
   models.push_back(ms_poe);
@@ -183,15 +187,17 @@ TEST_CASE("propagate: both paths equal the dense matrix product", "[lab]") {
 TEST_CASE("propagate: the fast path holds at a few thousand positions", "[lab]") {
   for (const auto& m : {model(3000, 16, 0.7, true, 0.004), model(3000, 8, 0.5, true, 0.0, 200, 4),
                         model(2000, 6, 0.6, false, 0.01)}) {
-    const double worst = max_abs_difference(attn::lab::propagate(m, {}, RolloutStart::final_token, KernelPath::fast),
-                                            attn::lab::propagate(m, {}, RolloutStart::final_token, KernelPath::direct));
+    const double worst = max_abs_difference(
+        attn::lab::propagate(m, {}, RolloutStart::final_token, KernelPath::fast),
+        attn::lab::propagate(m, {}, RolloutStart::final_token, KernelPath::direct));
     INFO(describe(m) << ": max abs diff " << worst);
     CHECK(worst <= 1e-12);
   }
 }
 
 TEST_CASE("position curve: the final token's curve is the rollout", "[lab]") {
-  for (const auto& m : {model(50, 6, 0.4, true, 0.05), model(30, 3, 0.0, false), model(64, 8, 0.5, true, 0.0, 9, 2)}) {
+  for (const auto& m : {model(50, 6, 0.4, true, 0.05), model(30, 3, 0.0, false),
+                        model(64, 8, 0.5, true, 0.0, 9, 2)}) {
     const std::vector<double> rollout = attn::lab::rollout(m);
     const attn::lab::PositionCurve curve = attn::lab::position_curve(m, RolloutStart::final_token);
     INFO(describe(m));
@@ -202,14 +208,16 @@ TEST_CASE("position curve: the final token's curve is the rollout", "[lab]") {
 TEST_CASE("position curve: causal depth without residual or decay is monotone primacy",
           "[lab][shapes]") {
   const long layers = GENERATE(2L, 4L, 16L);
-  const std::vector<double> values = attn::lab::position_curve(model(500, layers, 0.0, true), RolloutStart::final_token).values;
+  const std::vector<double> values =
+      attn::lab::position_curve(model(500, layers, 0.0, true), RolloutStart::final_token).values;
   for (std::size_t j = 0; j + 1 < values.size(); ++j) CHECK(values[j] >= values[j + 1]);
   CHECK(values.front() > 5 * values[values.size() / 2]);
 }
 
 TEST_CASE("position curve: one causal ALiBi layer is monotone recency", "[lab][shapes]") {
   const double slope = GENERATE(0.001, 0.02, 0.5);
-  const std::vector<double> values = attn::lab::position_curve(model(400, 1, 0.0, true, slope), RolloutStart::final_token).values;
+  const std::vector<double> values =
+      attn::lab::position_curve(model(400, 1, 0.0, true, slope), RolloutStart::final_token).values;
   for (std::size_t j = 0; j + 1 < values.size(); ++j) CHECK(values[j] < values[j + 1]);
 }
 
@@ -217,9 +225,10 @@ TEST_CASE("position curve: causal depth with a residual is U-shaped", "[lab][sha
   SECTION("with decay: the documents alone, both ends above the middle") {
     for (const auto& m : {model(200, 16, 0.9, true, 0.02), model(1000, 16, 0.9, true, 0.004),
                           lab_defaults().model}) {
-      const attn::lab::PositionCurve curve = attn::lab::position_curve(m, RolloutStart::final_token);
-      INFO(describe(m) << ": begin " << curve.summary.begin << ", middle " << curve.summary.middle << ", end "
-                       << curve.summary.end);
+      const attn::lab::PositionCurve curve =
+          attn::lab::position_curve(m, RolloutStart::final_token);
+      INFO(describe(m) << ": begin " << curve.summary.begin << ", middle " << curve.summary.middle
+                       << ", end " << curve.summary.end);
       CHECK(curve.summary.begin > 1.1 * curve.summary.middle);
       CHECK(curve.summary.end > 1.1 * curve.summary.middle);
       const std::vector<double> context = context_of(curve.values);
@@ -229,7 +238,8 @@ TEST_CASE("position curve: causal depth with a residual is U-shaped", "[lab][sha
     }
   }
   SECTION("without decay: the residual keeps the final token itself above the middle") {
-    const std::vector<double> values = attn::lab::position_curve(model(200, 8, 0.5, true), RolloutStart::final_token).values;
+    const std::vector<double> values =
+        attn::lab::position_curve(model(200, 8, 0.5, true), RolloutStart::final_token).values;
     const double middle = values[values.size() / 2];
     CHECK(values.front() > 10 * middle);
     CHECK(values.back() > 3 * middle);
@@ -238,27 +248,34 @@ TEST_CASE("position curve: causal depth with a residual is U-shaped", "[lab][sha
 
 TEST_CASE("position curve: bidirectional without positional bias is flat", "[lab][shapes]") {
   const long layers = GENERATE(1L, 6L);
-  for (double value : attn::lab::position_curve(model(300, layers, 0.0, false), RolloutStart::final_token).values) {
+  for (double value :
+       attn::lab::position_curve(model(300, layers, 0.0, false), RolloutStart::final_token)
+           .values) {
     CHECK(value == Approx(1.0 / 300).epsilon(1e-9));
   }
 }
 
 TEST_CASE("position curve: attention received sums over every query", "[lab]") {
   const attn::lab::PositionModel m = model(40, 3, 0.2, true, 0.1);
-  const std::vector<double> received = attn::lab::position_curve(m, RolloutStart::every_token).values;
+  const std::vector<double> received =
+      attn::lab::position_curve(m, RolloutStart::every_token).values;
   CHECK(max_abs_difference(received, dense_rollout(m, {}, RolloutStart::every_token)) <= 1e-12);
   CHECK(received.front() > received.back());  // under a causal mask every query sees position 0
 }
 
 TEST_CASE("position curve: RoPE decay favours the end in one causal layer", "[lab][shapes]") {
-  const std::vector<double> values = attn::lab::position_curve(rope_model(300, 1, 0.0, 8.0, 10000.0), RolloutStart::final_token).values;
+  const std::vector<double> values =
+      attn::lab::position_curve(rope_model(300, 1, 0.0, 8.0, 10000.0), RolloutStart::final_token)
+          .values;
   CHECK(values.back() > 5 * values.front());
   CHECK(values[values.size() - 2] > values[values.size() / 2]);
 }
 
 TEST_CASE("position curve: sinks and a window keep the start alive", "[lab][shapes]") {
-  const attn::lab::PositionCurve windowed = attn::lab::position_curve(model(400, 8, 0.3, true, 0.0, 32, 0), RolloutStart::final_token);
-  const attn::lab::PositionCurve with_sinks = attn::lab::position_curve(model(400, 8, 0.3, true, 0.0, 32, 4), RolloutStart::final_token);
+  const attn::lab::PositionCurve windowed =
+      attn::lab::position_curve(model(400, 8, 0.3, true, 0.0, 32, 0), RolloutStart::final_token);
+  const attn::lab::PositionCurve with_sinks =
+      attn::lab::position_curve(model(400, 8, 0.3, true, 0.0, 32, 4), RolloutStart::final_token);
   CHECK(windowed.values.front() == 0.0);  // 8 layers of a 32-key window reach 8·31 positions back
   CHECK(with_sinks.values.front() > 0.05);
 }

@@ -21,9 +21,7 @@ std::vector<std::string> texts(const std::vector<attn::text::Token>& tokens) {
   return result;
 }
 
-std::vector<std::string> words_of(const std::string& text) {
-  return texts(tokenize(text));
-}
+std::vector<std::string> words_of(const std::string& text) { return texts(tokenize(text)); }
 
 }  // namespace
 

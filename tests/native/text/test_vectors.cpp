@@ -23,9 +23,7 @@ std::string parse_error(const std::string& text) {
 }
 
 // Same shape and the same values (Catch cannot decompose an xtensor comparison).
-bool same(const attn::Matrix& a, const attn::Matrix& b) {
-  return a.shape() == b.shape() && a == b;
-}
+bool same(const attn::Matrix& a, const attn::Matrix& b) { return a.shape() == b.shape() && a == b; }
 
 bool has_control_byte(const std::string& text) {
   for (unsigned char c : text) {

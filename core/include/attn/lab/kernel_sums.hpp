@@ -17,8 +17,8 @@ Intervals visible_intervals(const MaskOptions& mask, long query, long n);
 Intervals seeing_intervals(const MaskOptions& mask, long key, long n);
 
 enum class KernelPath {
-  fast,    // exponential kernels in O(n) through running sums; tables fall back to direct
-  direct   // every kernel by direct summation over the intervals, O(n · visible keys)
+  fast,   // exponential kernels in O(n) through running sums; tables fall back to direct
+  direct  // every kernel by direct summation over the intervals, O(n · visible keys)
 };
 
 // out[o] = Σ_{k in intervals(o)} w[k] · K(|o - k|), intervals(o) = visible_intervals (gather,

@@ -47,10 +47,10 @@ constexpr const auto& names_of(NeedleMetric) { return kNeedleMetricNames; }
 
 struct NeedleOptions {
   PositionModel model;
-  long depths = 11;       // D ≥ 2 relative depths 0, 1/(D-1), ..., 1
-  double signal = 4.0;    // the needle's content score against the final query
-  double noise = 1.0;     // ≥ 0, std of the distractors' content scores
-  long trials = 8;        // T ≥ 1 seeded draws of the distractors
+  long depths = 11;     // D ≥ 2 relative depths 0, 1/(D-1), ..., 1
+  double signal = 4.0;  // the needle's content score against the final query
+  double noise = 1.0;   // ≥ 0, std of the distractors' content scores
+  long trials = 8;      // T ≥ 1 seeded draws of the distractors
   std::uint32_t seed = 1;
   NeedleMetric metric = NeedleMetric::mass;
   Mitigation mitigation;

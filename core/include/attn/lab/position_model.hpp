@@ -39,18 +39,18 @@ inline constexpr std::array<PositionalType, 3> kDistanceBiasTypes{
 // The positional part of every score, a function of the distance alone.
 struct DistanceBias {
   PositionalType type = PositionalType::none;  // one of kDistanceBiasTypes
-  double slope = 0.0;     // ALiBi: ≥ 0, the score falls by slope per position of distance
+  double slope = 0.0;       // ALiBi: ≥ 0, the score falls by slope per position of distance
   double base = kRopeBase;  // RoPE: > 1
-  long head_width = 64;   // RoPE: dh, even ≥ 2
-  double strength = 6.0;  // RoPE: ≥ 0, the score of the queries' and keys' shared direction
-                          // at distance 0; at distance d it is strength·g(d)
+  long head_width = 64;     // RoPE: dh, even ≥ 2
+  double strength = 6.0;    // RoPE: ≥ 0, the score of the queries' and keys' shared direction
+                            // at distance 0; at distance d it is strength·g(d)
 };
 
 struct PositionModel {
-  long n = 0;                                // positions, the final token included
-  long layers = 1;                           // L ≥ 1
-  double residual = 0.0;                     // α in [0, 1]
-  MaskOptions mask{true};                    // causal by default; window and sinks as in attention
+  long n = 0;              // positions, the final token included
+  long layers = 1;         // L ≥ 1
+  double residual = 0.0;   // α in [0, 1]
+  MaskOptions mask{true};  // causal by default; window and sinks as in attention
   DistanceBias bias;
   std::vector<double> position_scales{1.0};  // one per head, each > 0; heads are averaged
 };
