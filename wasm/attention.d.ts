@@ -1,4 +1,8 @@
 // Types of the attention engine's JavaScript API (dist/wasm/attention.mjs).
+//
+// Every call checks its input and throws an Error whose message names the argument, what
+// was expected and what was given. The names of option values ('softmax', 'rope', 'ms-poe'
+// …) are the core's: an unknown one is an error that lists the names the option takes.
 
 /** Row-major matrix. `data.length === rows * cols`. */
 export interface Matrix {
@@ -97,7 +101,7 @@ export interface RolloutOptions {
   /** α in [0, 1]. */
   residual?: number;
   causal?: boolean;
-  positional?: { type: 'none' } | { type: 'alibi'; slope: number };
+  positional?: { type: 'none' } | AlibiDistanceBias;
   window?: number;
   sinks?: number;
 }
@@ -122,11 +126,19 @@ export interface MemoryOptions {
 // in rows that read content (the needle experiments), where u_j = exp(content score of key
 // j). Rollout R = ∏_l (α·I + (1 − α)·A) follows the residual stream through the layers.
 
+/**
+ * ALiBi: the score falls by the slope (≥ 0) per position of distance: −slope·d. The model's
+ * heads share one slope: `slopes` holds it, as attention's ALiBi holds one per head; `slope`
+ * is the lab's first spelling of the same.
+ */
+export type AlibiDistanceBias =
+  | { type: 'alibi'; slopes: number[] | Float32Array }
+  | { type: 'alibi'; slope: number };
+
 /** The positional part of every score, a function of the distance d = |i − j| alone. */
 export type DistanceBias =
   | { type: 'none' }
-  /** ALiBi: the score falls by `slope` (≥ 0) per position of distance: −slope·d. */
-  | { type: 'alibi'; slope: number }
+  | AlibiDistanceBias
   /**
    * RoPE's long-term decay, seen by the direction that queries and keys share: the score is
    * strength·g(d) with g(d) = (1/(headWidth/2)) Σ_t cos(d·θ_t), θ_t = base^(−2t/headWidth),
@@ -260,37 +272,16 @@ export interface NeedleGridOptions extends Omit<PositionModelOptions, 'n'>, Need
   lengths: number[];
 }
 
-export interface NeedleGrid {
-  /** rows = lengths.length, cols = depths. */
-  rows: number;
-  cols: number;
+/**
+ * A matrix like every other: rows = lengths.length, cols = depths, and data[r·cols + d] is
+ * needleSweep's retrieval at n = lengths[r], depth d.
+ */
+export interface NeedleGrid extends Matrix {
   lengths: Int32Array;
   depths: Float32Array;
-  /** rows × cols, row-major: values[r·cols + d] is needleSweep at n = lengths[r], depth d. */
+  /** The same array as `data`, under the grid's first name for it. */
   values: Float32Array;
 }
-
-export interface AttentionEngine {
-  readonly version: string;
-  /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
-  readonly memoryBytes: number;
-  attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
-  selfAttention(x: MatrixInput, options?: SelfAttentionOptions): SelfAttentionResult;
-  walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;
-  torchGenerator(seed: number): TorchGenerator;
-  rollout(options: RolloutOptions): { influence: Float32Array };
-  attentionMemory(options: MemoryOptions): number;
-  /** RoFormer's relative upper bound of RoPE attention vs distance 0..maxDistance. */
-  ropeDecay(options: { headWidth: number; base?: number; maxDistance: number }): Float32Array;
-  /** The content-free position curve: start·R (see PositionCurveOptions.measure). O(L·n·H) for ALiBi or no bias, O(L·n²·H) for RoPE. */
-  positionCurve(options: PositionCurveOptions): PositionCurve;
-  /** Retrieval of a needle at each depth, averaged over seeded trials; about D·T position curves' work. */
-  needleSweep(options: NeedleSweepOptions): NeedleSweep;
-  /** needleSweep for each of several context lengths: the needle-in-a-haystack grid. */
-  needleGrid(options: NeedleGridOptions): NeedleGrid;
-}
-
-export default function createAttention(): Promise<AttentionEngine>;
 
 // ---- text: the tokenizer and the vector-table parser ------------------------------------------
 
@@ -315,12 +306,38 @@ export interface TokenizeOptions {
   limit?: number;
 }
 
+/** What `await createAttention()` returns: the engine's calls, by group. */
 export interface AttentionEngine {
+  readonly version: string;
+  /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
+  readonly memoryBytes: number;
+
+  // ---- attention ----
+  attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
+  selfAttention(x: MatrixInput, options?: SelfAttentionOptions): SelfAttentionResult;
+  walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;
+  attentionMemory(options: MemoryOptions): number;
+
+  // ---- PyTorch's generator ----
+  torchGenerator(seed: number): TorchGenerator;
+
+  // ---- the lab ----
+  rollout(options: RolloutOptions): { influence: Float32Array };
+  /** The content-free position curve: start·R (see PositionCurveOptions.measure). O(L·n·H) for ALiBi or no bias, O(L·n²·H) for RoPE. */
+  positionCurve(options: PositionCurveOptions): PositionCurve;
+  /** Retrieval of a needle at each depth, averaged over seeded trials; about D·T position curves' work. */
+  needleSweep(options: NeedleSweepOptions): NeedleSweep;
+  /** needleSweep for each of several context lengths: the needle-in-a-haystack grid. */
+  needleGrid(options: NeedleGridOptions): NeedleGrid;
+  /** RoFormer's relative upper bound of RoPE attention vs distance 0..maxDistance. */
+  ropeDecay(options: { headWidth: number; base?: number; maxDistance: number }): Float32Array;
+
+  // ---- text ----
   /**
    * Words, clitics and single symbols, left to right, as GloVe's tokenizer splits them
-   * (core/include/attn/text.hpp has every rule). A word is a run of letters and digits of
-   * any script with their combining marks; a hyphen-minus or an apostrophe between two
-   * word characters stays in it ("state-of-the-art", "o'clock"). The clitics n't 's 're
+   * (core/include/attn/text/tokenizer.hpp has every rule). A word is a run of letters and
+   * digits of any script with their combining marks; a hyphen-minus or an apostrophe between
+   * two word characters stays in it ("state-of-the-art", "o'clock"). The clitics n't 's 're
    * 've 'll 'd 'm (' or ’, any case) split off where the word ends after them: "don't" →
    * "do", "n't"; "it’s" → "it", "’s". Every other non-space character is a token of its
    * own, an emoji sequence or a flag one token; whitespace, control and invisible format
@@ -335,3 +352,5 @@ export interface AttentionEngine {
    */
   parseVectors(text: string): Matrix;
 }
+
+export default function createAttention(): Promise<AttentionEngine>;

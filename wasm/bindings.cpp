@@ -1,27 +1,38 @@
-// Embind bindings: the thin layer between wasm/attention.mjs and the core.
+// Embind bindings: the thin layer between the JavaScript API (attention.mjs and the modules
+// of its call groups) and the core.
 //
 // Matrices arrive as {rows, cols, data: Float32Array} and leave as copies. Options arrive
-// already checked for type by attention.mjs. Every call catches C++ exceptions here and
-// returns {ok: true, value} or {ok: false, error}: a throw that crosses into JavaScript
-// leaks wasm memory, a value does not. attention.mjs turns errors into JavaScript Errors.
+// checked for type by the JavaScript side, holding only what the caller gave: an option
+// that is undefined keeps the core's default, and every name (normalization, kernel,
+// positional.type …) is read through the core's table for it (attn/names.hpp), so that an
+// unknown name is an error naming it. Every call catches C++ exceptions here and returns
+// {ok: true, value} or {ok: false, error}: a throw that crosses into JavaScript leaks wasm
+// memory, a value does not. arguments.mjs's unwrap turns errors into JavaScript Errors.
+//
+// The calls come in groups, each a section below and a paragraph of the one
+// EMSCRIPTEN_BINDINGS block at the end: attention, the generator, the lab, text.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
+#include "attn/lab/needle.hpp"
+#include "attn/lab/rollout.hpp"
 #include "attn/memory.hpp"
-#include "attn/position_bias.hpp"
+#include "attn/names.hpp"
 #include "attn/positional.hpp"
-#include "attn/rollout.hpp"
 #include "attn/self_attention.hpp"
-#include "attn/text.hpp"
+#include "attn/text/tokenizer.hpp"
+#include "attn/text/vectors.hpp"
 #include "attn/torch_generator.hpp"
 #include "attn/tutorial.hpp"
 #include "attn/version.hpp"
@@ -32,9 +43,9 @@ namespace {
 
 // ---- JavaScript → core ---------------------------------------------------------------
 
-// A whole number from JavaScript, clamped into long (32-bit in wasm). attention.mjs
-// already keeps sizes within 2^31 - 1; only window and sinks may be larger, and any
-// window past the sequence length sees the same keys.
+// A whole number from JavaScript, clamped into long (32-bit in wasm). The JavaScript side
+// already keeps sizes within 2^31 - 1; only window and sinks may be larger, and any window
+// past the sequence length sees the same keys.
 long to_long(const val& number) {
   const double value = number.as<double>();
   return static_cast<long>(std::clamp(value, double(LONG_MIN), double(LONG_MAX)));
@@ -44,9 +55,10 @@ long to_long(const val& number) {
 attn::Matrix to_matrix(const val& matrix) {
   const std::size_t rows = matrix["rows"].as<unsigned>(), cols = matrix["cols"].as<unsigned>();
   attn::Matrix result = attn::Matrix::from_shape({rows, cols});
-  // One copy, by Float32Array.set: attention.mjs hands over data as a Float32Array of
+  // One copy, by Float32Array.set: the JavaScript side hands over data as a Float32Array of
   // exactly rows·cols values.
-  val(emscripten::typed_memory_view(result.size(), result.data())).call<void>("set", matrix["data"]);
+  val(emscripten::typed_memory_view(result.size(), result.data()))
+      .call<void>("set", matrix["data"]);
   return result;
 }
 
@@ -62,54 +74,26 @@ std::optional<attn::Matrix> optional_matrix(const val& matrix) {
   return to_matrix(matrix);
 }
 
-attn::Normalization to_normalization(const std::string& name) {
-  if (name == "naive-softmax") return attn::Normalization::naive_softmax;
-  if (name == "sum") return attn::Normalization::sum;
-  return attn::Normalization::softmax;
+// Whether the caller gave options[key]; when not, the field it would set keeps the core's
+// default.
+bool given(const val& options, const char* key) { return !options[key].isUndefined(); }
+
+void read(const val& options, const char* key, long& field) {
+  if (given(options, key)) field = to_long(options[key]);
 }
 
-attn::Kernel to_kernel(const std::string& name) {
-  if (name == "materialized") return attn::Kernel::materialized;
-  if (name == "flash") return attn::Kernel::flash;
-  return attn::Kernel::automatic;
+void read(const val& options, const char* key, double& field) {
+  if (given(options, key)) field = options[key].as<double>();
 }
 
-attn::PositionalOptions to_positional(const val& positional) {
-  attn::PositionalOptions result;
-  const std::string type = positional["type"].as<std::string>();
-  if (type == "sinusoidal") result.type = attn::PositionalType::sinusoidal;
-  if (type == "rope") result.type = attn::PositionalType::rope;
-  if (type == "alibi") result.type = attn::PositionalType::alibi;
-  if (!positional["slopes"].isNull()) {
-    const attn::Vector slopes = to_vector(positional["slopes"]);
-    result.slopes.assign(slopes.begin(), slopes.end());
-  }
-  result.base = positional["base"].as<double>();
-  result.pairing = positional["pairing"].as<std::string>() == "half" ? attn::RopePairing::half
-                                                                      : attn::RopePairing::interleaved;
-  return result;
+void read(const val& options, const char* key, bool& field) {
+  if (given(options, key)) field = options[key].as<bool>();
 }
 
-// The normalised options object built by attention.mjs.
-attn::AttentionOptions to_options(const val& options) {
-  attn::AttentionOptions result;
-  result.heads = to_long(options["heads"]);
-  const val scale = options["scale"];
-  if (scale.isTrue()) {
-    result.scale.mode = attn::ScaleOption::Mode::inverse_sqrt_head_width;
-  } else if (scale.isFalse()) {
-    result.scale.mode = attn::ScaleOption::Mode::none;
-  } else {
-    result.scale.mode = attn::ScaleOption::Mode::factor;
-    result.scale.factor = scale.as<double>();
-  }
-  result.normalization = to_normalization(options["normalization"].as<std::string>());
-  result.mask.causal = options["causal"].as<bool>();
-  result.mask.window = to_long(options["window"]);
-  result.mask.sinks = to_long(options["sinks"]);
-  result.positional = to_positional(options["positional"]);
-  result.kernel = to_kernel(options["kernel"].as<std::string>());
-  return result;
+// A name, read through the core's table for its option: one of `accepted` or an error.
+template <class Enum>
+void read(const val& options, const char* key, Enum& field, attn::AcceptedOf<Enum> accepted = {}) {
+  if (given(options, key)) field = attn::parse<Enum>(options[key].as<std::string>(), accepted);
 }
 
 // ---- core → JavaScript ---------------------------------------------------------------
@@ -119,12 +103,13 @@ val to_float32_array(const float* data, std::size_t size) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
 }
 
-// data copied into `destination`, a Float32Array of a previous result (attention.mjs passes
-// nothing else), when it has exactly `size` elements; otherwise into a new Float32Array.
-// Overwriting spares the allocation, which costs ten times the copy itself (16 MiB of
-// results: 0.6 ms into a reused array, 7.5 ms into a new one, in Chromium here).
+// data copied into `destination`, a Float32Array of a previous result (the JavaScript side
+// passes nothing else), when it has exactly `size` elements; otherwise into a new
+// Float32Array. Overwriting spares the allocation, which costs ten times the copy itself
+// (16 MiB of results: 0.6 ms into a reused array, 7.5 ms into a new one, in Chromium here).
 val to_float32_array(const float* data, std::size_t size, const val& destination) {
-  if (destination.isNull() || destination.isUndefined() || destination["length"].as<double>() != size) {
+  if (destination.isNull() || destination.isUndefined() ||
+      destination["length"].as<double>() != size) {
     return to_float32_array(data, size);
   }
   destination.call<void>("set", emscripten::typed_memory_view(size, data));
@@ -135,6 +120,15 @@ val to_float32_array(const float* data, std::size_t size, const val& destination
 val to_float32_array(const std::vector<double>& values) {
   const std::vector<float> single(values.begin(), values.end());
   return to_float32_array(single.data(), single.size());
+}
+
+val to_int32_array(const std::vector<std::int32_t>& values) {
+  return val::global("Int32Array")
+      .new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+val to_int32_array(const std::vector<long>& values) {
+  return to_int32_array(std::vector<std::int32_t>(values.begin(), values.end()));
 }
 
 val to_js(const attn::Matrix& matrix, const val& destination = val::null()) {
@@ -153,16 +147,6 @@ val to_js(const std::vector<attn::Matrix>& matrices, const val& destinations) {
   for (std::size_t h = 0; h < matrices.size(); ++h) {
     result.call<void>("push", to_js(matrices[h], h < reusable ? destinations[h] : val::null()));
   }
-  return result;
-}
-
-// reuse: {scores, weights, context, ...} as attention.mjs's reuseOption builds it.
-val to_js(const attn::AttentionResult& attention, const val& reuse) {
-  val result = val::object();
-  result.set("scores", to_js(attention.scores, reuse["scores"]));
-  result.set("weights", to_js(attention.weights, reuse["weights"]));
-  result.set("context", to_js(attention.context, reuse["context"]));
-  result.set("kernel", std::string(attn::to_string(attention.kernel_used)));
   return result;
 }
 
@@ -187,11 +171,54 @@ val guarded(Body&& body) {
   return outcome;
 }
 
-// ---- the calls -------------------------------------------------------------------------
+// ---- attention (attn/attention.hpp, self_attention.hpp, tutorial.hpp, memory.hpp) -----
+
+// positional.type: any that self_attention takes; attention refuses sinusoidal, saying why.
+attn::PositionalOptions to_positional(const val& positional) {
+  attn::PositionalOptions result;
+  read(positional, "type", result.type, attn::kSelfAttentionPositionalTypes);
+  if (given(positional, "slopes")) {
+    const attn::Vector slopes = to_vector(positional["slopes"]);
+    result.slopes.assign(slopes.begin(), slopes.end());
+  }
+  read(positional, "base", result.base);
+  read(positional, "pairing", result.pairing);
+  return result;
+}
+
+attn::AttentionOptions to_options(const val& options) {
+  attn::AttentionOptions result;
+  read(options, "heads", result.heads);
+  const val scale = options["scale"];
+  if (scale.isFalse()) {
+    result.scale.mode = attn::ScaleOption::Mode::none;
+  } else if (!scale.isTrue() && !scale.isUndefined()) {
+    result.scale.mode = attn::ScaleOption::Mode::factor;
+    result.scale.factor = scale.as<double>();
+  }
+  read(options, "normalization", result.normalization);
+  read(options, "causal", result.mask.causal);
+  read(options, "window", result.mask.window);
+  read(options, "sinks", result.mask.sinks);
+  if (given(options, "positional")) result.positional = to_positional(options["positional"]);
+  read(options, "kernel", result.kernel);
+  return result;
+}
+
+// reuse: {scores, weights, context, ...} as the JavaScript side builds it from a previous result.
+val to_js(const attn::AttentionResult& attention, const val& reuse) {
+  val result = val::object();
+  result.set("scores", to_js(attention.scores, reuse["scores"]));
+  result.set("weights", to_js(attention.weights, reuse["weights"]));
+  result.set("context", to_js(attention.context, reuse["context"]));
+  result.set("kernel", std::string(attn::to_string(attention.kernel_used)));
+  return result;
+}
 
 val attention(val q, val k, val v, val options, val reuse) {
   return guarded([&] {
-    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)), reuse);
+    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)),
+                 reuse);
   });
 }
 
@@ -233,6 +260,20 @@ val walkthrough(val x, double query, double scale) {
   });
 }
 
+val attention_memory(val options) {
+  return guarded([&] {
+    attn::MemoryQuery query;
+    read(options, "n", query.n);
+    read(options, "m", query.m);
+    read(options, "heads", query.heads);
+    read(options, "bytesPerElement", query.bytes_per_element);
+    read(options, "kernel", query.kernel, attn::kMemoryKernels);
+    return val(attn::attention_memory(query));
+  });
+}
+
+// ---- PyTorch's generator (attn/torch_generator.hpp) ----------------------------------
+
 // The generator is replayed from its seed: `draws` numbers already consumed are skipped.
 // JavaScript holds only (seed, draws), so no C++ object outlives a call.
 attn::TorchGenerator replayed_generator(double seed, double draws) {
@@ -259,102 +300,66 @@ val torch_linear(double seed, double draws, double in_features, double out_featu
         generator.linear(to_long(val(in_features)), to_long(val(out_features)), bias);
     val out = val::object();
     out.set("weight", to_js(parameters.weight));
-    out.set("bias", parameters.bias ? to_float32_array(parameters.bias->data(), parameters.bias->size())
-                                    : val::null());
+    out.set("bias", parameters.bias
+                        ? to_float32_array(parameters.bias->data(), parameters.bias->size())
+                        : val::null());
     out.set("draws", static_cast<double>(generator.draws()));
     return out;
   });
 }
 
-val rollout(val options) {
-  return guarded([&] {
-    attn::RolloutOptions rollout_options;
-    rollout_options.n = to_long(options["n"]);
-    rollout_options.layers = to_long(options["layers"]);
-    rollout_options.residual = options["residual"].as<double>();
-    rollout_options.mask.causal = options["causal"].as<bool>();
-    rollout_options.mask.window = to_long(options["window"]);
-    rollout_options.mask.sinks = to_long(options["sinks"]);
-    rollout_options.alibi_slope = options["slope"].as<double>();
-    val out = val::object();
-    out.set("influence", to_float32_array(attn::rollout_influence(rollout_options)));
-    return out;
-  });
-}
+// ---- the "lost in the middle" lab (attn/lab/) -----------------------------------------
 
-val attention_memory(val options) {
-  return guarded([&] {
-    attn::MemoryQuery query;
-    query.n = to_long(options["n"]);
-    query.m = to_long(options["m"]);
-    query.heads = to_long(options["heads"]);
-    query.bytes_per_element = to_long(options["bytesPerElement"]);
-    query.kernel = to_kernel(options["kernel"].as<std::string>());
-    return val(attn::attention_memory(query));
-  });
-}
-
-val rope_decay(double head_width, double base, double max_distance) {
-  return guarded([&] {
-    return to_float32_array(
-        attn::rope_decay_bound(to_long(val(head_width)), base, to_long(val(max_distance))));
-  });
-}
-
-// ---- the "lost in the middle" lab (attn/position_bias.hpp) ---------------------------------
-
-// The normalised model options built by attention.mjs: n, layers, residual, causal, window,
-// sinks, positional {type, slope, base, headWidth, strength} and positionScales (number[]).
-attn::PositionModel to_position_model(const val& options) {
-  attn::PositionModel model;
-  model.n = to_long(options["n"]);
-  model.layers = to_long(options["layers"]);
-  model.residual = options["residual"].as<double>();
-  model.mask.causal = options["causal"].as<bool>();
-  model.mask.window = to_long(options["window"]);
-  model.mask.sinks = to_long(options["sinks"]);
-  const val positional = options["positional"];
-  const std::string type = positional["type"].as<std::string>();
-  if (type == "alibi") model.bias.type = attn::DistanceBias::Type::alibi;
-  if (type == "rope") model.bias.type = attn::DistanceBias::Type::rope;
-  model.bias.slope = positional["slope"].as<double>();
-  model.bias.base = positional["base"].as<double>();
-  model.bias.head_width = to_long(positional["headWidth"]);
-  model.bias.strength = positional["strength"].as<double>();
-  model.position_scales = emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
+// The model options shared by every lab call: n, layers, residual, causal, window, sinks,
+// positional {type, slope, base, headWidth, strength} and positionScales (number[]), each
+// only when given. positional.type must be one of `types`.
+attn::lab::PositionModel to_position_model(
+    const val& options,
+    attn::Accepted<attn::PositionalType> types = attn::lab::kDistanceBiasTypes) {
+  attn::lab::PositionModel model;
+  read(options, "n", model.n);
+  read(options, "layers", model.layers);
+  read(options, "residual", model.residual);
+  read(options, "causal", model.mask.causal);
+  read(options, "window", model.mask.window);
+  read(options, "sinks", model.mask.sinks);
+  if (given(options, "positional")) {
+    const val positional = options["positional"];
+    read(positional, "type", model.bias.type, types);
+    read(positional, "slope", model.bias.slope);
+    read(positional, "base", model.bias.base);
+    read(positional, "headWidth", model.bias.head_width);
+    read(positional, "strength", model.bias.strength);
+  }
+  if (given(options, "positionScales")) {
+    model.position_scales =
+        emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
+  }
   return model;
 }
 
-attn::NeedleOptions to_needle_options(const val& options) {
-  attn::NeedleOptions needle;
+attn::lab::NeedleOptions to_needle_options(const val& options) {
+  attn::lab::NeedleOptions needle;
   needle.model = to_position_model(options);
-  needle.depths = to_long(options["depths"]);
-  needle.signal = options["signal"].as<double>();
-  needle.noise = options["noise"].as<double>();
-  needle.trials = to_long(options["trials"]);
-  needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
-  needle.metric = options["metric"].as<std::string>() == "top1" ? attn::NeedleMetric::top1
-                                                                : attn::NeedleMetric::mass;
-  const val mitigation = options["mitigation"];
-  const std::string type = mitigation["type"].as<std::string>();
-  using Type = attn::Mitigation::Type;
-  if (type == "query-aware") needle.mitigation.type = Type::query_aware;
-  if (type == "calibration") needle.mitigation.type = Type::calibration;
-  if (type == "ms-poe") needle.mitigation.type = Type::ms_poe;
-  if (type == "reorder") needle.mitigation.type = Type::reorder;
-  needle.mitigation.heads = to_long(mitigation["heads"]);
-  needle.mitigation.min_ratio = mitigation["minRatio"].as<double>();
-  needle.mitigation.max_ratio = mitigation["maxRatio"].as<double>();
-  needle.mitigation.retriever_noise = mitigation["retrieverNoise"].as<double>();
+  read(options, "depths", needle.depths);
+  read(options, "signal", needle.signal);
+  read(options, "noise", needle.noise);
+  read(options, "trials", needle.trials);
+  if (given(options, "seed"))
+    needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
+  read(options, "metric", needle.metric);
+  if (given(options, "mitigation")) {
+    const val mitigation = options["mitigation"];
+    read(mitigation, "type", needle.mitigation.type);
+    read(mitigation, "heads", needle.mitigation.heads);
+    read(mitigation, "minRatio", needle.mitigation.min_ratio);
+    read(mitigation, "maxRatio", needle.mitigation.max_ratio);
+    read(mitigation, "retrieverNoise", needle.mitigation.retriever_noise);
+  }
   return needle;
 }
 
-val to_int32_array(const std::vector<long>& values) {
-  const std::vector<std::int32_t> whole(values.begin(), values.end());
-  return val::global("Int32Array").new_(emscripten::typed_memory_view(whole.size(), whole.data()));
-}
-
-val to_js(const attn::CurveSummary& summary) {
+val to_js(const attn::lab::CurveSummary& summary) {
   val result = val::object();
   result.set("begin", summary.begin);
   result.set("middle", summary.middle);
@@ -364,12 +369,23 @@ val to_js(const attn::CurveSummary& summary) {
   return result;
 }
 
+// engine.rollout's contract (API.md): the model with no positional bias or ALiBi.
+val rollout(val options) {
+  return guarded([&] {
+    const attn::lab::PositionModel model =
+        to_position_model(options, {attn::PositionalType::none, attn::PositionalType::alibi});
+    val out = val::object();
+    out.set("influence", to_float32_array(attn::lab::rollout(model)));
+    return out;
+  });
+}
+
 val position_curve(val options) {
   return guarded([&] {
-    const attn::RolloutStart start = options["measure"].as<std::string>() == "received"
-                                         ? attn::RolloutStart::every_token
-                                         : attn::RolloutStart::final_token;
-    const attn::PositionCurve curve = attn::position_curve(to_position_model(options), start);
+    attn::lab::RolloutStart start = attn::lab::RolloutStart::final_token;  // measure 'final'
+    read(options, "measure", start);
+    const attn::lab::PositionCurve curve =
+        attn::lab::position_curve(to_position_model(options), start);
     val out = val::object();
     out.set("values", to_float32_array(curve.values));
     out.set("summary", to_js(curve.summary));
@@ -379,7 +395,7 @@ val position_curve(val options) {
 
 val needle_sweep(val options) {
   return guarded([&] {
-    const attn::NeedleSweep sweep = attn::needle_sweep(to_needle_options(options));
+    const attn::lab::NeedleSweep sweep = attn::lab::needle_sweep(to_needle_options(options));
     val out = val::object();
     out.set("depths", to_float32_array(sweep.depths));
     out.set("positions", to_int32_array(sweep.positions));
@@ -395,15 +411,61 @@ val needle_grid(val options) {
         emscripten::convertJSArrayToNumberVector<double>(options["lengths"]);
     std::vector<long> lengths;
     for (double length : requested) lengths.push_back(to_long(val(length)));
-    const attn::NeedleGrid grid = attn::needle_grid(to_needle_options(options), lengths);
+    const attn::lab::NeedleGrid grid = attn::lab::needle_grid(to_needle_options(options), lengths);
     val out = val::object();
-    out.set("lengths", to_int32_array(grid.lengths));
-    out.set("depths", to_float32_array(grid.depths));
-    out.set("values", to_float32_array(grid.values));
+    // A matrix as every other call returns one, {rows, cols, data}; `values`, its first
+    // spelling, is the same array.
+    const val data = to_float32_array(grid.values);
     out.set("rows", grid.lengths.size());
     out.set("cols", grid.depths.size());
+    out.set("data", data);
+    out.set("values", data);
+    out.set("lengths", to_int32_array(grid.lengths));
+    out.set("depths", to_float32_array(grid.depths));
     return out;
   });
+}
+
+// RoPE's decay (attn/positional.hpp), which the lab plots: {headWidth, base, maxDistance}.
+val rope_decay(val options) {
+  return guarded([&] {
+    long head_width = 0, max_distance = 0;
+    double base = attn::kRopeBase;
+    read(options, "headWidth", head_width);
+    read(options, "base", base);
+    read(options, "maxDistance", max_distance);
+    return to_float32_array(attn::rope_decay_bound(head_width, base, max_distance));
+  });
+}
+
+// ---- text: the tokenizer and the vector-table parser (attn/text/) --------------------------
+// Text arrives as UTF-8 through Embind's std::string, after the JavaScript side has replaced
+// lone surrogates (which Embind's encoder would merge with the next character); offsets go
+// back as UTF-16 indices into the caller's string.
+
+// limit: undefined for every token (an error past kMaxTokens), or the most to read.
+val tokenize(std::string text, val limit) {
+  return guarded([&] {
+    const attn::text::Tokenized result =
+        limit.isUndefined() ? attn::text::Tokenized{attn::text::tokenize(text), false}
+                            : attn::text::tokenize(text, limit.as<std::size_t>());
+    std::vector<std::int32_t> starts, ends;  // text is at most 16 MiB: offsets fit in 32 bits
+    starts.reserve(result.tokens.size());
+    ends.reserve(result.tokens.size());
+    for (const attn::text::Token& token : result.tokens) {
+      starts.push_back(static_cast<std::int32_t>(token.utf16_begin));
+      ends.push_back(static_cast<std::int32_t>(token.utf16_end));
+    }
+    val out = val::object();
+    out.set("starts", to_int32_array(starts));
+    out.set("ends", to_int32_array(ends));
+    out.set("truncated", result.truncated);
+    return out;
+  });
+}
+
+val parse_vectors(std::string text) {
+  return guarded([&] { return to_js(attn::text::parse_vectors(text)); });
 }
 
 std::string version() { return attn::version(); }
@@ -411,57 +473,26 @@ std::string version() { return attn::version(); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
+  emscripten::function("version", &version);
+
+  // attention
   emscripten::function("attention", &attention);
   emscripten::function("selfAttention", &self_attention);
   emscripten::function("walkthrough", &walkthrough);
+  emscripten::function("attentionMemory", &attention_memory);
+
+  // PyTorch's generator
   emscripten::function("torchRand", &torch_rand);
   emscripten::function("torchLinear", &torch_linear);
+
+  // the lab
   emscripten::function("rollout", &rollout);
-  emscripten::function("attentionMemory", &attention_memory);
-  emscripten::function("ropeDecay", &rope_decay);
   emscripten::function("positionCurve", &position_curve);
   emscripten::function("needleSweep", &needle_sweep);
   emscripten::function("needleGrid", &needle_grid);
-  emscripten::function("version", &version);
-}
+  emscripten::function("ropeDecay", &rope_decay);
 
-// ---- text: the tokenizer and the vector-table parser (attn/text.hpp) -----------------------
-// Text arrives as UTF-8 through Embind's std::string, after attention.mjs has replaced lone
-// surrogates (which Embind's encoder would merge with the next character); offsets go back
-// as UTF-16 indices into the caller's string.
-
-namespace {
-
-// limit: undefined for every token (an error past kMaxTokens), or the most to read.
-val text_tokenize(std::string text, val limit) {
-  return guarded([&] {
-    const attn::text::Tokenized result =
-        limit.isUndefined() ? attn::text::Tokenized{attn::text::tokenize(text), false}
-                            : attn::text::tokenize(text, limit.as<std::size_t>());
-    const std::vector<attn::text::Token>& tokens = result.tokens;
-    std::vector<std::int32_t> starts, ends;  // text is at most 16 MiB: offsets fit in 32 bits
-    starts.reserve(tokens.size());
-    ends.reserve(tokens.size());
-    for (const attn::text::Token& token : tokens) {
-      starts.push_back(static_cast<std::int32_t>(token.utf16_begin));
-      ends.push_back(static_cast<std::int32_t>(token.utf16_end));
-    }
-    const val Int32Array = val::global("Int32Array");
-    val out = val::object();
-    out.set("starts", Int32Array.new_(emscripten::typed_memory_view(starts.size(), starts.data())));
-    out.set("ends", Int32Array.new_(emscripten::typed_memory_view(ends.size(), ends.data())));
-    out.set("truncated", result.truncated);
-    return out;
-  });
-}
-
-val text_parse_vectors(std::string text) {
-  return guarded([&] { return to_js(attn::text::parse_vectors(text)); });
-}
-
-}  // namespace
-
-EMSCRIPTEN_BINDINGS(attention_text) {
-  emscripten::function("tokenize", &text_tokenize);
-  emscripten::function("parseVectors", &text_parse_vectors);
+  // text
+  emscripten::function("tokenize", &tokenize);
+  emscripten::function("parseVectors", &parse_vectors);
 }

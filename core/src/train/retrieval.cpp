@@ -60,9 +60,7 @@ void validate(const TaskOptions& task) {
   }
 }
 
-long vocabulary_size(const TaskOptions& task) {
-  return task.keys + task.values + 3;
-}
+long vocabulary_size(const TaskOptions& task) { return task.keys + task.values + 3; }
 
 long sequence_length(Objective objective, const TaskOptions& task, long pairs) {
   switch (objective) {

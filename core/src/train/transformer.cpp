@@ -205,9 +205,7 @@ void Transformer::set_parameter(const std::string& name, const Matrix& value) {
   std::copy(value.begin(), value.end(), values_.begin() + info.offset);
 }
 
-void Transformer::zero_gradients() {
-  std::fill(gradients_.begin(), gradients_.end(), 0.0f);
-}
+void Transformer::zero_gradients() { std::fill(gradients_.begin(), gradients_.end(), 0.0f); }
 
 void Transformer::validate(const Batch& batch) const {
   require_range("batch", batch.B, 1, long(kMaxActivationFloats));
