@@ -76,6 +76,17 @@ export function requireTyped(name, value, keysByType, example) {
   return type;
 }
 
+// A positional option {type, ...} whose keys by type are keysByType → {type, slopes, base,
+// pairing}, each undefined unless given.
+export function positionalOption(name, positional, keysByType) {
+  return {
+    type: requireTyped(name, positional, keysByType, "{type: 'rope'}"),
+    slopes: optional(positional.slopes, (slopes) => toVector(`${name}.slopes`, slopes)),
+    base: optional(positional.base, (base) => requireFiniteNumber(`${name}.base`, base)),
+    pairing: optional(positional.pairing, (pairing) => requireName(`${name}.pairing`, pairing)),
+  };
+}
+
 // `value` checked by `check`, or undefined when the caller left it out: the core's default
 // then holds, so that each default is written once, in the core.
 export function optional(value, check) {

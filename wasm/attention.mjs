@@ -1,17 +1,18 @@
 // The attention engine's JavaScript API (see README "API"). The default export is an
 // async factory: `const engine = await createAttention();` in browsers, workers and Node.
 // The engine's calls come in groups, each a module beside this one (and a section of
-// bindings.cpp): attention here, then the generator, the lab and text.
+// bindings.cpp): attention here, then the generator, the lab, text and training.
 import createAttentionCore from './attention_core.mjs';
 import {
   describe, fail, optional, requireBoolean, requireCount, requireFiniteNumber, requireKnownKeys,
-  requireName, requireTyped, requireWholeNumber, toMatrix, toVector, unwrap,
+  positionalOption, requireName, requireWholeNumber, toMatrix, toVector, unwrap,
 } from './arguments.mjs';
 import { generatorCalls } from './generator.mjs';
 import { labCalls } from './lab.mjs';
 import { textCalls } from './text.mjs';
+import { trainingCalls } from './training.mjs';
 
-const ATTENTION_OPTIONS = ['heads', 'scale', 'normalization', 'causal', 'window', 'sinks',
+const ATTENTION_OPTIONS = ['heads', 'scale', 'normalization', 'causal', 'window', 'sinks', 'prefix',
   'positional', 'kernel'];
 const PROJECTION_OPTIONS = ['wq', 'wk', 'wv', 'wo', 'bo'];
 // The keys of each positional type of attention and selfAttention (attention refuses
@@ -19,16 +20,6 @@ const PROJECTION_OPTIONS = ['wq', 'wk', 'wv', 'wo', 'bo'];
 const POSITIONAL_KEYS = {
   none: ['type'], sinusoidal: ['type'], rope: ['type', 'base', 'pairing'], alibi: ['type', 'slopes'],
 };
-
-// {type, ...} → {type, slopes, base, pairing}, each undefined unless given.
-function positionalOption(positional) {
-  return {
-    type: requireTyped('positional', positional, POSITIONAL_KEYS, "{type: 'rope'}"),
-    slopes: optional(positional.slopes, (slopes) => toVector('positional.slopes', slopes)),
-    base: optional(positional.base, (base) => requireFiniteNumber('positional.base', base)),
-    pairing: optional(positional.pairing, (pairing) => requireName('positional.pairing', pairing)),
-  };
-}
 
 // The arrays of `reuse`, a previous result of attention or selfAttention (or null), that
 // this call may overwrite instead of allocating (bindings.cpp takes an array whose length
@@ -67,7 +58,8 @@ function attentionOptions(options) {
     causal: optional(options.causal, (causal) => requireBoolean('causal', causal)),
     window: optional(options.window, (window) => requireWholeNumber('window', window, 0)),
     sinks: optional(options.sinks, (sinks) => requireWholeNumber('sinks', sinks, 0)),
-    positional: optional(options.positional, positionalOption),
+    prefix: optional(options.prefix, (prefix) => requireWholeNumber('prefix', prefix, 0)),
+    positional: optional(options.positional, (positional) => positionalOption('positional', positional, POSITIONAL_KEYS)),
     kernel: optional(options.kernel, (name) => requireName('kernel', name)),
   };
 }
@@ -122,5 +114,6 @@ export default async function createAttention() {
     ...generatorCalls(core),
     ...labCalls(core),
     ...textCalls(core),
+    ...trainingCalls(core),
   });
 }

@@ -10,7 +10,7 @@
 // memory, a value does not. arguments.mjs's unwrap turns errors into JavaScript Errors.
 //
 // The calls come in groups, each a section below and a paragraph of the one
-// EMSCRIPTEN_BINDINGS block at the end: attention, the generator, the lab, text.
+// EMSCRIPTEN_BINDINGS block at the end: attention, the generator, the lab, text, training.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -34,6 +34,10 @@
 #include "attn/text/tokenizer.hpp"
 #include "attn/text/vectors.hpp"
 #include "attn/torch_generator.hpp"
+#include "attn/train/evaluation.hpp"
+#include "attn/train/optimizer.hpp"
+#include "attn/train/trainer.hpp"
+#include "attn/train/transformer.hpp"
 #include "attn/tutorial.hpp"
 #include "attn/version.hpp"
 
@@ -173,10 +177,13 @@ val guarded(Body&& body) {
 
 // ---- attention (attn/attention.hpp, self_attention.hpp, tutorial.hpp, memory.hpp) -----
 
-// positional.type: any that self_attention takes; attention refuses sinusoidal, saying why.
-attn::PositionalOptions to_positional(const val& positional) {
+// positional.type: one of `accepted` (by default any that self_attention takes; attention
+// refuses sinusoidal, saying why).
+attn::PositionalOptions to_positional(
+    const val& positional,
+    attn::AcceptedOf<attn::PositionalType> accepted = attn::kSelfAttentionPositionalTypes) {
   attn::PositionalOptions result;
-  read(positional, "type", result.type, attn::kSelfAttentionPositionalTypes);
+  read(positional, "type", result.type, accepted);
   if (given(positional, "slopes")) {
     const attn::Vector slopes = to_vector(positional["slopes"]);
     result.slopes.assign(slopes.begin(), slopes.end());
@@ -200,6 +207,7 @@ attn::AttentionOptions to_options(const val& options) {
   read(options, "causal", result.mask.causal);
   read(options, "window", result.mask.window);
   read(options, "sinks", result.mask.sinks);
+  read(options, "prefix", result.mask.prefix);
   if (given(options, "positional")) result.positional = to_positional(options["positional"]);
   read(options, "kernel", result.kernel);
   return result;
@@ -468,6 +476,371 @@ val parse_vectors(std::string text) {
   return guarded([&] { return to_js(attn::text::parse_vectors(text)); });
 }
 
+// ---- training (attn/train/) ------------------------------------------------------------
+
+// Ids from the JavaScript side, which hands over an Int32Array.
+std::vector<int> to_ids(const val& ids) {
+  return emscripten::convertJSArrayToNumberVector<int>(ids);
+}
+
+// A batch as training.mjs's batchInput builds it; the vectors own the ids the Batch points to.
+struct BatchIds {
+  std::vector<int> tokens, targets;
+  attn::train::Batch batch;
+
+  explicit BatchIds(const val& input)
+      : tokens(to_ids(input["tokens"])),
+        targets(input["targets"].isNull() ? std::vector<int>{} : to_ids(input["targets"])) {
+    batch.tokens = tokens.data();
+    batch.targets = input["targets"].isNull() ? nullptr : targets.data();
+    batch.B = to_long(input["batch"]);
+    batch.T = to_long(input["length"]);
+    batch.A = to_long(input["answers"]);
+    batch.prefix = to_long(input["prefix"]);
+  }
+};
+
+void read_architecture(const val& options, attn::train::TransformerConfig& config) {
+  read(options, "layers", config.layers);
+  read(options, "dModel", config.d_model);
+  read(options, "heads", config.heads);
+  read(options, "mlp", config.mlp);
+  read(options, "maxLength", config.max_length);
+  if (given(options, "positional")) {
+    config.positional = to_positional(options["positional"], attn::train::kModelPositionalTypes);
+  }
+}
+
+attn::train::TransformerConfig to_transformer_config(const val& config) {
+  attn::train::TransformerConfig result;
+  read(config, "vocab", result.vocab);
+  read(config, "outputs", result.outputs);
+  read_architecture(config, result);
+  if (given(config, "seed")) result.seed = config["seed"].as<std::uint32_t>();
+  return result;
+}
+
+val to_js(const attn::train::TransformerConfig& config) {
+  val result = val::object();
+  result.set("vocab", config.vocab);
+  result.set("outputs", config.outputs);
+  result.set("layers", config.layers);
+  result.set("dModel", config.d_model);
+  result.set("heads", config.heads);
+  result.set("mlp", config.mlp);
+  val positional = val::object();
+  positional.set("type", std::string(attn::to_string(config.positional.type)));
+  if (config.positional.type == attn::PositionalType::rope) {
+    positional.set("base", config.positional.base);
+    positional.set("pairing", std::string(attn::to_string(config.positional.pairing)));
+  }
+  if (config.positional.type == attn::PositionalType::alibi) {
+    const std::vector<float> slopes = config.positional.slopes.empty()
+                                          ? attn::alibi_default_slopes(config.heads)
+                                          : config.positional.slopes;
+    val numbers = val::array();  // plain numbers, so that a saved model's JSON holds an array
+    for (float slope : slopes) numbers.call<void>("push", slope);
+    positional.set("slopes", numbers);
+  }
+  result.set("positional", positional);
+  result.set("maxLength", config.max_length);
+  result.set("seed", double(config.seed));
+  return result;
+}
+
+// rows×cols floats at `data` as a {rows, cols, data} copy.
+val to_js(const float* data, long rows, long cols) {
+  val result = val::object();
+  result.set("rows", rows);
+  result.set("cols", cols);
+  result.set("data", to_float32_array(data, std::size_t(rows) * cols));
+  return result;
+}
+
+val to_float64_array(const std::vector<double>& values) {
+  return val::global("Float64Array")
+      .new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+// [layer][head] → Float64Array, as JavaScript arrays.
+val to_js(const attn::train::AttentionByPosition& table) {
+  val layers = val::array();
+  for (const auto& heads : table) {
+    val row = val::array();
+    for (const auto& values : heads) row.call<void>("push", to_float64_array(values));
+    layers.call<void>("push", row);
+  }
+  return layers;
+}
+
+val to_js(const attn::train::Checkpoint& checkpoint) {
+  val result = val::object();
+  result.set("step", checkpoint.step);
+  result.set("loss", checkpoint.loss);
+  result.set("accuracy", checkpoint.accuracy);
+  result.set("accuracyByPosition", to_float64_array(checkpoint.accuracy_by_position));
+  return result;
+}
+
+val to_js(const attn::train::Evaluation& evaluation) {
+  val result = val::object();
+  result.set("pairs", evaluation.pairs);
+  result.set("accuracy", evaluation.accuracy);
+  result.set("loss", evaluation.loss);
+  result.set("accuracyByPosition", to_float64_array(evaluation.accuracy_by_position));
+  val attention = val::object();
+  attention.set("toValue", to_js(evaluation.to_value));
+  attention.set("toKey", to_js(evaluation.to_key));
+  attention.set("toFirst", to_js(evaluation.to_first));
+  result.set("attention", attention);
+  return result;
+}
+
+// A model that JavaScript holds (and must delete); trainers and optimizers share it.
+class ModelHandle {
+ public:
+  explicit ModelHandle(std::shared_ptr<attn::train::Transformer> model)
+      : model_(std::move(model)) {}
+
+  const std::shared_ptr<attn::train::Transformer>& model() const { return model_; }
+
+  val config() const { return to_js(model_->config()); }
+
+  val parameter_names() const {
+    val names = val::array();
+    for (const std::string& name : model_->parameter_names()) names.call<void>("push", name);
+    return names;
+  }
+
+  val parameter(const std::string& name) const {
+    return guarded([&] { return to_js(model_->parameter(name)); });
+  }
+
+  val set_parameter(const std::string& name, const val& value) {
+    return guarded([&] {
+      model_->set_parameter(name, to_matrix(value));
+      return val::undefined();
+    });
+  }
+
+  val loss_and_gradients(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      val result = val::object();
+      result.set("loss", model_->loss_and_gradients(ids.batch));
+      val gradients = val::object();
+      for (const attn::train::ParameterInfo& info : model_->parameters()) {
+        gradients.set(info.name, to_js(model_->gradients() + info.offset, info.rows, info.cols));
+      }
+      result.set("gradients", gradients);
+      return result;
+    });
+  }
+
+  val logits(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      model_->forward(ids.batch);
+      return to_js(model_->logits(), ids.batch.B * ids.batch.A, model_->config().outputs);
+    });
+  }
+
+  // input: one sequence whose answers are all its positions, so every layer computes every row.
+  val attention(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      model_->forward(ids.batch);
+      const long T = ids.batch.T;
+      val layers = val::array();
+      for (long l = 0; l < model_->config().layers; ++l) {
+        val heads = val::array();
+        for (long h = 0; h < model_->config().heads; ++h) {
+          heads.call<void>("push", to_js(model_->attention_weights(l) + h * T * T, T, T));
+        }
+        layers.call<void>("push", heads);
+      }
+      val result = val::object();
+      result.set("weights", layers);
+      return result;
+    });
+  }
+
+ private:
+  std::shared_ptr<attn::train::Transformer> model_;
+};
+
+val create_transformer(val config) {
+  return guarded([&] {
+    return val(
+        ModelHandle(std::make_shared<attn::train::Transformer>(to_transformer_config(config))));
+  });
+}
+
+attn::train::TaskOptions to_task(const val& task) {
+  attn::train::TaskOptions result;
+  read(task, "pairs", result.pairs);
+  read(task, "keys", result.keys);
+  read(task, "values", result.values);
+  read(task, "answerPositions", result.answer_positions);
+  read(task, "span", result.span);
+  if (given(task, "mix")) {  // the weights given; an objective left out weighs 0
+    const val mix = task["mix"];
+    for (std::size_t o = 0; o < attn::train::kObjectives.size(); ++o) {
+      result.mix[o] = 0.0;
+      read(mix, attn::to_string(attn::train::kObjectives[o]), result.mix[o]);
+    }
+  }
+  return result;
+}
+
+attn::train::OptimizerOptions to_optimizer(const val& training) {
+  attn::train::OptimizerOptions result;
+  read(training, "steps", result.schedule.steps);
+  read(training, "learningRate", result.schedule.learning_rate);
+  read(training, "warmup", result.schedule.warmup);
+  read(training, "schedule", result.schedule.schedule);
+  read(training, "weightDecay", result.adamw.weight_decay);
+  if (given(training, "betas")) {
+    result.adamw.beta1 = training["betas"][0].as<double>();
+    result.adamw.beta2 = training["betas"][1].as<double>();
+  }
+  read(training, "clip", result.clip);
+  return result;
+}
+
+attn::train::TrainingOptions to_training(const val& options) {
+  attn::train::TrainingOptions result;
+  result.task = to_task(options["task"]);
+  const val model = options["model"];
+  read_architecture(model, result.model);
+  read(model, "context", result.context);
+  const val training = options["training"];
+  result.optimizer = to_optimizer(training);
+  read(training, "batch", result.batch);
+  if (given(training, "seed")) result.seed = training["seed"].as<std::uint32_t>();
+  const val evaluation = options["evaluation"];
+  read(evaluation, "every", result.every);
+  read(evaluation, "sequences", result.sequences);
+  result.evaluation_pairs = {result.task.pairs};
+  if (given(evaluation, "pairs")) {
+    const std::vector<double> pairs =
+        emscripten::convertJSArrayToNumberVector<double>(evaluation["pairs"]);
+    result.evaluation_pairs.assign(pairs.begin(), pairs.end());
+  }
+  return result;
+}
+
+class TrainerHandle {
+ public:
+  explicit TrainerHandle(std::shared_ptr<attn::train::RetrievalTrainer> trainer)
+      : trainer_(std::move(trainer)) {}
+
+  double step() const { return double(trainer_->step()); }
+  double steps() const { return double(trainer_->steps()); }
+  bool finished() const { return trainer_->finished(); }
+
+  val advance(double max_steps) {
+    return guarded([&] {
+      const auto checkpoint =
+          trainer_->advance(long(std::min(max_steps, double(attn::train::kMaxSteps))));
+      return checkpoint ? to_js(*checkpoint) : val::null();
+    });
+  }
+
+  // pairs 0: the task's own
+  val evaluate(double pairs) {
+    return guarded([&] {
+      return to_js(trainer_->evaluate(pairs > 0 ? long(pairs) : trainer_->options().task.pairs));
+    });
+  }
+
+  ModelHandle model() const { return ModelHandle(trainer_->shared_model()); }
+
+ private:
+  std::shared_ptr<attn::train::RetrievalTrainer> trainer_;
+};
+
+val create_retrieval_trainer(val options) {
+  return guarded([&] {
+    return val(
+        TrainerHandle(std::make_shared<attn::train::RetrievalTrainer>(to_training(options))));
+  });
+}
+
+class OptimizerHandle {
+ public:
+  OptimizerHandle(const ModelHandle& model, const attn::train::OptimizerOptions& options)
+      : model_(model.model()),
+        optimizer_(std::make_shared<attn::train::Optimizer>(model_->parameter_count(), options)) {}
+
+  double steps() const { return double(optimizer_->steps_taken()); }
+
+  val step(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      val result = val::object();
+      result.set("loss", model_->loss_and_gradients(ids.batch));
+      const attn::train::OptimizerStep taken =
+          optimizer_->step(model_->values(), model_->gradients());
+      result.set("gradientNorm", taken.gradient_norm);
+      result.set("learningRate", taken.learning_rate);
+      return result;
+    });
+  }
+
+ private:
+  std::shared_ptr<attn::train::Transformer> model_;
+  std::shared_ptr<attn::train::Optimizer> optimizer_;
+};
+
+val create_optimizer(const ModelHandle& model, val training) {
+  return guarded([&] { return val(OptimizerHandle(model, to_optimizer(training))); });
+}
+
+val evaluate_retrieval(const ModelHandle& model, val options) {
+  return guarded([&] {
+    const attn::train::TaskOptions task = to_task(options["task"]);
+    long pairs = task.pairs, sequences = attn::train::TrainingOptions{}.sequences;
+    attn::train::Context context = attn::train::Context::causal;
+    read(options, "pairs", pairs);
+    read(options, "sequences", sequences);
+    read(options, "context", context);
+    return to_js(attn::train::evaluate_retrieval(*model.model(), task, pairs, sequences, context));
+  });
+}
+
+// The stream of draws retrievalBatch takes from its seed: neither the trainer's nor the
+// held-out set's.
+constexpr std::uint32_t kBatchStream = 2;
+
+val retrieval_batch(val options) {
+  return guarded([&] {
+    const attn::train::TaskOptions task = to_task(options["task"]);
+    attn::train::validate(task);
+    attn::train::Objective objective = attn::train::Objective::retrieval;
+    read(options, "objective", objective);
+    long pairs = task.pairs, batch = 1;
+    read(options, "pairs", pairs);
+    read(options, "batch", batch);
+    attn::require_whole_number("pairs", pairs, 1, task.keys);
+    attn::require_whole_number("batch", batch, 1, attn::train::kMaxEvaluationSequences);
+    if (objective == attn::train::Objective::running_span) {
+      attn::require_whole_number("task.span", task.span, 1, pairs);
+    }
+    attn::train::TaskRandom random(options["seed"].as<std::uint32_t>(), kBatchStream);
+    const attn::train::TaskBatch drawn =
+        attn::train::sample_batch(task, objective, pairs, batch, random);
+    val result = val::object();
+    result.set("tokens", to_int32_array(drawn.tokens));
+    result.set("targets", to_int32_array(drawn.targets));
+    result.set("queried", to_int32_array(drawn.queried));
+    result.set("batch", drawn.B);
+    result.set("length", drawn.T);
+    result.set("answers", drawn.A);
+    return result;
+  });
+}
+
 std::string version() { return attn::version(); }
 
 }  // namespace
@@ -495,4 +868,29 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   // text
   emscripten::function("tokenize", &tokenize);
   emscripten::function("parseVectors", &parse_vectors);
+
+  // training: handles JavaScript must delete (the model, the trainer, the optimizer)
+  emscripten::class_<ModelHandle>("TransformerModel")
+      .function("config", &ModelHandle::config)
+      .function("parameterNames", &ModelHandle::parameter_names)
+      .function("parameter", &ModelHandle::parameter)
+      .function("setParameter", &ModelHandle::set_parameter)
+      .function("lossAndGradients", &ModelHandle::loss_and_gradients)
+      .function("logits", &ModelHandle::logits)
+      .function("attention", &ModelHandle::attention);
+  emscripten::class_<TrainerHandle>("RetrievalTrainer")
+      .function("step", &TrainerHandle::step)
+      .function("steps", &TrainerHandle::steps)
+      .function("finished", &TrainerHandle::finished)
+      .function("advance", &TrainerHandle::advance)
+      .function("evaluate", &TrainerHandle::evaluate)
+      .function("model", &TrainerHandle::model);
+  emscripten::class_<OptimizerHandle>("Optimizer")
+      .function("steps", &OptimizerHandle::steps)
+      .function("step", &OptimizerHandle::step);
+  emscripten::function("createTransformer", &create_transformer);
+  emscripten::function("createRetrievalTrainer", &create_retrieval_trainer);
+  emscripten::function("createOptimizer", &create_optimizer);
+  emscripten::function("evaluateRetrieval", &evaluate_retrieval);
+  emscripten::function("retrievalBatch", &retrieval_batch);
 }

@@ -73,4 +73,18 @@ void require_same_rows(const char* name, const Matrix& matrix, const char* other
   }
 }
 
+void require_whole_number(const char* name, long value, long low, long high) {
+  if (value < low || value > high) {
+    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
+         std::to_string(high) + ", got " + std::to_string(value));
+  }
+}
+
+void require_number(const char* name, double value, double low, double high) {
+  if (!(value >= low && value <= high)) {
+    fail(std::string(name) + " must be from " + format_number(low) + " to " + format_number(high) +
+         ", got " + format_number(value));
+  }
+}
+
 }  // namespace attn

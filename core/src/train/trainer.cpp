@@ -15,13 +15,6 @@ constexpr long kDefaultMaxLength = 512;
 // The batch's random stream (the model's initialisation draws from the seed's own stream).
 constexpr std::uint32_t kTrainingStream = 1;
 
-void require_whole(const char* name, long value, long low, long high) {
-  if (value < low || value > high) {
-    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
-         std::to_string(high) + ", got " + std::to_string(value));
-  }
-}
-
 // The sequences per objective of one step: round(batch · w / Σw).
 std::array<long, 3> split_batch(const TrainingOptions& options) {
   double total = 0.0;
@@ -33,11 +26,14 @@ std::array<long, 3> split_batch(const TrainingOptions& options) {
   return counts;
 }
 
-// The longest sequence a run trains or evaluates on.
+// The longest sequence a run trains (on the objectives it mixes) or evaluates on.
 long longest_sequence(const TrainingOptions& options) {
   long longest = 0;
-  for (Objective objective : kObjectives) {
-    longest = std::max(longest, sequence_length(objective, options.task, options.task.pairs));
+  for (std::size_t o = 0; o < kObjectives.size(); ++o) {
+    if (options.task.mix[o] > 0.0) {
+      longest =
+          std::max(longest, sequence_length(kObjectives[o], options.task, options.task.pairs));
+    }
   }
   for (long pairs : options.evaluation_pairs) {
     longest = std::max(longest, sequence_length(Objective::retrieval, options.task, pairs));
@@ -60,9 +56,9 @@ TransformerConfig model_config(const TrainingOptions& options) {
 void validate(const TrainingOptions& options) {
   validate(options.task);
   validate(options.optimizer);
-  require_whole("training.batch", options.batch, 1, kMaxBatch);
-  require_whole("evaluation.every", options.every, 1, kMaxSteps);
-  require_whole("evaluation.sequences", options.sequences, 1, kMaxEvaluationSequences);
+  require_whole_number("training.batch", options.batch, 1, kMaxBatch);
+  require_whole_number("evaluation.every", options.every, 1, kMaxSteps);
+  require_whole_number("evaluation.sequences", options.sequences, 1, kMaxEvaluationSequences);
   if (options.evaluation_pairs.empty())
     fail("evaluation.pairs must list at least one number of pairs");
   for (long pairs : options.evaluation_pairs) {
