@@ -18,7 +18,7 @@ export const NEEDLE_DEPTHS = 11;
 /** The ALiBi slope slider runs over log10(slope) in this range. */
 export const SLOPE_LOG_RANGE = [-4, -0.5];
 
-/** Defaults: a U-shaped curve (tests/native/test_position_bias.cpp and tests/js use them too). */
+/** Defaults: a U-shaped curve (tests/native/lab/ and tests/js use them too). */
 export const DEFAULTS = Object.freeze({
   n: 1024, layers: 12, residual: 0.85, causal: true, positional: 'alibi', slope: 0.003,
   ropeBase: 10000, ropeStrength: 6, window: 0, sinks: 0, measure: 'final',

@@ -46,7 +46,7 @@ function projections(engine, { kind, seed, dOut }, dIn) {
 }
 
 const handlers = {
-  // The page's tokens of `text`, at most `limit` (engine.tokenize; core/include/attn/text.hpp
+  // The page's tokens of `text`, at most `limit` (engine.tokenize; core/include/attn/text/tokenizer.hpp
   // has the rules): {tokens: [{text, start, end}] with UTF-16 offsets, truncated}.
   tokenize(engine, { text, limit }) {
     const { tokens, starts, ends, truncated } = engine.tokenize(text, { limit });
