@@ -35,9 +35,19 @@ const x = toFlat(randomMatrix(random, 200, 64));
 const w = toFlat(randomMatrix(random, 64, 64));
 const wrongWo = toFlat(randomMatrix(random, 32, 8));   // wo must have 64 rows
 const tall = { rows: 16385, cols: 1, data: new Float32Array(16385).fill(0.5) };
+// training: a model that lives through the whole test, and a saved model with a wrong shape
+const model = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16, mlp: true });
+const sequence = { tokens: [0, 8, 1, 9, 2, 10, 3, 11, 16, 2], batch: 1, targets: [2] };
+const damaged = model.save();
+damaged.parameters['head.bias'] = { rows: 8, cols: 1, data: new Array(8).fill(0) };
 
-// [name, call, words of the message]: every 8 calls cover each of these once.
+// [name, call, words of the message]: every FAILURES.length calls cover each of these once.
 const FAILURES = [
+  ['a token id past the vocabulary (C++)', () => model.lossAndGradients({ ...sequence, tokens: [...sequence.tokens.slice(1), 19] }),
+    'tokens[9] is 19'],
+  ['a saved model of the wrong shape, refused after the model was made (C++)', () => engine.loadTransformer(damaged),
+    'head.bias is 1×8 but the new value is 8×1'],
+  ['a run with more pairs than keys (C++)', () => engine.trainRetrieval({ task: { pairs: 9, keys: 8 } }), 'task.pairs must be from 1 to task.keys (8)'],
   ['NaN in a large q (C++)', () => engine.attention(bigNaN, bigGood, bigGood), 'q[127][127] is NaN'],
   ['heads do not divide dk (C++)', () => engine.attention(odd, odd, odd, { heads: 4 }), 'must divide dk'],
   ['ragged rows (JS)', () => engine.attention([[1, 2], [3]], [[1, 2]], [[1]]), 'ragged'],
@@ -80,10 +90,25 @@ function answers() {
   const walk = engine.walkthrough(bigGood, { query: 7, scale: 0.5 });
   const g = engine.torchGenerator(123);
   const rand = g.rand(3, 2), linear = g.linear(3, 2);
+  const { gradients } = model.lossAndGradients(sequence);
   return Buffer.concat([
     ...materialized.scores, ...materialized.weights, materialized.context, flash.context, self.output, rand, linear.weight,
+    model.logits({ tokens: sequence.tokens, batch: 1 }), ...Object.values(gradients),
   ].map((m) => bytesOf(m.data)).concat([walk.context, walk.weights.softmax, linear.bias,
     engine.rollout({ n: 30, layers: 3, residual: 0.2 }).influence].map(bytesOf)));
+}
+
+// A model, a trainer and an optimizer made, used and deleted: what JavaScript must delete.
+function trainingCycle() {
+  const fresh = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16 });
+  const optimizer = engine.createOptimizer(fresh);
+  optimizer.step(sequence);
+  const trainer = engine.retrievalTrainer({ task: { pairs: 4, keys: 8, values: 8 }, model: { dModel: 16 },
+    training: { steps: 2, batch: 4 }, evaluation: { every: 1, sequences: 8 } });
+  trainer.advance(1);
+  const held = trainer.model();
+  const loaded = engine.loadTransformer(held.save());
+  for (const done of [optimizer, fresh, trainer, held, loaded]) done.delete();
 }
 
 // Grows the wasm heap so that one allocation of `bytes` fits at its top with (almost)
@@ -130,6 +155,16 @@ test('successful calls of every kind leave nothing allocated either', () => {
   for (let i = 0; i < 100; ++i) answers();
   probe(bytes);
   assert.equal(heapBytes(), heap, 'successful calls left memory allocated in the wasm heap');
+});
+
+test('models, trainers and optimizers made and deleted leave nothing allocated', () => {
+  trainingCycle();
+  const bytes = probeBytes();
+  probe(bytes);
+  const heap = heapBytes();
+  for (let i = 0; i < 200; ++i) trainingCycle();
+  probe(bytes);
+  assert.equal(heapBytes(), heap, 'deleted models, trainers or optimizers left memory allocated in the wasm heap');
 });
 
 test('engine.memoryBytes reports the size of the wasm memory', { skip: engine.memoryBytes === undefined }, () => {
