@@ -44,13 +44,17 @@ void AdamW::step(float* parameters, const float* gradients, double learning_rate
   const float step_size = static_cast<float>(learning_rate / correction1);
   const float epsilon = static_cast<float>(options_.epsilon);
   const float inverse_correction2_sqrt = static_cast<float>(1.0 / correction2_sqrt);
-  for (std::size_t i = 0; i < first_moment_.size(); ++i) {
+  float* m = first_moment_.data();
+  float* v = second_moment_.data();
+  const std::size_t count = first_moment_.size();
+#pragma omp simd
+  for (std::size_t i = 0; i < count; ++i) {
     const float g = gradients[i];
     parameters[i] *= decay;
-    first_moment_[i] += (1.0f - beta1) * (g - first_moment_[i]);
-    second_moment_[i] = beta2 * second_moment_[i] + (1.0f - beta2) * g * g;
-    const float denominator = std::sqrt(second_moment_[i]) * inverse_correction2_sqrt + epsilon;
-    parameters[i] -= step_size * first_moment_[i] / denominator;
+    m[i] += (1.0f - beta1) * (g - m[i]);
+    v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
+    const float denominator = std::sqrt(v[i]) * inverse_correction2_sqrt + epsilon;
+    parameters[i] -= step_size * m[i] / denominator;
   }
 }
 
