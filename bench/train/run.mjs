@@ -130,7 +130,7 @@ async function runSideBySide(engine) {
       warmupSteps: CHECK_STEPS + WARMUP_STEPS, timedSteps: TIMED_STEPS,
       engineMsPerStep: median(engineMs), tfjsMsPerStep: median(peerMs),
       tfjsTensors: { before: tensorsBefore, after: tf.memory().numTensors },
-      tokensPerStep: BATCH * (2 * TASK.pairs + 2),
+      tokensPerStep: batches[0].tokens.length,
     };
   } finally {
     optimizer.delete();
