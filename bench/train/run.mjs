@@ -226,16 +226,19 @@ function trainingTable({ parameters, node, native, sideBySide, targets }, machin
       ...(s.tfjsTensors.after > s.tfjsTensors.before
         ? ['', `TF.js leaked tensors while timed (${s.tfjsTensors.before} → ${s.tfjsTensors.after}): its steps may be slower than they should`] : []),
       '',
-      `Checks: TF.js agrees with PyTorch (${check.cases} cases, ${check.adamwSteps} AdamW steps: ${check.checks} checks pass); ` +
-        `the engine's and TF.js's losses agree over the first ${s.checkSteps} steps (largest |Δ| ${s.worstRelativeLossDifference.toExponential(1)} × the loss, ` +
-        `tolerance ${s.lossTolerance}; after ${s.lossesAfter.step} steps ${s.lossesAfter.engine.toFixed(4)} and ${s.lossesAfter.tfjs.toFixed(4)}).`,
+      `Checks: TF.js agrees with PyTorch's golden values (${check.cases} configurations, ${check.adamwSteps} AdamW steps: ` +
+        `${check.checks} checks pass); the engine's and TF.js's losses agree over the first ${s.checkSteps} steps ` +
+        `(largest |Δ| ${s.worstRelativeLossDifference.toExponential(1)} × the loss, tolerance ${s.lossTolerance}; ` +
+        `after ${s.lossesAfter.step} steps ${s.lossesAfter.engine.toFixed(4)} and ${s.lossesAfter.tfjs.toFixed(4)}).`,
     );
   }
   lines.push('',
-    `GFLOP/s = 6 × ${integer(parameters.nonEmbedding)} parameters × tokens / s, tokens = steps × batch × length; the parameters are the ` +
-    `non-embedding ones (all but embedding.weight's ${integer(parameters.embedding)}, and positional.weight with learned positions), ` +
-    'and the count leaves out attention\'s own products (q·kᵀ, weights·v) and the evaluations. "CPU s" is the process\'s CPU time; ' +
-    `an evaluation is timed on the trained model (median of ${EVALUATION_ROUNDS}), and the run makes ${node.evaluations}: ` +
-    'one per checkpoint and one after training.');
+    `GFLOP/s = 6 × ${integer(parameters.nonEmbedding)} parameters × tokens / s (a forward and a backward pass), ` +
+    'tokens = steps × batch × length. The parameters counted are the non-embedding ones: all but ' +
+    `embedding.weight (${integer(parameters.embedding)}; and positional.weight with learned positions), whose rows are looked up, ` +
+    'not multiplied. The count leaves out attention\'s own products (q·kᵀ, weights·v) and the evaluations\' work, whose ' +
+    'time the seconds include. CPU s: the process\'s CPU time over the run (the wall time is longer when other processes ' +
+    `share the cores). An evaluation is timed on the trained model (median of ${EVALUATION_ROUNDS}); the run makes ` +
+    `${node.evaluations}: one per checkpoint and one after training.`);
   return lines.join('\n');
 }
