@@ -377,7 +377,7 @@ val to_js(const attn::lab::CurveSummary& summary) {
   return result;
 }
 
-// engine.rollout's contract (API.md): the model with no positional bias or ALiBi.
+// engine.rollout's contract (wasm/attention.d.ts): the model with no positional bias or ALiBi.
 val rollout(val options) {
   return guarded([&] {
     const attn::lab::PositionModel model =

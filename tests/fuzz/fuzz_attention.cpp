@@ -310,7 +310,7 @@ void compare_contexts(const attn::Matrix& a, const attn::Matrix& b, const attn::
   }
 }
 
-// What every successful attention call guarantees (API.md), checked on `result`.
+// What every successful attention call guarantees (README "API"), checked on `result`.
 void check_attention(const attn::Matrix& q, const attn::Matrix& k, const attn::Matrix& v,
                      const attn::AttentionOptions& options, const attn::AttentionResult& result) {
   expect(all_finite(q) && all_finite(k) && all_finite(v),

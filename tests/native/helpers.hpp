@@ -63,7 +63,7 @@ Comparison compare(const A& a, const B& b) {
     CHECK(comparison.max_abs_diff <= (tolerance));                                     \
   } while (false)
 
-// Whether query i of n sees key j of m, written straight from API.md's option table.
+// Whether query i of n sees key j of m, written straight from the README's option table ("API").
 inline bool api_visible(const attn::MaskOptions& mask, long i, long j, long n, long m) {
   const long p = i + (m - n);
   const bool in_prefix = p < mask.prefix && j < mask.prefix;  // a prefix sees itself both ways

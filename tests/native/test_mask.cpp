@@ -22,7 +22,7 @@ std::vector<attn::MaskOptions> mask_settings() {
 
 }  // namespace
 
-TEST_CASE("mask: visible_keys shows exactly the keys API.md defines", "[mask]") {
+TEST_CASE("mask: visible_keys shows exactly the keys the README defines", "[mask]") {
   const long n = GENERATE(1L, 4L, 9L);
   const long m = GENERATE(1L, 4L, 12L);
   for (const attn::MaskOptions& mask : mask_settings()) {

@@ -64,7 +64,7 @@ inline double reference_bias(const DistanceBias& bias, double d) {
 }
 
 // start · ∏(αI + (1-α)A), A the head-averaged softmax of position and content scores over the
-// keys API.md's mask shows, as dense n×n matrices in double precision.
+// keys the README's mask options show, as dense n×n matrices in double precision.
 inline std::vector<double> dense_rollout(const attn::lab::PositionModel& m,
                                          const attn::lab::Content& content, RolloutStart start) {
   const long n = m.n;

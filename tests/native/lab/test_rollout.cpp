@@ -34,7 +34,7 @@ Square multiply(const Square& a, const Square& b) {
 }
 
 // Row n-1 of M^L, M = αI + (1-α)A, with A the row-normalised exp(-slope·|i-j|) over the
-// keys API.md's mask shows: the rollout written out as matrices.
+// keys the README's mask options show: the rollout written out as matrices.
 std::vector<double> matrix_power_rollout(const attn::lab::PositionModel& options) {
   const long n = options.n;
   const double alpha = options.residual;
