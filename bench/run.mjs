@@ -1,40 +1,30 @@
-// `npm run bench`: attention at d=64, one head, causal and not, for n in SIZES:
-//   engine-flash, engine-materialized  the wasm engine in this Node process (copies to JS included)
-//   js-loop                            bench/js_attention.mjs, the straightforward JavaScript loop
-//   native                             the same core built natively (build/native/bench/bench_native)
-// and the wasm f32x4 mul+add peak (bench/peak.cpp), all measured in this run. Variants are
-// interleaved round by round and the median reported. Prints a table and writes
-// bench/results.json.
-import { execFileSync } from 'node:child_process';
+// `npm run bench`: measures the machine once (CPU, cores, Node, and the wasm f32x4 mul+add
+// peak of attention/peak.cpp), then runs each part and prints its markdown table under the
+// machine line:
+//   attention  attention/run.mjs: the engine's attention kernels against a JavaScript loop and
+//              the same core built natively
+//   train      train/run.mjs: the default training run (2 layers, dModel 32, 2 heads, batch 64,
+//              1,400 steps) in Node and natively, and side by side with TensorFlow.js
+// Writes bench/results.json with a section per part. Progress goes to stderr.
+//
+//   node bench/run.mjs [attention] [train]    (default: both; a selection prints only)
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import createAttention from '../dist/wasm/attention.mjs';
-import { jsAttention } from './js_attention.mjs';
+import { runAttentionBenchmark } from './attention/run.mjs';
+import { runTrainingBenchmark } from './train/run.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const D = 64;
-const SIZES = [256, 1024, 4096, 16384];
-const JS_LOOP_MAX_N = 4096;        // beyond, one JS-loop call takes minutes
-const ROUNDS = { 256: 9, 1024: 7, 4096: 3, 16384: 3 };
+const PARTS = {
+  attention: { title: 'Attention', run: runAttentionBenchmark },
+  train: { title: 'Training', run: runTrainingBenchmark },
+};
 const PEAK_ITERATIONS = 2e7;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-// q·kᵀ and weights·v: a multiply and an add per (query, visible key) pair and per dimension.
-const flops = (n, causal) => 4 * D * (causal ? (n * (n + 1)) / 2 : n * n);
 
-function randomMatrix(rows, cols, seed) {
-  const data = new Float32Array(rows * cols);
-  let state = seed;
-  for (let i = 0; i < data.length; ++i) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;  // LCG: reproducible inputs
-    data[i] = state / 2 ** 32 - 0.5;
-  }
-  return { rows, cols, data };
-}
-
-// The fastest of bench/peak.cpp's widths (8, 10, 12 chains), in GFLOP/s.
+// The fastest of attention/peak.cpp's widths (8, 10, 12 chains), in GFLOP/s.
 function measurePeak() {
   const wasm = readFileSync(join(root, 'build/wasm/bench/peak.wasm'));
   const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm), {});
@@ -53,79 +43,38 @@ function measurePeak() {
   return best;
 }
 
-// Wasm memory one call needs: a fresh engine, one call, the growth of its memory.
-async function engineMemory(kernel, n, causal, [q, k, v]) {
-  const engine = await createAttention();
-  const before = engine.memoryBytes;
-  engine.attention(q, k, v, { kernel, causal });
-  return engine.memoryBytes - before;
+function measureMachine() {
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version,
+    date: new Date().toISOString().slice(0, 10), wasmPeakGflops: measurePeak(),
+  };
 }
 
-function runNative() {
-  const rounds = 5;
-  const output = execFileSync(join(root, 'build/native/bench/bench_native'),
-    [String(rounds), ...SIZES.map(String)], { encoding: 'utf8' });
-  return output.trim().split('\n').map((line) => JSON.parse(line));
-}
+const machineLine = (machine) =>
+  `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}; ` +
+  `wasm f32x4 mul+add peak ${machine.wasmPeakGflops.toFixed(1)} GFLOP/s`;
 
 async function main() {
-  const engine = await createAttention();
-  const warm = randomMatrix(256, D, 1);
-  for (let i = 0; i < 5; ++i) engine.attention(warm, warm, warm, { kernel: 'flash' });
-
-  const results = [];
-  for (const n of SIZES) {
-    const inputs = [randomMatrix(n, D, 2), randomMatrix(n, D, 3), randomMatrix(n, D, 4)];
-    const variants = [];
-    for (const causal of [false, true]) {
-      variants.push({ name: 'engine-flash', causal, run: () => engine.attention(...inputs, { kernel: 'flash', causal }) });
-      if (engine.attentionMemory({ n, kernel: 'materialized' }) * 2 <= 2 ** 30) {
-        variants.push({ name: 'engine-materialized', causal, run: () => engine.attention(...inputs, { kernel: 'materialized', causal }) });
-      }
-      if (n <= JS_LOOP_MAX_N) {
-        variants.push({ name: 'js-loop', causal, run: () => jsAttention(inputs[0].data, inputs[1].data, inputs[2].data, n, D, causal) });
-      }
-    }
-    const rounds = ROUNDS[n];
-    for (const variant of variants) variant.seconds = [];
-    for (let round = 0; round < rounds; ++round) {
-      for (const variant of variants) {
-        const start = performance.now();
-        variant.run();
-        variant.seconds.push((performance.now() - start) / 1000);
-      }
-    }
-    for (const variant of variants) {
-      const seconds = median(variant.seconds);
-      const memory = variant.name.startsWith('engine')
-        ? await engineMemory(variant.name.slice('engine-'.length), n, variant.causal, inputs) : null;
-      results.push({ n, d: D, causal: variant.causal, variant: variant.name, seconds, gflops: flops(n, variant.causal) / seconds / 1e9, memoryBytes: memory });
-      console.error(`bench: n=${n} causal=${variant.causal} ${variant.name} ${(seconds * 1000).toFixed(1)} ms`);
-    }
+  const requested = process.argv.slice(2);
+  const unknown = requested.filter((name) => !(name in PARTS));
+  if (unknown.length > 0) {
+    throw new Error(`unknown part '${unknown[0]}'; the parts are ${Object.keys(PARTS).join(', ')}`);
   }
-  for (const row of runNative()) {
-    results.push({ n: row.n, d: row.d, causal: row.causal, variant: `native-${row.kernel}`, seconds: row.seconds, gflops: flops(row.n, row.causal) / row.seconds / 1e9, memoryBytes: null });
+  const parts = requested.length > 0 ? requested : Object.keys(PARTS);
+  const machine = measureMachine();
+  const sections = {};
+  for (const part of parts) {
+    console.error(`bench: ${part}`);
+    sections[part] = await PARTS[part].run({ root, machine });
   }
-  const peakGflops = measurePeak();
-  for (const row of results) {
-    const js = results.find((r) => r.n === row.n && r.causal === row.causal && r.variant === 'js-loop');
-    row.timesJsLoop = js ? js.seconds / row.seconds : null;
-    row.fractionOfWasmPeak = row.variant.startsWith('engine') ? row.gflops / peakGflops : null;
+  console.log(`\n${machineLine(machine)}`);
+  for (const part of parts) console.log(`\n### ${PARTS[part].title}\n\n${sections[part].table}`);
+  if (parts.length === Object.keys(PARTS).length) {
+    const results = Object.fromEntries(parts.map((part) => [part, sections[part].results]));
+    writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify({ machine, ...results }, null, 1)}\n`);
+  } else {
+    console.log('\n(a selection of parts: bench/results.json left as it was)');
   }
-  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, date: new Date().toISOString().slice(0, 10) };
-  writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify({ machine, wasmPeakGflops: peakGflops, results }, null, 1)}\n`);
-  printTable(machine, peakGflops, results);
-}
-
-function printTable(machine, peakGflops, results) {
-  const fmt = (value, digits = 1) => (value === null ? '—' : value.toFixed(digits));
-  console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}; wasm f32x4 mul+add peak ${peakGflops.toFixed(1)} GFLOP/s\n`);
-  console.log('| n | causal | variant | ms | GFLOP/s | × JS loop | % of wasm peak | wasm memory (MiB) |');
-  console.log('|---:|:---:|---|---:|---:|---:|---:|---:|');
-  for (const r of results) {
-    console.log(`| ${r.n} | ${r.causal ? 'yes' : 'no'} | ${r.variant} | ${fmt(r.seconds * 1000, 2)} | ${fmt(r.gflops)} | ${fmt(r.timesJsLoop)} | ${r.fractionOfWasmPeak === null ? '—' : (100 * r.fractionOfWasmPeak).toFixed(0)} | ${r.memoryBytes === null ? '—' : (r.memoryBytes / 2 ** 20).toFixed(0)} |`);
-  }
-  console.log('\nGFLOP/s counts 4·d per visible (query, key) pair: 4·n²·d, or 4·d·n(n+1)/2 under a causal mask. bench/results.json has the raw numbers.');
 }
 
 await main();

@@ -1,16 +1,23 @@
 // Holds bench/train/tfjs_transformer.mjs to PyTorch's golden values before the benchmark
-// trusts it: for every case of the fixture (made by make_transformer_fixture.py), the loss,
-// the logits and every gradient from the case's initial parameters; then the fixture's three
-// AdamW steps (warm-up, clipping, weight decay) and the parameters after each.
+// trusts it: for every case of the fixture (tests/fixtures/torch/transformer-torch.json, made
+// by make_transformer_fixture.py beside it), the loss, the logits and every gradient from the
+// case's initial parameters; then the fixture's three AdamW steps (warm-up, clipping, weight
+// decay) and the parameters after each. Tolerances are for float32 arithmetic against float64
+// golden values.
 //
-//   node bench/train/check_tfjs.mjs [fixture.json]    (default: /work/torch-oracle/transformer-torch.json)
+// bench/train/run.mjs calls checkTfjs() before it times TF.js. From the command line:
 //
-// Prints the max abs difference of each quantity per case and exits 1 if any exceeds its
-// tolerance. Tolerances are for float32 arithmetic against float64 golden values.
+//   node bench/train/check_tfjs.mjs [fixture.json]
+//
+// prints the max abs difference of each quantity per case and exits 1 if any exceeds its
+// tolerance.
 import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createTfjsTransformer } from './tfjs_transformer.mjs';
 
-const DEFAULT_FIXTURE = '/work/torch-oracle/transformer-torch.json';
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEFAULT_FIXTURE = join(root, 'tests/fixtures/torch/transformer-torch.json');
 const RELATIVE_TOLERANCE = 1e-4;  // of the largest |value| of the quantity compared (at least 1)
 const PARAMETER_TOLERANCE = 1e-5;  // absolute, on parameters after AdamW steps
 
@@ -97,31 +104,36 @@ async function checkAdamW(fixture) {
 
 const format = (x) => x.toExponential(2);
 
-async function main() {
-  const path = process.argv[2] ?? DEFAULT_FIXTURE;
+// {pass, failures, checks, lines}: every case and AdamW step of the fixture at `path`, checked;
+// `lines` says what was compared and each result, `checks` counts them.
+export async function checkTfjs(path = DEFAULT_FIXTURE) {
   const fixture = JSON.parse(readFileSync(path, 'utf8'));
-  console.log(`TensorFlow.js transformer against ${path} (PyTorch ${fixture.torch})`);
-  console.log(`tolerance: ${RELATIVE_TOLERANCE} × the largest |value| (loss, logits: at least 1); parameters ${PARAMETER_TOLERANCE}`);
-  let failures = 0;
+  const lines = [
+    `TensorFlow.js transformer against ${relative(root, path)} (PyTorch ${fixture.torch})`,
+    `tolerance: ${RELATIVE_TOLERANCE} × the largest |value| (loss, logits: at least 1); parameters ${PARAMETER_TOLERANCE}`,
+  ];
+  let failures = 0, checks = 0;
   for (const entry of fixture.cases) {
     const r = await checkCase(entry);
     failures += r.pass ? 0 : 1;
-    console.log(`case ${r.case} ${r.pass ? 'pass' : 'FAIL'}  max|Δ| loss ${format(r.loss)}  logits ${format(r.logits)}  ` +
+    checks += 1;
+    lines.push(`case ${r.case} ${r.pass ? 'pass' : 'FAIL'}  max|Δ| loss ${format(r.loss)}  logits ${format(r.logits)}  ` +
       `gradients ${format(r.gradients)} (${r.worstGradient}; largest |gradient| ${format(r.largestGradient)})  ${entry.description}`);
   }
   for (const r of await checkAdamW(fixture)) {
     failures += r.pass ? 0 : 1;
+    checks += 1;
     const parameters = r.parameters === undefined ? '' :
       `  parameters after the step ${format(r.parameters)} (${r.worstParameter})`;
-    console.log(`adamw ${r.step === 'after' ? 'loss after the steps' : `step ${r.step}`} ${r.pass ? 'pass' : 'FAIL'}  ` +
+    lines.push(`adamw ${r.step === 'after' ? 'loss after the steps' : `step ${r.step}`} ${r.pass ? 'pass' : 'FAIL'}  ` +
       `max|Δ| loss ${format(r.loss)}${parameters}`);
   }
-  if (failures > 0) {
-    console.error(`${failures} check(s) failed`);
-    process.exitCode = 1;
-  } else {
-    console.log('all checks pass');
-  }
+  lines.push(failures > 0 ? `${failures} of ${checks} checks failed` : `all ${checks} checks pass`);
+  return { pass: failures === 0, failures, checks, cases: fixture.cases.length, adamwSteps: fixture.adamw.steps.length, lines };
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { pass, lines } = await checkTfjs(process.argv[2] ?? DEFAULT_FIXTURE);
+  for (const line of lines) console.log(line);
+  if (!pass) process.exitCode = 1;
+}

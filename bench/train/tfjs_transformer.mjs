@@ -1,7 +1,7 @@
-// The engine's trainable transformer (API.md, "Training"; core/include/attn/train/) written with
-// TensorFlow.js ops on its wasm backend: the peer that `npm run bench` trains side by side with
-// the engine, from the same initial parameters on the same batches. check_tfjs.mjs holds it to
-// PyTorch's golden values.
+// The engine's trainable transformer (wasm/attention.d.ts, createTransformer;
+// core/include/attn/train/) written with TensorFlow.js ops on its wasm backend: the peer that
+// `npm run bench` (bench/train/run.mjs) trains side by side with the engine, from the same
+// initial parameters on the same batches. check_tfjs.mjs holds it to PyTorch's golden values.
 //
 // Letters as in core/include/attn/train/layers.hpp:
 //   B  batch: sequences per call            T  length: tokens per sequence
@@ -44,10 +44,10 @@ const ROPE_DEFAULT_BASE = 10000;
 const TWO_PI = 2 * Math.PI;
 const SHAPE_CACHE_SIZE = 4;  // batch shapes whose constants are kept
 
-export const MODEL_DEFAULTS = {
+const MODEL_DEFAULTS = {
   layers: 2, dModel: 32, heads: 2, mlp: false, positional: { type: 'rope' }, maxLength: 512,
 };
-export const OPTIMIZER_DEFAULTS = { betas: [0.9, 0.98], weightDecay: 0, clip: 1 };
+const OPTIMIZER_DEFAULTS = { betas: [0.9, 0.98], weightDecay: 0, clip: 1 };
 
 let backendReady = null;
 
@@ -76,7 +76,7 @@ export function loadTensorFlow() {
 // [{name, rows, cols, linear, parts}]. `linear` marks an out×in weight, which this module keeps
 // transposed (in×out), cut into `parts` equal blocks of output features: Wqkv into its q, k
 // and v blocks.
-export function parameterLayout(config) {
+function parameterLayout(config) {
   const { vocab: V, outputs: O, layers: L, dModel: C, mlp, maxLength: P, positional } = completeConfig(config);
   const F = 4 * C;
   const layout = [];

@@ -1,5 +1,5 @@
 // Native benchmark of the engine's kernels: the same core that runs in wasm, built with
-// g++ -O3 -march=native. Prints one JSON object per line on stdout, for bench/run.mjs:
+// g++ -O3 -march=native. Prints one JSON object per line on stdout, for bench/attention/run.mjs:
 //   {"n": 1024, "d": 64, "causal": false, "kernel": "flash", "seconds": 0.00248}
 // Variants are interleaved round by round; the median of the rounds is reported.
 #include <algorithm>
