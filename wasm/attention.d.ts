@@ -311,7 +311,6 @@ export interface TokenizeOptions {
   limit?: number;
 }
 
-/** What `await createAttention()` returns: the engine's calls, by group. */
 // ---- training: a small transformer the engine trains (core/include/attn/train/) -------------
 
 /**
@@ -449,6 +448,7 @@ export interface TrainingOptions {
 
 export interface RetrievalOptions {
   task?: TaskOptions;
+  /** maxLength defaults to the longest sequence the run trains or evaluates on, at least 512. */
   model?: Omit<TransformerConfig, 'vocab' | 'outputs' | 'seed'> & {
     /** 'prefix': the 2k context tokens see each other both ways. Default 'causal'. */
     context?: 'causal' | 'prefix';
@@ -457,7 +457,7 @@ export interface RetrievalOptions {
   evaluation?: {
     /** Steps between checkpoints. Default 100. */
     every?: number;
-    /** Held-out sequences per evaluation. Default 2048. */
+    /** Held-out sequences per evaluation, at least the pairs evaluated (each position is asked). Default 2048. */
     sequences?: number;
     /** Numbers of pairs to evaluate at after training (longer than task.pairs: longer contexts). Default [task.pairs]. */
     pairs?: number[];
@@ -495,11 +495,15 @@ export interface RetrievalTrainer {
   advance(maxSteps: number): Checkpoint | null;
   /** The model measured on the held-out set with `pairs` pairs (default task.pairs). */
   evaluate(pairs?: number): Evaluation;
-  /** The model being trained: a handle of its own, valid after the trainer is deleted; delete it too. */
+  /**
+   * The model being trained, the same object at every call until it is deleted: it stays valid
+   * after the trainer is deleted, and must be deleted itself.
+   */
   model(): TransformerModel;
   delete(): void;
 }
 
+/** A LabelledBatch too: it may be given to lossAndGradients, logits and Optimizer.step as it is. */
 export interface RetrievalBatch {
   /** batch × length token ids. */
   tokens: Int32Array;
@@ -512,6 +516,9 @@ export interface RetrievalBatch {
   answers: number;
 }
 
+/** The training options an optimizer takes: all but the batch and the seed. */
+export type OptimizerOptions = Omit<TrainingOptions, 'batch' | 'seed'>;
+
 export interface Optimizer {
   /** One step on the batch: gradients of the mean loss, clipping, AdamW at the schedule's rate. */
   step(batch: LabelledBatch): { loss: number; gradientNorm: number; learningRate: number };
@@ -519,6 +526,7 @@ export interface Optimizer {
   delete(): void;
 }
 
+/** What `await createAttention()` returns: the engine's calls, by group. */
 export interface AttentionEngine {
   readonly version: string;
   /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
@@ -588,9 +596,9 @@ export interface AttentionEngine {
     task?: TaskOptions;
     /** Default task.pairs. */
     pairs?: number;
-    /** Default 2048. */
+    /** Default 2048; at least pairs. */
     sequences?: number;
-    /** Default 'causal'. */
+    /** Default 'causal'. A saved model does not record its context: give the one it was trained with. */
     context?: 'causal' | 'prefix';
   }): Evaluation;
   /** Sequences of the task drawn from a seed (a stream of its own: not the trainer's batches). */
@@ -606,7 +614,7 @@ export interface AttentionEngine {
     seed?: number;
   }): RetrievalBatch;
   /** Schedule, clipping and AdamW for a model: one training step per call. */
-  createOptimizer(model: TransformerModel, training?: TrainingOptions): Optimizer;
+  createOptimizer(model: TransformerModel, options?: OptimizerOptions): Optimizer;
 }
 
 export default function createAttention(): Promise<AttentionEngine>;

@@ -164,7 +164,8 @@ val guarded(Body&& body) {
     return outcome;
   } catch (const std::bad_alloc&) {
     outcome.set("error", std::string("out of memory: the engine could not allocate what this call "
-                                     "needs; try fewer tokens or kernel: 'flash'"));
+                                     "needs; use smaller sizes (fewer tokens, kernel: 'flash', a "
+                                     "smaller batch or model)"));
   } catch (const std::length_error&) {
     outcome.set("error", std::string("too large: this call asks for more elements than the engine "
                                      "can hold; use fewer tokens or smaller sizes"));

@@ -17,6 +17,8 @@ const TASK_KEYS = ['pairs', 'keys', 'values', 'answerPositions', 'mix', 'span'];
 const MIX_KEYS = ['retrieval', 'runningSpan', 'serialRecall'];
 const TRAINING_KEYS = ['steps', 'batch', 'learningRate', 'warmup', 'schedule', 'weightDecay', 'betas', 'clip', 'seed'];
 const EVALUATION_KEYS = ['every', 'sequences', 'pairs'];
+// What createOptimizer takes of the training options: all but the batch and the seed.
+const OPTIMIZER_KEYS = TRAINING_KEYS.filter((key) => key !== 'batch' && key !== 'seed');
 const SAVED_FORMAT = 'attention-playground-transformer';
 const SAVED_VERSION = 1;
 
@@ -66,15 +68,20 @@ function toIds(name, ids) {
   return result;
 }
 
-// {tokens, batch, answers, prefix[, targets]} → what bindings.cpp reads, shapes checked.
+// {tokens, batch, answers, prefix[, targets]} → what bindings.cpp reads, shapes checked. A
+// result of retrievalBatch is such a batch: its length is checked, its queried ignored.
 function batchInput(name, input, withTargets) {
-  requireKnownKeys(name, input, ['tokens', 'batch', 'answers', 'prefix', ...(withTargets ? ['targets'] : [])]);
+  requireKnownKeys(name, input, ['tokens', 'batch', 'answers', 'prefix', 'length', 'queried',
+    ...(withTargets ? ['targets'] : [])]);
   const tokens = toIds('tokens', input.tokens);
   const batch = requireCount('batch', input.batch, 1);
   const answers = requireCount('answers', input.answers ?? 1, 1);
   const prefix = requireWholeNumber('prefix', input.prefix ?? 0, 0);
   if (tokens.length === 0 || tokens.length % batch !== 0) {
     fail(`tokens has ${tokens.length} ids, which is not batch (${batch}) sequences of equal length ≥ 1`);
+  }
+  if (input.length !== undefined && input.length !== tokens.length / batch) {
+    fail(`length is ${describe(input.length)} but tokens holds batch (${batch}) sequences of ${tokens.length / batch}`);
   }
   const result = { tokens, batch, length: tokens.length / batch, answers, prefix, targets: null };
   if (withTargets) {
@@ -225,7 +232,9 @@ export function trainingCalls(core) {
     if (saved.version !== SAVED_VERSION) {
       fail(`saved model's version must be ${SAVED_VERSION}, got ${describe(saved.version)}`);
     }
-    requireKnownKeys('saved model parameters', saved.parameters, Object.keys(saved.parameters ?? {}));
+    if (saved.parameters === null || typeof saved.parameters !== 'object' || Array.isArray(saved.parameters)) {
+      fail(`saved model parameters must be an object of matrices by name, got ${describe(saved.parameters)}`);
+    }
     const model = createTransformer(saved.config);
     try {
       const names = model.parameterNames();
@@ -246,6 +255,7 @@ export function trainingCalls(core) {
     const normalized = retrievalOptions(options);
     const handle = unwrap(core.createRetrievalTrainer(normalized));
     let deleted = false;
+    let model = null;  // the one model handed out, until its holder deletes it
     const live = () => requireLive('trainer', deleted);
     return Object.freeze({
       get step() { live(); return handle.step(); },
@@ -259,7 +269,11 @@ export function trainingCalls(core) {
         live();
         return unwrap(handle.evaluate(optional(pairs, (count) => requireCount('pairs', count, 1)) ?? 0));
       },
-      model() { live(); return modelFrom(handle.model()); },
+      model() {
+        live();
+        if (model === null || model.deleted) model = modelFrom(handle.model());
+        return model;
+      },
       delete() {
         if (deleted) return;
         deleted = true;
@@ -304,8 +318,9 @@ export function trainingCalls(core) {
   }
 
   /** Schedule, clipping and AdamW for a model, one step per call (what the trainer does each step). */
-  function createOptimizer(model, training = {}) {
-    const handle = unwrap(core.createOptimizer(handleOf(model), trainingOptions(training)));
+  function createOptimizer(model, options = {}) {
+    requireKnownKeys('createOptimizer options', options, OPTIMIZER_KEYS);
+    const handle = unwrap(core.createOptimizer(handleOf(model), trainingOptions(options)));
     let deleted = false;
     return Object.freeze({
       step(batch) {
@@ -313,7 +328,7 @@ export function trainingCalls(core) {
         requireLive('model', model.deleted);
         return unwrap(handle.step(batchInput('step batch', batch, true)));
       },
-      get steps() { return handle.steps(); },
+      get steps() { requireLive('optimizer', deleted); return handle.steps(); },
       delete() {
         if (deleted) return;
         deleted = true;

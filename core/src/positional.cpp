@@ -24,6 +24,11 @@ Matrix sinusoidal_encoding(long positions, long width) {
   return encoding;
 }
 
+double rope_frequency(double base, long pair, long head_width) {
+  constexpr double kTwoPi = 6.283185307179586;
+  return std::fmod(std::pow(base, -2.0 * pair / head_width), kTwoPi);
+}
+
 Matrix rotate_rope(const Matrix& x, long heads, long first_position, double base,
                    RopePairing pairing) {
   const long rows = static_cast<long>(x.shape(0));
@@ -31,10 +36,7 @@ Matrix rotate_rope(const Matrix& x, long heads, long first_position, double base
   const long half = head_width / 2;
   Matrix rotated = x;
   for (long t = 0; t < half; ++t) {
-    // Below base 1 frequencies pass 2π and position·frequency can overflow: for whole
-    // positions the angle modulo 2π is the same with the frequency taken modulo 2π.
-    constexpr double kTwoPi = 6.283185307179586;
-    const double frequency = std::fmod(std::pow(base, -2.0 * t / head_width), kTwoPi);
+    const double frequency = rope_frequency(base, t, head_width);
     const long a = pairing == RopePairing::interleaved ? 2 * t : t;
     const long b = pairing == RopePairing::interleaved ? 2 * t + 1 : t + half;
     for (long r = 0; r < rows; ++r) {

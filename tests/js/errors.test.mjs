@@ -130,7 +130,7 @@ const CASES = [
   ['createTransformer negative seed', () => engine.createTransformer(config({ seed: -1 })), ['seed', '-1']],
   ['createTransformer ALiBi slopes for the wrong heads', () => engine.createTransformer(config({ positional: { type: 'alibi', slopes: [1] } })),
     ['positional.slopes', '1', 'heads', '2']],
-  ['createTransformer too many parameters', () => engine.createTransformer(config({ dModel: 4096, layers: 64 })), ['parameters, more than the']],
+  ['createTransformer too many parameters', () => engine.createTransformer(config({ dModel: 4096, layers: 64 })), ['(parameters and position tables), more than the 16777216']],
   // training: batches
   ['a token id past the vocabulary', () => model.lossAndGradients(batch({ tokens: [0, 1, 2, 12, 4, 5] })), ['tokens[3] is 12', 'vocab - 1 = 11']],
   ['a negative token id', () => model.logits({ tokens: [0, -1], batch: 1 }), ['tokens[1] is -1']],

@@ -4,34 +4,14 @@
 #include "attn/train/evaluation.hpp"
 #include "attn/train/trainer.hpp"
 #include "helpers.hpp"
+#include "train_runs.hpp"
 
 using attn::train::RetrievalTrainer;
 using attn::train::TrainingOptions;
 using Catch::Contains;
 
-namespace {
-
-// 4 pairs of 8 keys and 8 values, 2 layers of width 16: learnt in 300 steps (0.2 s).
-TrainingOptions small_run() {
-  TrainingOptions options;
-  options.task.pairs = 4;
-  options.task.keys = 8;
-  options.task.values = 8;
-  options.model.d_model = 16;
-  options.optimizer.schedule.steps = 300;
-  options.optimizer.schedule.warmup = 20;
-  options.batch = 32;
-  options.every = 300;
-  options.sequences = 256;
-  options.evaluation_pairs = {4, 6};
-  return options;
-}
-
-void run(RetrievalTrainer& trainer) {
-  while (!trainer.finished()) trainer.advance(1000);
-}
-
-}  // namespace
+using train_runs::run;
+using train_runs::small_run;
 
 TEST_CASE("evaluation: accuracy and attention by position at the trained length and longer",
           "[train][evaluation]") {
@@ -95,5 +75,47 @@ TEST_CASE("evaluation: a task that does not fit the model fails naming why",
       Contains("pairs must be from 1 to task.keys (8)"));
   CHECK_THROWS_WITH(
       attn::train::evaluate_retrieval(trainer.model(), task, 4, 0, attn::train::Context::causal),
-      Contains("sequences must be a whole number from 1"));
+      Contains(
+          "sequences must be from pairs (4, so that every position is asked) to 65536, got 0"));
+}
+
+TEST_CASE(
+    "evaluation: the attention measures are the final row's weights on value, key and token 0",
+    "[train][evaluation]") {
+  TrainingOptions options = small_run();
+  options.optimizer.schedule.steps = 60;
+  RetrievalTrainer trainer(options);
+  run(trainer);
+  attn::train::Transformer& model = trainer.model();
+  const long pairs = 4, sequences = 8;  // each position asked twice
+  const auto measured = attn::train::evaluate_retrieval(model, options.task, pairs, sequences,
+                                                        attn::train::Context::causal);
+  // the same set, one sequence at a time, every row of every layer computed (answers = T)
+  const attn::train::TaskBatch set = attn::train::evaluation_set(options.task, pairs, sequences);
+  const long T = set.T, H = 2;
+  std::vector<double> to_value(2 * H * pairs, 0.0), to_key(2 * H * pairs, 0.0),
+      to_first(2 * H * pairs, 0.0);
+  for (long s = 0; s < sequences; ++s) {
+    model.forward({set.tokens.data() + s * T, nullptr, 1, T, T, 0});
+    const int query = set.queried[s];
+    for (long l = 0; l < 2; ++l) {
+      for (long h = 0; h < H; ++h) {
+        const float* last_row = model.attention_weights(l) + (h * T + T - 1) * T;
+        const long at = (l * H + h) * pairs + query;
+        to_value[at] += last_row[2 * query + 1] / 2;
+        to_key[at] += last_row[2 * query] / 2;
+        to_first[at] += last_row[0] / 2;
+      }
+    }
+  }
+  for (long l = 0; l < 2; ++l) {
+    for (long h = 0; h < H; ++h) {
+      for (long i = 0; i < pairs; ++i) {
+        const long at = (l * H + h) * pairs + i;
+        CHECK(measured.to_value[l][h][i] == Approx(to_value[at]).margin(1e-6));
+        CHECK(measured.to_key[l][h][i] == Approx(to_key[at]).margin(1e-6));
+        CHECK(measured.to_first[l][h][i] == Approx(to_first[at]).margin(1e-6));
+      }
+    }
+  }
 }

@@ -28,6 +28,8 @@ TEST_CASE("schedule: cosine from the rate after warm-up down to 10% at the last 
   CHECK(learning_rate_at(cosine, 10) == Approx(1.0));
   CHECK(learning_rate_at(cosine, 60) == Approx(0.55));  // half way: 0.1 + 0.9·0.5
   CHECK(learning_rate_at(cosine, 110) == Approx(0.1));
+  CHECK(learning_rate_at(cosine, 111) == Approx(0.1));  // after the run: it stays at 10%
+  CHECK(learning_rate_at(cosine, 500) == Approx(0.1));
   double previous = 2.0;
   for (long step = 10; step < 111; ++step) {
     CHECK(learning_rate_at(cosine, step) < previous);
@@ -76,4 +78,33 @@ TEST_CASE("adamw: three steps equal the update written out by hand", "[train][op
   const float gradient = 123.0f;
   fresh.step(&value, &gradient, 0.01);
   CHECK(value == Approx(-0.01).epsilon(1e-5));
+}
+
+TEST_CASE("optimizer: a gradient that is not finite stops the step before any parameter moves",
+          "[train][optimizer][errors]") {
+  attn::train::Optimizer optimizer(3, {});
+  std::vector<float> parameters = {1.0f, 2.0f, 3.0f}, gradients = {0.1f, NAN, 0.2f};
+  CHECK_THROWS_WITH(optimizer.step(parameters.data(), gradients.data()),
+                    Catch::Contains("training diverged at step 1: the gradients' norm is NaN"));
+  CHECK(parameters == std::vector<float>{1.0f, 2.0f, 3.0f});
+  gradients = {0.1f, INFINITY, 0.2f};
+  CHECK_THROWS_WITH(optimizer.step(parameters.data(), gradients.data()),
+                    Catch::Contains("the gradients' norm is Infinity"));
+}
+
+TEST_CASE("optimizer: bad options fail naming the option", "[train][optimizer][errors]") {
+  attn::train::OptimizerOptions options;
+  options.schedule.learning_rate = 2.0;
+  options.adamw.weight_decay = 0.5;
+  CHECK_THROWS_WITH(
+      attn::train::validate(options),
+      Catch::Contains("training.learningRate × training.weightDecay must be below 1"));
+  options = {};
+  options.adamw.epsilon = 0.0;
+  CHECK_THROWS_WITH(attn::train::validate(options),
+                    Catch::Contains("epsilon must be from 1e-30 to 1, got 0"));
+  options = {};
+  options.clip = -1.0;
+  CHECK_THROWS_WITH(attn::train::validate(options),
+                    Catch::Contains("training.clip must be from 0"));
 }

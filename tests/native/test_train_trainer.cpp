@@ -3,39 +3,15 @@
 // and bad options fail naming the option.
 #include "attn/train/trainer.hpp"
 #include "helpers.hpp"
+#include "train_runs.hpp"
 
 using attn::train::Checkpoint;
 using attn::train::RetrievalTrainer;
 using attn::train::TrainingOptions;
 using Catch::Contains;
 
-namespace {
-
-// 4 pairs of 8 keys and 8 values, 2 layers of width 16: learnt in 300 steps (0.2 s).
-TrainingOptions small_run() {
-  TrainingOptions options;
-  options.task.pairs = 4;
-  options.task.keys = 8;
-  options.task.values = 8;
-  options.model.d_model = 16;
-  options.optimizer.schedule.steps = 300;
-  options.optimizer.schedule.warmup = 20;
-  options.batch = 32;
-  options.every = 60;
-  options.sequences = 256;
-  options.evaluation_pairs = {4, 6};
-  return options;
-}
-
-std::vector<Checkpoint> run(RetrievalTrainer& trainer) {
-  std::vector<Checkpoint> checkpoints;
-  while (!trainer.finished()) {
-    if (auto checkpoint = trainer.advance(1000)) checkpoints.push_back(*checkpoint);
-  }
-  return checkpoints;
-}
-
-}  // namespace
+using train_runs::run;
+using train_runs::small_run;
 
 TEST_CASE("trainer: a short run learns the small retrieval task", "[train][trainer]") {
   RetrievalTrainer trainer(small_run());
@@ -85,6 +61,21 @@ TEST_CASE("trainer: checkpoints every `every` steps and after the last", "[train
   CHECK(trainer.advance(100)->step == 25);
   CHECK(trainer.finished());
   CHECK_FALSE(trainer.advance(100).has_value());
+}
+
+TEST_CASE("trainer: a checkpoint's loss is the mean of the steps' losses since the last one",
+          "[train][trainer]") {
+  TrainingOptions every_step = small_run();
+  every_step.optimizer.schedule.steps = 4;
+  every_step.every = 1;
+  TrainingOptions every_second = every_step;
+  every_second.every = 2;
+  RetrievalTrainer one(every_step), two(every_second);
+  const auto losses = run(one), means = run(two);
+  REQUIRE(losses.size() == 4);
+  REQUIRE(means.size() == 2);
+  CHECK(means[0].loss == Approx((losses[0].loss + losses[1].loss) / 2).epsilon(1e-12));
+  CHECK(means[1].loss == Approx((losses[2].loss + losses[3].loss) / 2).epsilon(1e-12));
 }
 
 TEST_CASE("trainer: the mixed objectives, prefix context and end-biased answers run",
@@ -141,7 +132,7 @@ TEST_CASE("trainer: bad options fail naming the option", "[train][trainer][error
   fails_with(bad, "training.batch (1) is too small to give any objective of task.mix a sequence");
   bad = small_run();
   bad.model.heads = 3;
-  fails_with(bad, "heads (3) must divide dModel (16)");
+  fails_with(bad, "model.heads (3) must divide model.dModel (16)");
   bad = small_run();
   bad.task.pairs = 9;
   fails_with(bad, "task.pairs must be from 1 to task.keys (8)");

@@ -61,7 +61,7 @@ void check_model_gradients(Transformer& model, const Batch& batch) {
     }
     INFO(info.name << ": max abs diff " << worst << " from finite differences (largest gradient "
                    << largest << ")");
-    CHECK(worst <= 1e-4 + 1e-3 * largest);
+    CHECK(worst <= 1e-6 + 1e-4 * largest);
   }
 }
 
@@ -155,11 +155,15 @@ TEST_CASE("transformer: every gradient equals finite differences of the double r
       {"sinusoidal", PositionalType::sinusoidal, false, 4, 8, 1, 0},
       {"none, mlp, prefix 5", PositionalType::none, true, 2, 8, 1, 5},
       {"rope, prefix 6, 2 answers", PositionalType::rope, false, 2, 8, 2, 6},
+      {"alibi, prefix 5", PositionalType::alibi, true, 2, 8, 1, 5},
+      {"answers inside the prefix", PositionalType::rope, true, 2, 7, 3, 6},
+      {"every position an answer", PositionalType::learned, false, 2, 6, 6, 0},
   };
   for (const Case& c : cases) {
     INFO(c.name);
     TransformerConfig config = small_config(c.type, c.mlp);
     config.heads = c.heads;
+    config.layers = c.A == c.T ? 1 : 2;  // one layer whose queries are every position
     Transformer model(config);
     const RandomBatch data(config, 3, c.T, c.A, c.prefix, 11);
     check_model_gradients(model, data.batch);
@@ -180,6 +184,45 @@ TEST_CASE("transformer: rope's half pairing, base and ALiBi's own slopes reach t
   config.positional.slopes = {1.0f, 0.125f};
   Transformer alibi(config);
   check_model_gradients(alibi, data.batch);
+}
+
+TEST_CASE("transformer: backward adds weight × each batch's gradients (the mixed objectives)",
+          "[train][transformer]") {
+  const TransformerConfig config = small_config(PositionalType::rope, true);
+  Transformer model(config);
+  const RandomBatch first(config, 2, 8, 1, 0, 21), second(config, 3, 9, 3, 4, 22);
+  const auto gradients_of = [&](const Batch& batch) {
+    model.loss_and_gradients(batch);
+    return std::vector<float>(model.gradients(), model.gradients() + model.parameter_count());
+  };
+  const std::vector<float> g1 = gradients_of(first.batch), g2 = gradients_of(second.batch);
+  model.zero_gradients();
+  model.forward(first.batch);
+  model.backward(first.batch, 0.25f);
+  model.forward(second.batch);
+  model.backward(second.batch, 0.75f);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < g1.size(); ++i) {
+    worst = std::max(worst, std::abs(model.gradients()[i] - (0.25 * g1[i] + 0.75 * g2[i])));
+  }
+  INFO("max abs diff " << worst);
+  CHECK(worst <= 1e-6);
+}
+
+TEST_CASE("transformer: backward needs the last forward's batch, with targets",
+          "[train][transformer][errors]") {
+  const TransformerConfig config = small_config(PositionalType::rope, false);
+  Transformer model(config);
+  const RandomBatch data(config, 2, 6, 1, 0, 23), other(config, 2, 7, 1, 0, 24);
+  CHECK_THROWS_WITH(model.backward(data.batch),
+                    Contains("backward needs the batch of the last forward"));
+  model.forward({data.tokens.data(), nullptr, 2, 6, 1, 0});
+  CHECK_THROWS_WITH(model.backward(data.batch), Contains("run with targets"));
+  model.forward(data.batch);
+  CHECK_THROWS_WITH(model.backward(other.batch),
+                    Contains("backward needs the batch of the last forward"));
+  CHECK_THROWS_WITH(model.attention_weights(2),
+                    Contains("layer must be a whole number from 0 to 1, got 2"));
 }
 
 TEST_CASE("transformer: logits, loss and attention of a forward", "[train][transformer]") {
@@ -256,7 +299,7 @@ TEST_CASE("transformer: bad configurations fail naming the option",
   bad.d_model = 4096;
   bad.heads = 2;
   bad.layers = 64;
-  fails_with(bad, "parameters, more than the");
+  fails_with(bad, "(parameters and position tables), more than the 16777216");
   bad = config;
   bad.positional.type = PositionalType::alibi;
   bad.positional.slopes = {0.5f};

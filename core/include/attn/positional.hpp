@@ -44,6 +44,11 @@ constexpr const auto& names_of(RopePairing) { return kRopePairingNames; }
 // → positions×width: PE[p][2t] = sin(p / 10000^(2t/width)), PE[p][2t+1] = cos(same).
 Matrix sinusoidal_encoding(long positions, long width);
 
+// RoPE's angle per position of pair t in a head of width dh: base^(-2t/dh), taken modulo 2π
+// (below base 1 frequencies pass 2π and position·frequency can overflow; for whole positions
+// the angle modulo 2π is the same).
+double rope_frequency(double base, long pair, long head_width);
+
 // x: rows×(H·dh), row r at position first_position + r → the same shape, each head's
 // slice rotated pair by pair. dh must be even.
 Matrix rotate_rope(const Matrix& x, long heads, long first_position, double base,

@@ -9,8 +9,14 @@ namespace attn::train {
 
 namespace {
 
-// Held-out sequences per forward: enough rows for the matmuls, little memory.
-constexpr long kChunk = 256;
+// Held-out sequences per forward: enough rows for the matmuls, and fewer when sequences
+// are so long that so many would not fit the activation budget.
+constexpr long kMostPerChunk = 256;
+
+long chunk_size(const TransformerConfig& config, long length) {
+  const std::uint64_t per_sequence = activation_floats(config, 1, length, 1);
+  return long(std::clamp<std::uint64_t>(kMaxActivationFloats / per_sequence, 1, kMostPerChunk));
+}
 
 void require_fits(const Transformer& model, const TaskOptions& task, long pairs, long sequences) {
   validate(task);
@@ -21,12 +27,10 @@ void require_fits(const Transformer& model, const TaskOptions& task, long pairs,
          " keys and " + std::to_string(task.values) + " values needs " +
          std::to_string(vocabulary_size(task)) + " and " + std::to_string(task.values));
   }
-  if (pairs < 1 || pairs > task.keys) {
-    fail("pairs must be from 1 to task.keys (" + std::to_string(task.keys) +
-         "), since the keys of a sequence are distinct; got " + std::to_string(pairs));
-  }
-  if (sequences < 1 || sequences > kMaxEvaluationSequences) {
-    fail("sequences must be a whole number from 1 to " + std::to_string(kMaxEvaluationSequences) +
+  require_pairs("pairs", pairs, task);
+  if (sequences < pairs || sequences > kMaxEvaluationSequences) {
+    fail("sequences must be from pairs (" + std::to_string(pairs) +
+         ", so that every position is asked) to " + std::to_string(kMaxEvaluationSequences) +
          ", got " + std::to_string(sequences));
   }
   const long length = sequence_length(Objective::retrieval, task, pairs);
@@ -34,6 +38,7 @@ void require_fits(const Transformer& model, const TaskOptions& task, long pairs,
     fail("sequences of " + std::to_string(pairs) + " pairs have " + std::to_string(length) +
          " tokens, more than the model's maxLength (" + std::to_string(config.max_length) + ")");
   }
+  require_task_tokens("sequences", sequences, length);
 }
 
 }  // namespace
@@ -43,6 +48,7 @@ Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long 
   require_fits(model, task, pairs, sequences);
   const TaskBatch set = evaluation_set(task, pairs, sequences);
   const long T = set.T, L = model.config().layers, H = model.config().heads;
+  const long chunk = chunk_size(model.config(), T);
   const long O = model.config().outputs;
   Evaluation result;
   result.pairs = pairs;
@@ -51,8 +57,8 @@ Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long 
       AttentionByPosition(L, std::vector<std::vector<double>>(H, std::vector<double>(pairs, 0.0)));
   result.to_value = result.to_key = result.to_first = zeros;
   double loss = 0.0;
-  for (long first = 0; first < set.B; first += kChunk) {
-    const long B = std::min(kChunk, set.B - first);
+  for (long first = 0; first < set.B; first += chunk) {
+    const long B = std::min(chunk, set.B - first);
     const Batch batch{set.tokens.data() + first * T, set.targets.data() + first, B, T, 1,
                       prefix_length(context, pairs)};
     loss += model.forward(batch) * B;

@@ -7,6 +7,7 @@
 #include "../row_ops.hpp"
 #include "attn/kernels.hpp"
 #include "attn/normalization.hpp"
+#include "buffers.hpp"
 
 namespace attn::train {
 
@@ -17,17 +18,6 @@ void transpose(float* to, const float* from, long rows, long cols, long ld) {
   for (long r = 0; r < rows; ++r) {
     for (long c = 0; c < cols; ++c) to[c * rows + r] = from[r * ld + c];
   }
-}
-
-// c (rows×cols, stride ldc) (+)= a (rows×depth, stride lda) · b (depth×cols, stride ldb).
-void matmul(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long rows,
-            long depth, long cols, bool accumulate) {
-  kernels::matmul(a, lda, b, ldb, c, ldc, rows, depth, cols, accumulate);
-}
-
-float* grow(std::vector<float>& buffer, std::size_t size) {
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer.data();
 }
 
 }  // namespace
@@ -125,8 +115,8 @@ void linear_forward(float* out, const float* x, const float* weight, const float
   // weightᵀ (in×out) once, so that the matmul streams rows of both operands.
   float* weight_t = grow(scratch.transposed, std::size_t(in_features) * out_features);
   transpose(weight_t, weight, out_features, in_features, in_features);
-  matmul(x, in_features, weight_t, out_features, out, out_features, rows, in_features, out_features,
-         false);
+  kernels::matmul(x, in_features, weight_t, out_features, out, out_features, rows, in_features,
+                  out_features, false);
   if (bias == nullptr) return;
   for (long r = 0; r < rows; ++r) {
     float* row = out + r * out_features;
@@ -135,11 +125,10 @@ void linear_forward(float* out, const float* x, const float* weight, const float
 }
 
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x,
-                     const float* weight, long rows, long in_features, long out_features,
-                     bool accumulate_dx) {
+                     const float* weight, long rows, long in_features, long out_features) {
   // dx (rows×in) = dout (rows×out) · weight (out×in)
-  matmul(dout, out_features, weight, in_features, dx, in_features, rows, out_features, in_features,
-         accumulate_dx);
+  kernels::matmul(dout, out_features, weight, in_features, dx, in_features, rows, out_features,
+                  in_features, false);
   // dweight (out×in) += doutᵀ (out×rows) · x (rows×in)
   kernels::matmul_transposed_a(dout, out_features, x, in_features, dweight, in_features,
                                out_features, rows, in_features, true);
@@ -224,7 +213,7 @@ void attention_forward(float* context, const float* qkv, long B, long T, long Tq
       for (long i = 0; i < Tq * D; ++i) q[i] *= shape.scale;
       // pass 2: scores = q·kᵀ (Tq×T), in the weights' place.
       transpose(k_t, k, T, D, D);
-      matmul(q, D, k_t, T, weights, T, Tq, D, T, false);
+      kernels::matmul(q, D, k_t, T, weights, T, Tq, D, T, false);
       // pass 3: ALiBi bias and mask (the engine's row operations), then the stable softmax.
       const float slope = shape.alibi_slopes != nullptr ? (*shape.alibi_slopes)[h] : 0.0f;
       for (long i = 0; i < Tq; ++i) {
@@ -234,8 +223,8 @@ void attention_forward(float* context, const float* qkv, long B, long T, long Tq
         normalize_row(Normalization::softmax, row, row, T);
       }
       // pass 4: context = weights · v, into this head's columns.
-      matmul(weights, T, sequence + 2 * C + h * D, ld, context + b * Tq * C + h * D, C, Tq, T, D,
-             false);
+      kernels::matmul(weights, T, sequence + 2 * C + h * D, ld, context + b * Tq * C + h * D, C, Tq,
+                      T, D, false);
     }
   }
 }
@@ -265,7 +254,7 @@ void attention_backward(float* dqkv, const float* dcontext, const float* qkv, lo
                                    false);
       // pass 2: dweights (Tq×T) = dcontext · vᵀ.
       transpose(v_t, sequence + 2 * C + h * D, T, D, ld);
-      matmul(dctx_h, C, v_t, T, dscores, T, Tq, D, T, false);
+      kernels::matmul(dctx_h, C, v_t, T, dscores, T, Tq, D, T, false);
       // pass 3: through the softmax, row by row: dS = P ⊙ (dP - Σ_j P·dP). Masked keys have
       // P = 0, so they get no gradient.
       for (long i = 0; i < Tq; ++i) {
@@ -277,7 +266,7 @@ void attention_backward(float* dqkv, const float* dcontext, const float* qkv, lo
         for (long j = 0; j < T; ++j) d[j] = p[j] * (d[j] - dot);
       }
       // pass 4: dq = dS · k · scale (Tq×D) and dk = dSᵀ · q (T×D; q holds the scale).
-      matmul(dscores, T, k, D, dq, D, Tq, T, D, false);
+      kernels::matmul(dscores, T, k, D, dq, D, Tq, T, D, false);
       for (long i = 0; i < Tq * D; ++i) dq[i] *= shape.scale;
       kernels::matmul_transposed_a(dscores, T, q, D, dk, D, T, Tq, D, false);
       // pass 5: undo the rotation (its transpose is the rotation by -angle), write into dqkv.

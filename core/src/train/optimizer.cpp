@@ -13,7 +13,9 @@ double learning_rate_at(const ScheduleOptions& options, long step) {
   constexpr double kFloor = 0.1;  // the cosine ends at 10% of the learning rate
   constexpr double kPi = 3.14159265358979323846;
   const long decay_steps = options.steps - options.warmup;
-  const double progress = decay_steps > 1 ? double(step - options.warmup) / (decay_steps - 1) : 1.0;
+  // 0 after warm-up, 1 at the last step, and 1 for any step after it (no climbing back)
+  const double progress =
+      decay_steps > 1 ? std::min(1.0, double(step - options.warmup) / (decay_steps - 1)) : 1.0;
   return options.learning_rate * (kFloor + (1.0 - kFloor) * 0.5 * (1.0 + std::cos(kPi * progress)));
 }
 
@@ -71,15 +73,29 @@ void validate(const OptimizerOptions& options) {
   require_number("training.betas[0]", options.adamw.beta1, 0.0, 0.999999);
   require_number("training.betas[1]", options.adamw.beta2, 0.0, 0.999999);
   require_number("training.clip", options.clip, 0.0, 1e30);
+  require_number("epsilon", options.adamw.epsilon, 1e-30, 1.0);
+  // decoupled decay multiplies every parameter by 1 - rate·decay each step: keep it above 0
+  if (options.schedule.learning_rate * options.adamw.weight_decay >= 1.0) {
+    fail(
+        "training.learningRate × training.weightDecay must be below 1 (each step multiplies "
+        "every parameter by 1 minus it), got " +
+        format_number(options.schedule.learning_rate) + " × " +
+        format_number(options.adamw.weight_decay));
+  }
 }
 
 Optimizer::Optimizer(std::size_t count, const OptimizerOptions& options)
-    : options_((validate(options), options)), count_(count), adamw_(count, options.adamw) {}
+    : options_((validate(options), options)), adamw_(count, options.adamw) {}
 
 OptimizerStep Optimizer::step(float* parameters, float* gradients) {
   OptimizerStep result;
   result.learning_rate = learning_rate_at(options_.schedule, steps_taken());
-  result.gradient_norm = clip_gradients(gradients, count_, options_.clip);
+  result.gradient_norm = clip_gradients(gradients, adamw_.size(), options_.clip);
+  if (!std::isfinite(result.gradient_norm)) {  // before it reaches, and ruins, every parameter
+    fail("training diverged at step " + std::to_string(steps_taken() + 1) +
+         ": the gradients' norm is " + format_number(result.gradient_norm) +
+         "; try a lower training.learningRate or clip");
+  }
   adamw_.step(parameters, gradients, result.learning_rate);
   return result;
 }

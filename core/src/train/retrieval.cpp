@@ -20,10 +20,7 @@ constexpr std::uint32_t kEvaluationStream = 7;
 void validate(const TaskOptions& task) {
   require_whole_number("task.keys", task.keys, 1, kMaxSymbols);
   require_whole_number("task.values", task.values, 1, kMaxSymbols);
-  if (task.pairs < 1 || task.pairs > task.keys) {
-    fail("task.pairs must be from 1 to task.keys (" + std::to_string(task.keys) +
-         "), since the keys of a sequence are distinct; got " + std::to_string(task.pairs));
-  }
+  require_pairs("task.pairs", task.pairs, task);
   double total = 0.0;
   for (std::size_t o = 0; o < kObjectives.size(); ++o) {
     if (!(task.mix[o] >= 0.0) || !std::isfinite(task.mix[o])) {
@@ -38,6 +35,22 @@ void validate(const TaskOptions& task) {
       fail("task.span must be from 1 to task.pairs (" + std::to_string(task.pairs) + "), got " +
            std::to_string(task.span));
     }
+  }
+}
+
+void require_pairs(const char* name, long pairs, const TaskOptions& task) {
+  if (pairs < 1 || pairs > task.keys) {
+    fail(std::string(name) + " must be from 1 to task.keys (" + std::to_string(task.keys) +
+         "), since the keys of a sequence are distinct; got " + std::to_string(pairs));
+  }
+}
+
+void require_task_tokens(const char* name, long sequences, long length) {
+  const std::uint64_t tokens = std::uint64_t(sequences) * std::uint64_t(length);
+  if (sequences < 1 || tokens > kMaxTaskTokens) {
+    fail(std::string(name) + " must be from 1 to " + std::to_string(kMaxTaskTokens / length) +
+         " sequences of " + std::to_string(length) + " tokens (at most " +
+         std::to_string(kMaxTaskTokens) + " tokens at once), got " + std::to_string(sequences));
   }
 }
 
@@ -89,19 +102,24 @@ double TaskRandom::uniform() {
 
 namespace {
 
-// The queried pair for 'ends': P(i) ∝ 1/√((i+½)(k-i-½)), a discrete arcsine law.
-int draw_end_biased(long pairs, TaskRandom& random) {
+// The cumulative weights of the queried pair for 'ends': P(i) ∝ 1/√((i+½)(k-i-½)), a
+// discrete arcsine law.
+std::vector<double> end_biased_weights(long pairs) {
   std::vector<double> cumulative(pairs);
   double total = 0.0;
   for (long i = 0; i < pairs; ++i) {
     total += 1.0 / std::sqrt((i + 0.5) * (pairs - i - 0.5));
     cumulative[i] = total;
   }
-  const double draw = random.uniform() * total;
-  for (long i = 0; i < pairs; ++i) {
+  return cumulative;
+}
+
+int draw_weighted(const std::vector<double>& cumulative, TaskRandom& random) {
+  const double draw = random.uniform() * cumulative.back();
+  for (std::size_t i = 0; i < cumulative.size(); ++i) {
     if (draw < cumulative[i]) return int(i);
   }
-  return int(pairs - 1);
+  return int(cumulative.size() - 1);
 }
 
 }  // namespace
@@ -109,6 +127,8 @@ int draw_end_biased(long pairs, TaskRandom& random) {
 TaskBatch sample_batch(const TaskOptions& task, Objective objective, long pairs, long B,
                        TaskRandom& random, const std::vector<int>& queried) {
   const int K = int(task.keys), separator = int(task.keys + task.values);
+  require_pairs("pairs", pairs, task);
+  require_task_tokens("batch", B, sequence_length(objective, task, pairs));
   TaskBatch batch;
   batch.objective = objective;
   batch.B = B;
@@ -118,12 +138,18 @@ TaskBatch sample_batch(const TaskOptions& task, Objective objective, long pairs,
   batch.tokens.resize(std::size_t(B) * batch.T);
   batch.targets.resize(std::size_t(B) * batch.A);
   batch.queried.assign(B, -1);
-  std::vector<int> keys(task.keys), values(pairs);
+  const bool biased = objective == Objective::retrieval && queried.empty() &&
+                      task.answer_positions == AnswerPositions::ends;
+  const std::vector<double> end_weights =
+      biased ? end_biased_weights(pairs) : std::vector<double>{};
+  std::vector<int> keys(task.keys), values(pairs), swapped_with(pairs);
+  std::iota(keys.begin(), keys.end(), 0);
   for (long b = 0; b < B; ++b) {
-    // k distinct keys (a partial Fisher–Yates shuffle) and k values with repetition.
-    std::iota(keys.begin(), keys.end(), 0);
+    // k distinct keys (a partial Fisher–Yates shuffle, undone below so that each sequence
+    // costs O(k), not O(K)) and k values with repetition.
     for (long i = 0; i < pairs; ++i) {
-      std::swap(keys[i], keys[i + random.below(std::uint32_t(task.keys - i))]);
+      swapped_with[i] = int(i + random.below(std::uint32_t(task.keys - i)));
+      std::swap(keys[i], keys[swapped_with[i]]);
       values[i] = int(random.below(std::uint32_t(task.values)));
     }
     int* tokens = batch.tokens.data() + b * batch.T;
@@ -136,9 +162,8 @@ TaskBatch sample_batch(const TaskOptions& task, Objective objective, long pairs,
     switch (objective) {
       case Objective::retrieval: {
         const int query = !queried.empty() ? queried[b]
-                          : task.answer_positions == AnswerPositions::ends
-                              ? draw_end_biased(pairs, random)
-                              : int(random.below(std::uint32_t(pairs)));
+                          : biased         ? draw_weighted(end_weights, random)
+                                           : int(random.below(std::uint32_t(pairs)));
         rest[0] = separator;
         rest[1] = keys[query];
         targets[0] = values[query];
@@ -159,6 +184,7 @@ TaskBatch sample_batch(const TaskOptions& task, Objective objective, long pairs,
         break;
       }
     }
+    for (long i = pairs - 1; i >= 0; --i) std::swap(keys[i], keys[swapped_with[i]]);
   }
   return batch;
 }

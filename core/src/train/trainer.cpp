@@ -46,8 +46,9 @@ TransformerConfig model_config(const TrainingOptions& options) {
   config.vocab = vocabulary_size(options.task);
   config.outputs = options.task.values;
   config.seed = options.seed;
-  if (config.max_length == 0)
+  if (config.max_length == 0) {
     config.max_length = std::max(kDefaultMaxLength, longest_sequence(options));
+  }
   return config;
 }
 
@@ -59,25 +60,45 @@ void validate(const TrainingOptions& options) {
   require_whole_number("training.batch", options.batch, 1, kMaxBatch);
   require_whole_number("evaluation.every", options.every, 1, kMaxSteps);
   require_whole_number("evaluation.sequences", options.sequences, 1, kMaxEvaluationSequences);
-  if (options.evaluation_pairs.empty())
+  if (options.evaluation_pairs.empty()) {
     fail("evaluation.pairs must list at least one number of pairs");
-  for (long pairs : options.evaluation_pairs) {
-    if (pairs < 1 || pairs > options.task.keys) {
-      fail("evaluation.pairs must be from 1 to task.keys (" + std::to_string(options.task.keys) +
-           "), since the keys of a sequence are distinct; got " + std::to_string(pairs));
-    }
   }
+  for (long pairs : options.evaluation_pairs)
+    require_pairs("evaluation.pairs", pairs, options.task);
   const std::array<long, 3> counts = split_batch(options);
   if (counts[0] + counts[1] + counts[2] == 0) {
     fail("training.batch (" + std::to_string(options.batch) +
          ") is too small to give any objective of task.mix a sequence");
   }
   const TransformerConfig config = model_config(options);
-  validate(config);
+  validate(config, "model.");
   const long longest = longest_sequence(options);
   if (longest > config.max_length) {
     fail("the longest sequence of this run has " + std::to_string(longest) +
          " tokens, more than model.maxLength (" + std::to_string(config.max_length) + ")");
+  }
+  // What each step and each evaluation hold at once, checked before the first step.
+  for (std::size_t o = 0; o < kObjectives.size(); ++o) {
+    if (counts[o] == 0) continue;
+    const long length = sequence_length(kObjectives[o], options.task, options.task.pairs);
+    require_task_tokens("training.batch", counts[o], length);
+    const std::uint64_t floats = activation_floats(
+        config, counts[o], length, answer_count(kObjectives[o], options.task, options.task.pairs));
+    if (floats > kMaxActivationFloats) {
+      fail("training.batch (" + std::to_string(options.batch) + ") of sequences of " +
+           std::to_string(length) + " tokens needs " + std::to_string(floats * sizeof(float)) +
+           " bytes of activations, more than the engine's " +
+           std::to_string(kMaxActivationFloats * sizeof(float)) + "; use a smaller batch");
+    }
+  }
+  for (long pairs : options.evaluation_pairs) {
+    if (options.sequences < pairs) {
+      fail("evaluation.sequences (" + std::to_string(options.sequences) +
+           ") must be at least evaluation.pairs (" + std::to_string(pairs) +
+           "), so that every position is asked");
+    }
+    require_task_tokens("evaluation.sequences", options.sequences,
+                        sequence_length(Objective::retrieval, options.task, pairs));
   }
 }
 

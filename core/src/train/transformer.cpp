@@ -8,6 +8,7 @@
 
 #include "attn/errors.hpp"
 #include "attn/torch_generator.hpp"
+#include "buffers.hpp"
 
 namespace attn::train {
 
@@ -18,47 +19,62 @@ constexpr long kMaxVocabulary = 1L << 20;
 constexpr long kMaxLayers = 64;
 constexpr long kMaxWidth = 4096;
 constexpr long kMaxLength = 1L << 16;
-constexpr std::uint64_t kMaxParameters = std::uint64_t{1} << 24;
-constexpr std::uint64_t kMaxActivationFloats = std::uint64_t{1} << 27;  // 512 MiB
-
-float* grow(std::vector<float>& buffer, std::size_t size) {
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer.data();
-}
+// Parameters and position tables together: 64 MiB, four times over with the gradients and
+// AdamW's two moments.
+constexpr std::uint64_t kMaxModelFloats = std::uint64_t{1} << 24;
 
 }  // namespace
 
-void validate(const TransformerConfig& config) {
-  require_whole_number("vocab", config.vocab, 1, kMaxVocabulary);
-  require_whole_number("outputs", config.outputs, 1, kMaxVocabulary);
-  require_whole_number("layers", config.layers, 1, kMaxLayers);
-  require_whole_number("dModel", config.d_model, 1, kMaxWidth);
-  require_whole_number("heads", config.heads, 1, config.d_model);
-  require_whole_number("maxLength", config.max_length, 1, kMaxLength);
+void validate(const TransformerConfig& config, const std::string& prefix) {
+  const auto name = [&](const char* option) { return prefix + option; };
+  require_whole_number(name("vocab").c_str(), config.vocab, 1, kMaxVocabulary);
+  require_whole_number(name("outputs").c_str(), config.outputs, 1, kMaxVocabulary);
+  require_whole_number(name("layers").c_str(), config.layers, 1, kMaxLayers);
+  require_whole_number(name("dModel").c_str(), config.d_model, 1, kMaxWidth);
+  require_whole_number(name("heads").c_str(), config.heads, 1, config.d_model);
+  require_whole_number(name("maxLength").c_str(), config.max_length, 1, kMaxLength);
   if (config.d_model % config.heads != 0) {
-    fail("heads (" + std::to_string(config.heads) + ") must divide dModel (" +
-         std::to_string(config.d_model) + ")");
+    fail(name("heads") + " (" + std::to_string(config.heads) + ") must divide " + name("dModel") +
+         " (" + std::to_string(config.d_model) + ")");
   }
   const long head_width = config.d_model / config.heads;
   const PositionalType type = config.positional.type;
   require_one_of(type, kModelPositionalTypes);
   if (type == PositionalType::rope && head_width % 2 != 0) {
-    fail("positional rope rotates pairs of a head's columns, so dModel / heads must be even, got " +
-         std::to_string(config.d_model) + " / " + std::to_string(config.heads) + " = " +
-         std::to_string(head_width));
+    fail("positional rope rotates pairs of a head's columns, so " + name("dModel") + " / " +
+         name("heads") + " must be even, got " + std::to_string(config.d_model) + " / " +
+         std::to_string(config.heads) + " = " + std::to_string(head_width));
   }
   validate(config.positional, config.heads, head_width);
   const std::uint64_t C = config.d_model, V = config.vocab, O = config.outputs;
+  const std::uint64_t P = config.max_length;
   const std::uint64_t per_layer = 4 * C * C + 2 * C + (config.mlp ? 8 * C * C + 7 * C : 0);
-  const std::uint64_t count = V * C +
-                              (type == PositionalType::learned ? config.max_length * C : 0) +
-                              config.layers * per_layer + 2 * C + O * C + O;
-  if (count > kMaxParameters) {
-    fail("this model would have " + std::to_string(count) + " parameters, more than the " +
-         std::to_string(kMaxParameters) +
-         " the engine trains; use a smaller vocab, dModel, "
-         "layers or maxLength");
+  const std::uint64_t parameters = V * C + (type == PositionalType::learned ? P * C : 0) +
+                                   config.layers * per_layer + 2 * C + O * C + O;
+  // sinusoidal: a P×C table; RoPE: P×(D/2) cosines and as many sines
+  const bool table = type == PositionalType::sinusoidal || type == PositionalType::rope;
+  const std::uint64_t count = parameters + (table ? P * C : 0);
+  if (count > kMaxModelFloats) {
+    fail("this model would hold " + std::to_string(count) +
+         " numbers (parameters and position tables), more than the " +
+         std::to_string(kMaxModelFloats) + " the engine trains; use a smaller " + name("vocab") +
+         ", " + name("dModel") + ", " + name("layers") + " or " + name("maxLength"));
   }
+}
+
+std::uint64_t activation_floats(const TransformerConfig& config, long batch, long length,
+                                long answers) {
+  const std::uint64_t L = config.layers, C = config.d_model, F = 4 * C, O = config.outputs;
+  const std::uint64_t H = config.heads, D = C / H, B = batch, T = length;
+  const std::uint64_t N = B * T, R = B * answers;
+  // per layer: ln1 and its two statistics, qkv, context, the attention caches (q, k, weights)
+  std::uint64_t per_layer = N * C + 2 * N + 3 * N * C + N * C + 2 * N * C + B * H * T * T;
+  if (config.mlp) per_layer += 2 * N * C + 2 * N + 2 * N * F;  // mid, ln2, fc, gelu
+  const std::uint64_t stream = (L + 1) * N * C + N * C;        // residual, sublayer out
+  const std::uint64_t head = R * C + 2 * R + 2 * R * O;        // final LN, logits, probabilities
+  const std::uint64_t gradients = 4 * N * C + 3 * N * C + (config.mlp ? N * F : 0) + R * O;
+  const std::uint64_t scratch = D * T + 2 * T * T + 2 * T * D + std::max(3 * C * C, F * C);
+  return L * per_layer + stream + head + gradients + scratch;
 }
 
 Transformer::Transformer(const TransformerConfig& config) : config_(config) {
@@ -104,9 +120,7 @@ Transformer::Transformer(const TransformerConfig& config) : config_(config) {
     rope_cos_.resize(std::size_t(P) * half);
     rope_sin_.resize(std::size_t(P) * half);
     for (long t = 0; t < half; ++t) {
-      // As rotate_rope: the frequency modulo 2π keeps p·frequency exact enough for any base.
-      constexpr double kTwoPi = 6.283185307179586;
-      const double frequency = std::fmod(std::pow(config.positional.base, -2.0 * t / D), kTwoPi);
+      const double frequency = rope_frequency(config.positional.base, t, D);
       for (long p = 0; p < P; ++p) {
         rope_cos_[p * half + t] = static_cast<float>(std::cos(p * frequency));
         rope_sin_[p * half + t] = static_cast<float>(std::sin(p * frequency));
@@ -203,6 +217,7 @@ void Transformer::zero_gradients() { std::fill(gradients_.begin(), gradients_.en
 
 void Transformer::validate(const Batch& batch) const {
   require_whole_number("batch", batch.B, 1, long(kMaxActivationFloats));
+  if (batch.tokens == nullptr) fail("tokens are missing");
   if (batch.T < 1 || batch.T > config_.max_length) {
     fail("sequences of " + std::to_string(batch.T) +
          " tokens do not fit this model: the length "
@@ -218,15 +233,12 @@ void Transformer::validate(const Batch& batch) const {
          std::to_string(batch.prefix));
   }
   const std::uint64_t N = std::uint64_t(batch.B) * batch.T;
-  const std::uint64_t per_token =
-      std::uint64_t(config_.layers) * (12 + (config_.mlp ? 12 : 0)) * config_.d_model;
-  const std::uint64_t attention =
-      std::uint64_t(config_.layers) * batch.B * config_.heads * batch.T * batch.T;
-  if (N * per_token + attention > kMaxActivationFloats) {
+  const std::uint64_t floats = activation_floats(config_, batch.B, batch.T, batch.A);
+  if (floats > kMaxActivationFloats) {
     fail("a batch of " + std::to_string(batch.B) + " sequences of " + std::to_string(batch.T) +
-         " tokens needs about " + std::to_string((N * per_token + attention) * 4) +
+         " tokens needs " + std::to_string(floats * sizeof(float)) +
          " bytes of activations, more than the engine's " +
-         std::to_string(kMaxActivationFloats * 4) + "; use a smaller batch");
+         std::to_string(kMaxActivationFloats * sizeof(float)) + "; use a smaller batch");
   }
   for (std::uint64_t n = 0; n < N; ++n) {
     if (batch.tokens[n] < 0 || batch.tokens[n] >= config_.vocab) {
@@ -304,6 +316,11 @@ void scatter_queries(float* to, const float* from, long B, long T, long Tq, long
 
 }  // namespace
 
+const float* Transformer::attention_weights(long layer) const {
+  require_whole_number("layer", layer, 0, config_.layers - 1);
+  return activations_.attention[layer].weights.data();
+}
+
 long Transformer::queries(long layer, const Batch& batch) const {
   return layer == config_.layers - 1 ? batch.A : batch.T;
 }
@@ -313,6 +330,7 @@ double Transformer::forward(const Batch& batch) {
   const long B = batch.B, T = batch.T, N = B * T, C = config_.d_model, F = 4 * C;
   const long R = B * batch.A, O = config_.outputs;
   resize_activations(B, T, batch.A);
+  last_forward_ = {batch.tokens, B, T, batch.A, batch.prefix, batch.targets != nullptr};
   Activations& a = activations_;
   const AttentionShape shape = attention_shape(batch.prefix);
 
@@ -369,6 +387,11 @@ double Transformer::forward(const Batch& batch) {
 }
 
 void Transformer::backward(const Batch& batch, float weight) {
+  const ForwardShape& last = last_forward_;
+  if (!last.with_targets || last.tokens != batch.tokens || last.B != batch.B || last.T != batch.T ||
+      last.A != batch.A || last.prefix != batch.prefix || batch.targets == nullptr) {
+    fail("backward needs the batch of the last forward, run with targets");
+  }
   const long B = batch.B, T = batch.T, N = B * T, C = config_.d_model, F = 4 * C;
   const long R = B * batch.A, O = config_.outputs;
   const Activations& a = activations_;
@@ -385,7 +408,7 @@ void Transformer::backward(const Batch& batch, float weight) {
   // loss → head → final LayerNorm → the answer rows of the last stream
   cross_entropy_backward(dlogits, a.probabilities.data(), batch.targets, R, O, weight);
   linear_backward(dnormed, gradient(offsets_.head_weight), gradient(offsets_.head_bias), dlogits,
-                  a.final_ln.data(), value(offsets_.head_weight), R, C, O, false);
+                  a.final_ln.data(), value(offsets_.head_weight), R, C, O);
   std::fill_n(d.stream.data(), R * C, 0.0f);
   layernorm_backward(d.stream.data(), gradient(offsets_.final_weight),
                      gradient(offsets_.final_bias), dnormed,
@@ -401,21 +424,21 @@ void Transformer::backward(const Batch& batch, float weight) {
       const float* mid = a.mid.data() + l * N * C;
       const float* fc = a.fc.data() + l * N * F;
       linear_backward(dhidden, gradient(p.proj_weight), gradient(p.proj_bias), dstream,
-                      a.gelu.data() + l * N * F, value(p.proj_weight), Nq, F, C, false);
+                      a.gelu.data() + l * N * F, value(p.proj_weight), Nq, F, C);
       gelu_backward(dhidden, dhidden, fc, Nq * F);
       linear_backward(dnormed, gradient(p.fc_weight), gradient(p.fc_bias), dhidden,
-                      a.ln2.data() + l * N * C, value(p.fc_weight), Nq, C, F, false);
+                      a.ln2.data() + l * N * C, value(p.fc_weight), Nq, C, F);
       layernorm_backward(dstream, gradient(p.ln2_weight), gradient(p.ln2_bias), dnormed, mid,
                          value(p.ln2_weight), a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N,
                          Nq, C);
     }
     // attention sublayer, the same way; its input has all N rows
     linear_backward(dsublayer, gradient(p.out), nullptr, dstream, a.context.data() + l * N * C,
-                    value(p.out), Nq, C, C, false);
+                    value(p.out), Nq, C, C);
     attention_backward(dqkv, dsublayer, a.qkv.data() + l * N * 3 * C, B, T, Tq, shape,
                        activations_.attention[l]);
     linear_backward(dnormed, gradient(p.qkv), nullptr, dqkv, a.ln1.data() + l * N * C, value(p.qkv),
-                    N, C, 3 * C, false);
+                    N, C, 3 * C);
     float* dinput = dstream;  // N×C: ∂loss/∂(this layer's input)
     if (Tq != T) {
       dinput = d.stream_in.data();

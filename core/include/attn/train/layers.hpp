@@ -68,12 +68,11 @@ struct LinearScratch {
 void linear_forward(float* out, const float* x, const float* weight, const float* bias, long rows,
                     long in_features, long out_features, LinearScratch& scratch);
 
-// dx = dout·weight (or dx += when `accumulate_dx`); dweight += doutᵀ·x; dbias += Σ dout
+// dx = dout·weight; dweight += doutᵀ·x; dbias += Σ dout
 // (when not null). dx, x: rows×in_features; dout: rows×out_features; weight, dweight:
 // out_features×in_features; dbias: out_features.
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x,
-                     const float* weight, long rows, long in_features, long out_features,
-                     bool accumulate_dx);
+                     const float* weight, long rows, long in_features, long out_features);
 
 // ---- GELU (exact, with erf) -----------------------------------------------------------
 

@@ -48,6 +48,7 @@ class AdamW {
   void step(float* parameters, const float* gradients, double learning_rate);
 
   long steps_taken() const { return steps_; }
+  std::size_t size() const { return first_moment_.size(); }
 
  private:
   AdamWOptions options_;
@@ -79,7 +80,8 @@ class Optimizer {
   Optimizer(std::size_t count, const OptimizerOptions& options);
 
   // Clips gradients[0, count) to the global norm, then one AdamW update of parameters at
-  // the schedule's rate for the next step.
+  // the schedule's rate for the next step. Throws, changing no parameter, when the norm is
+  // not finite.
   OptimizerStep step(float* parameters, float* gradients);
 
   long steps_taken() const { return adamw_.steps_taken(); }
@@ -87,7 +89,6 @@ class Optimizer {
 
  private:
   OptimizerOptions options_;
-  std::size_t count_;
   AdamW adamw_;
 };
 

@@ -1,8 +1,9 @@
 // The key-value retrieval task a model is trained on, and its batches.
 //
-// With K key symbols and V value symbols: keys are tokens 0..K-1, values K..K+V-1, then
-// three cues: SEP = K+V, RS = K+V+1 (running span), FR = K+V+2 (serial recall); the
-// vocabulary has K+V+3 tokens. An answer is a value's class id (token - K, in 0..V-1).
+// With K key symbols and O value symbols (O is the model's outputs): keys are tokens 0..K-1,
+// values K..K+O-1, then three cues: SEP = K+O, RS = K+O+1 (running span), FR = K+O+2 (serial
+// recall); the vocabulary has V = K+O+3 tokens. An answer is a value's class id (token - K,
+// in 0..O-1).
 // With k pairs (keys distinct within a sequence, values drawn with repetition):
 //   retrieval        k1 v1 … kk vk SEP q                  target: q's value        T = 2k+2, A = 1
 //   running span s   k1 v1 … kk vk RS v(k-s+1) … v(k-1)    targets v(k-s+1) … vk    T = 2k+s, A = s
@@ -62,6 +63,15 @@ struct TaskOptions {
 
 // Throws attn::InvalidArgument naming the option (task.pairs, task.mix.runningSpan …).
 void validate(const TaskOptions& task);
+
+// Throws naming `name` unless 1 ≤ pairs ≤ task.keys (a sequence's keys are distinct).
+void require_pairs(const char* name, long pairs, const TaskOptions& task);
+
+// The most tokens one batch of the task holds: 256 MiB of token ids.
+constexpr std::uint64_t kMaxTaskTokens = std::uint64_t{1} << 26;
+
+// Throws naming `name` unless 1 ≤ sequences and sequences × length ≤ kMaxTaskTokens.
+void require_task_tokens(const char* name, long sequences, long length);
 
 long vocabulary_size(const TaskOptions& task);
 long sequence_length(Objective objective, const TaskOptions& task, long pairs);

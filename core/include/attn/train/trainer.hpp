@@ -21,8 +21,13 @@ namespace attn::train {
 
 struct TrainingOptions {
   TaskOptions task;
-  // The model: vocab, outputs and (when 0) max_length are set from the task; seed from `seed`.
-  TransformerConfig model;
+  // The model: vocab and outputs are set from the task, seed from `seed`; max_length 0 (the
+  // default here) means the longest sequence the run trains or evaluates on, at least 512.
+  TransformerConfig model = [] {
+    TransformerConfig config;
+    config.max_length = 0;
+    return config;
+  }();
   Context context = Context::causal;
   OptimizerOptions optimizer;  // learning rate, warm-up, schedule, steps, AdamW, clipping
   long batch = 64;

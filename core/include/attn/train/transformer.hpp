@@ -52,8 +52,16 @@ struct TransformerConfig {
   std::uint64_t seed = 0;
 };
 
-// Throws attn::InvalidArgument naming the option when the configuration cannot be built.
-void validate(const TransformerConfig& config);
+// Throws attn::InvalidArgument naming the option when the configuration cannot be built;
+// `prefix` comes before each option's name ("model." in a training run's options).
+void validate(const TransformerConfig& config, const std::string& prefix = "");
+
+// The most floats a batch's forward and backward may hold: 512 MiB.
+constexpr std::uint64_t kMaxActivationFloats = std::uint64_t{1} << 27;
+
+// The floats one forward and backward of B sequences of T tokens with A answers hold (the
+// activations, attention caches, gradients of activations and scratch), counted in 64 bits.
+std::uint64_t activation_floats(const TransformerConfig& config, long B, long T, long A);
 
 struct ParameterInfo {
   std::string name;
@@ -96,7 +104,8 @@ class Transformer {
 
   // Forward; with targets, returns the mean loss (0 without). Keeps what backward needs.
   double forward(const Batch& batch);
-  // Adds weight × ∂loss/∂parameter into gradients(), for the batch of the last forward.
+  // Adds weight × ∂loss/∂parameter into gradients(), for the batch of the last forward, which
+  // must have had targets (throws otherwise).
   void backward(const Batch& batch, float weight = 1.0f);
   // zero_gradients, forward and backward: the loss, and the gradients of the mean loss.
   double loss_and_gradients(const Batch& batch);
@@ -108,9 +117,7 @@ class Transformer {
   long queries(long layer, const Batch& batch) const;
   // After a forward: layer l's attention weights, B×H×Tq×T for Tq = queries(l) (0 where
   // masked): the rows of the last Tq positions. A forward with A = T gives every row.
-  const float* attention_weights(long layer) const {
-    return activations_.attention[layer].weights.data();
-  }
+  const float* attention_weights(long layer) const;
 
  private:
   struct BlockOffsets {  // offsets of one block's parameters in the flat storage
@@ -152,6 +159,13 @@ class Transformer {
     std::vector<float> logits;     // R×O
   };
 
+  // The shape of the last forward's batch, which backward must be given.
+  struct ForwardShape {
+    const int* tokens = nullptr;
+    long B = 0, T = 0, A = 0, prefix = 0;
+    bool with_targets = false;
+  };
+
   const float* value(std::size_t offset) const { return values_.data() + offset; }
   float* gradient(std::size_t offset) { return gradients_.data() + offset; }
   std::size_t add_parameter(const std::string& name, long rows, long cols);
@@ -167,6 +181,7 @@ class Transformer {
   std::vector<float> rope_cos_, rope_sin_;  // P×(D/2) (rope only)
   std::vector<float> alibi_slopes_;         // H (alibi only)
   Activations activations_;
+  ForwardShape last_forward_;
   ActivationGradients gradients_of_;
   LinearScratch linear_scratch_;
   std::vector<float> sublayer_out_;  // N×C: a sublayer's output before it joins the stream
