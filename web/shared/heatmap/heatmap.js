@@ -116,10 +116,11 @@ function hatchPattern(context, back, stroke) {
  * Returns {draw(model)}. A model is
  *   {tokens: [{text, unknown}], n, region: {row0, col0, size}, block, pooling, query,
  *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title}], value, domain,
- *    marked, names}.
+ *    marked, names, columns}.
  * Optional: a panel's title (default "Head h of H"); its scores (without them the tooltip shows
- * the weight alone); marked, token positions whose columns are outlined and whose labels stand
- * out; names {query, key}, what the tooltip calls a row and a column (default 'query', 'key').
+ * the weight alone); marked, token positions whose columns are outlined and whose labels are
+ * always drawn and stand out; names {query, key}, what the tooltip calls a row and a column
+ * (default 'query', 'key'); columns, the most panels side by side (default: as many as fit).
  */
 export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   const context = canvas.getContext('2d');
@@ -158,7 +159,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const labelPx = labelWidth + LABEL_GAP_PX;
     const count = model.panels.length;
     const columns = count === 1 ? 1
-      : Math.max(1, Math.min(count, Math.floor((width + PANEL_GAP_PX) / (labelPx + MIN_PANEL_SIDE_PX + PANEL_GAP_PX))));
+      : Math.max(1, Math.min(count, model.columns ?? count,
+        Math.floor((width + PANEL_GAP_PX) / (labelPx + MIN_PANEL_SIDE_PX + PANEL_GAP_PX))));
     const side = Math.max(1, Math.min(MAX_SIDE_PX, model.region.size * MAX_CELL_PX,
       Math.floor((width - columns * labelPx - (columns - 1) * PANEL_GAP_PX) / columns)));
     const panelHeight = TITLE_PX + labelPx + side;
@@ -177,7 +179,18 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   function drawLabels(rect, cellPx, colors) {
     const { row0, col0, size } = model.region;
     const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
-    const first = (start) => Math.ceil(start / step) * step;
+    // Every step-th label, and the selected query's and the marked tokens' always, without
+    // the thinned ones that would touch them.
+    const standouts = [model.query, ...marked];
+    const shown = (start) => {
+      const end = start + size;
+      const own = standouts.filter((t) => t >= start && t < end);
+      const labels = new Set(own);
+      for (let t = Math.ceil(start / step) * step; t < end; t += step) {
+        if (own.every((s) => Math.abs(t - s) >= step)) labels.add(t);
+      }
+      return [...labels];
+    };
     const style = (t) => {
       const token = model.tokens[t];
       const selected = t === model.query || marked.has(t);
@@ -187,11 +200,11 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     };
     context.textBaseline = 'middle';
     context.textAlign = 'right';
-    for (let t = first(row0); t < row0 + size; t += step) {
+    for (const t of shown(row0)) {
       context.fillText(style(t), rect.x - LABEL_GAP_PX, rect.y + (t - row0 + 0.5) * cellPx, MAX_LABEL_PX);
     }
     context.textAlign = 'left';
-    for (let t = first(col0); t < col0 + size; t += step) {
+    for (const t of shown(col0)) {
       context.save();
       context.translate(rect.x + (t - col0 + 0.5) * cellPx, rect.y - LABEL_GAP_PX);
       context.rotate(-Math.PI / 2);
