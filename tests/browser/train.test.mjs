@@ -16,8 +16,9 @@ const QUICK_CHECKPOINTS = 6;
 const RUN_TIMEOUT_MS = 60_000;
 const TOLERANCE = 1e-6;          // numbers that crossed the worker boundary as doubles
 const WEIGHT_TOLERANCE = 1e-6;   // float32 weights, compared as the tooltip prints them in full
-const SCAN_STEPS = 40;
+const SCAN_STEPS = 12;  // a grid of points hovered over the attention map
 const PHONE = { width: 390, height: 844 };
+const TALL = { width: 1400, height: 1800 };  // the attention map of two layers in view whole
 
 let suite;
 before(async () => { suite = await startSuite({ prefix: '/train/sub/path/' }); });
@@ -45,7 +46,7 @@ describe('Train page', () => {
     assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), String(QUICK_CHECKPOINTS));
     assert.equal(pointCount(await pathOf(page, 'accuracy-chart', 'accuracy')), QUICK_CHECKPOINTS);
     assert.equal(pointCount(await pathOf(page, 'loss-chart', 'loss')), QUICK_CHECKPOINTS);
-    assert.ok(await page.isVisible('#accuracy-chart [data-series="chance"].dashed path.line'));
+    assert.equal(pointCount(await page.getAttribute('#accuracy-chart [data-series="chance"].dashed path.line', 'd')), 2);
     // chart 2: the latest checkpoint bold, the earlier ones faint
     assert.equal(await page.getAttribute('#positions-chart', 'data-step'), '300');
     assert.equal(await page.locator('#positions-chart .series.faint').count(), QUICK_CHECKPOINTS - 1);
@@ -92,7 +93,7 @@ describe('Train page', () => {
   });
 
   test('the attention map: tokens labelled, the queried pair marked, hover values equal to the engine’s; save then load gives the same model', async () => {
-    const { page, close } = await openPage(suite, `train.html${QUICK}&example=3`);
+    const { page, close } = await openPage(suite, `train.html${QUICK}&example=3`, { viewport: TALL });
     assert.equal(await trainAndWait(page), 'finished');
     await page.waitForFunction(() => document.getElementById('attention-map').dataset.rows === '10', null, { timeout: TIMEOUT_MS });
     const saved = JSON.parse((await downloadOf(page, '[data-testid="save-model"]')).bytes.toString('utf8'));
@@ -112,10 +113,12 @@ describe('Train page', () => {
     assert.equal(await page.getAttribute('#attention-map', 'data-heads'), '4', 'two layers of two heads');
     assert.match(await page.textContent('[data-testid="attention-summary"]'), new RegExp(`pair ${queried + 1} of 4: k${batch.tokens[2 * queried]} → v`));
 
+    await page.evaluate(() => document.getElementById('attention-map').scrollIntoView());
     const box = await page.locator('#attention-map').boundingBox();
+    assert.ok(box.y > -1 && box.y + box.height <= TALL.height, `the attention map is in view: ${JSON.stringify(box)}`);
     const found = new Map();
     for (let a = 0; a < SCAN_STEPS; ++a) {
-      for (let b = 0; b < SCAN_STEPS; b += 3) {
+      for (let b = 0; b < SCAN_STEPS; ++b) {
         await page.mouse.move(box.x + ((b + 0.5) / SCAN_STEPS) * box.width, box.y + ((a + 0.5) / SCAN_STEPS) * box.height);
         const tip = await page.evaluate(() => {
           const tooltip = document.getElementById('attention-tooltip');
@@ -195,8 +198,12 @@ describe('Train page', () => {
     await page.fill('#evaluate-at', '16, 20');
     await page.waitForFunction(() => location.hash === '#mlp=1&pe=alibi&context=prefix&steps=800&evalAt=16%2C20', null, { timeout: TIMEOUT_MS });
     const link = await page.getAttribute('#share-link', 'href');
-    await close();
 
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+      .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') || control.textContent.trim()))
+      .map((control) => control.id || control.outerHTML));
+    assert.deepEqual(unlabelled, [], 'every control has a label');
+    await close();
     const again = await openPage(suite, `train.html${link}`);
     assert.deepEqual(await again.page.evaluate(() => ['positional', 'context', 'steps', 'evaluate-at']
       .map((id) => document.getElementById(id).value)), ['alibi', 'prefix', '800', '16,20']);
