@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     for (bool causal : {false, true}) {
       for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
         const double bytes = 2.0 * n * n * sizeof(float);
-        if (kernel == attn::Kernel::materialized && bytes > attn::kMaterializedBudgetBytes) continue;
+        if (kernel == attn::Kernel::materialized && bytes > attn::kMaterializedBudgetBytes)
+          continue;
         variants.push_back({n, causal, kernel, {}});
       }
     }

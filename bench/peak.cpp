@@ -23,6 +23,10 @@ float peak(int iterations, float seed) {
 
 extern "C" {
 __attribute__((used)) float peak8(int iterations, float seed) { return peak<8>(iterations, seed); }
-__attribute__((used)) float peak10(int iterations, float seed) { return peak<10>(iterations, seed); }
-__attribute__((used)) float peak12(int iterations, float seed) { return peak<12>(iterations, seed); }
+__attribute__((used)) float peak10(int iterations, float seed) {
+  return peak<10>(iterations, seed);
+}
+__attribute__((used)) float peak12(int iterations, float seed) {
+  return peak<12>(iterations, seed);
+}
 }

@@ -7,10 +7,9 @@
 //   web       dist/: the static page (scripts/build-web.mjs)
 // Usage: node scripts/build.mjs native sanitize fuzz wasm web
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildWeb } from './build-web.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -57,12 +56,16 @@ const steps = {
     for (const file of ['attention_core.mjs', 'attention_core.wasm']) {
       copyFileSync(join(root, 'build/wasm/wasm', file), join(out, file));
     }
-    for (const file of ['attention.mjs', 'arguments.mjs', 'attention.d.ts']) {
+    // The JavaScript API: attention.mjs, the modules of its call groups, its declarations.
+    for (const file of readdirSync(join(root, 'wasm')).filter((name) => /\.(mjs|d\.ts)$/.test(name))) {
       copyFileSync(join(root, 'wasm', file), join(out, file));
     }
     console.log(`build: engine in ${join('dist', 'wasm')}`);
   },
   async web() {
+    // Imported here, not at the top: build-web.mjs needs esbuild from node_modules, and the
+    // native and wasm steps must run before `npm ci`.
+    const { buildWeb } = await import('./build-web.mjs');
     await buildWeb({ root, dist });
   },
 };

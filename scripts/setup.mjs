@@ -1,9 +1,10 @@
 // Installs what the build needs and is missing: Debian packages through apt-get (as
 // root; otherwise prints the exact command and stops), then npm packages from the
-// lockfile. Usage: node scripts/setup.mjs [--with-browser]
+// lockfile. Usage: node scripts/setup.mjs [--with-browser] [--with-format]
 // --with-browser (what `npm test` passes) adds the packages only the test suites need:
 // Chromium for the browser suite, Clang 14 with its sanitizer and libFuzzer runtimes for the
-// sanitize and fuzz suites, and llvm-symbolizer for readable sanitizer reports.
+// sanitize and fuzz suites, llvm-symbolizer for readable sanitizer reports, and clang-format
+// for the format check. --with-format (what `npm run format` passes) adds clang-format alone.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,6 +27,9 @@ const TEST_PACKAGES = [
   { name: 'clang-14', file: '/usr/bin/clang++-14' },
   { name: 'libclang-rt-14-dev', file: '/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a' },
   { name: 'llvm-14', file: '/usr/bin/llvm-symbolizer-14' },
+];
+const FORMAT_PACKAGES = [
+  { name: 'clang-format', file: '/usr/bin/clang-format' },
 ];
 
 function run(command, args, options = {}) {
@@ -54,6 +58,8 @@ function installNpmPackages() {
   run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
-installSystemPackages([...SYSTEM_PACKAGES, ...(process.argv.includes('--with-browser') ? TEST_PACKAGES : [])]);
+const withTests = process.argv.includes('--with-browser');
+const withFormat = withTests || process.argv.includes('--with-format');
+installSystemPackages([...SYSTEM_PACKAGES, ...(withTests ? TEST_PACKAGES : []), ...(withFormat ? FORMAT_PACKAGES : [])]);
 installNpmPackages();
 console.log('setup: every dependency is installed');

@@ -1,4 +1,5 @@
 // Runs every suite, after `node scripts/build.mjs native sanitize fuzz wasm web`:
+//   format    every C++ source as .clang-format says (scripts/format.mjs --check, no build)
 //   native    Catch2 through ctest (build/native)
 //   sanitize  the same Catch2 suite built with AddressSanitizer and UndefinedBehaviorSanitizer
 //             (build/sanitize); any finding aborts it
@@ -85,6 +86,7 @@ function runFuzzTarget(target, seconds) {
 
 const nodeTest = (files, ...flags) => [process.execPath, ['--test', '--test-reporter=spec', ...flags, ...files]];
 const suites = [
+  { name: 'format', run: [process.execPath, [join(root, 'scripts/format.mjs'), '--check']] },
   { name: 'native', run: ['ctest', ['--test-dir', 'build/native', '--output-on-failure']] },
   { name: 'sanitize', run: [join(root, 'build/sanitize/tests/native/attn_tests'), []], env: SANITIZER_ENV },
   { name: 'fuzz', custom: () => FUZZ_TARGETS.map((target) => runFuzzTarget(target, fuzzSeconds())).every(Boolean) },

@@ -1,9 +1,9 @@
 // Checks and converts what JavaScript callers pass to the engine, before it reaches wasm:
-// matrices become {rows, cols, data: Float32Array}; options are checked for name, type
-// and allowed values and get their defaults. Each problem throws an Error that names
-// the argument, what was expected and what was given. Value checks that need the
-// numbers themselves (shapes that must agree, NaN positions, heads dividing dk) are the
-// core's, so that native callers get them too.
+// matrices become {rows, cols, data: Float32Array}; options are checked for their keys and
+// types, and what a caller left out stays undefined, for the core's default. Each problem
+// throws an Error that names the argument, what was expected and what was given. Checks
+// that need the numbers themselves (shapes that must agree, NaN positions, heads dividing
+// dk) and the names of option values are the core's, so that native callers get them too.
 
 // A short description of a value for error messages: 'the string "x"', 'an array of 3', ...
 export function describe(value) {
@@ -56,11 +56,47 @@ export function requireCount(name, value, min = 1) {
   return value;
 }
 
-export function requireChoice(name, value, choices) {
-  if (!choices.includes(value)) {
-    fail(`${name} must be one of ${choices.map((c) => `'${c}'`).join(', ')}, got ${describe(value)}`);
-  }
+// The name of one of an option's values ('softmax', 'rope' …): a string here. Which names
+// there are is the core's to say (core/include/attn/names.hpp owns each option's names), and
+// an unknown one is the core's error, naming the option and the names it takes.
+export function requireName(name, value) {
+  if (typeof value !== 'string') fail(`${name} must be a string, got ${describe(value)}`);
   return value;
+}
+
+// An option that is an object whose `type` names its kind ({type: 'rope', base: 500}): throws
+// unless it is an object with a string type and, when the type is one of keysByType's, only
+// that type's keys (an unknown type is left to the core); returns the type.
+export function requireTyped(name, value, keysByType, example) {
+  if (value === null || typeof value !== 'object') {
+    fail(`${name} must be an object such as ${example}, got ${describe(value)}`);
+  }
+  const type = requireName(`${name}.type`, value.type);
+  if (keysByType[type]) requireKnownKeys(name, value, keysByType[type]);
+  return type;
+}
+
+// A positional option {type, ...} whose keys by type are keysByType → {type, slopes, base,
+// pairing}, each undefined unless given.
+export function positionalOption(name, positional, keysByType) {
+  return {
+    type: requireTyped(name, positional, keysByType, "{type: 'rope'}"),
+    slopes: optional(positional.slopes, (slopes) => toVector(`${name}.slopes`, slopes)),
+    base: optional(positional.base, (base) => requireFiniteNumber(`${name}.base`, base)),
+    pairing: optional(positional.pairing, (pairing) => requireName(`${name}.pairing`, pairing)),
+  };
+}
+
+// `value` checked by `check`, or undefined when the caller left it out: the core's default
+// then holds, so that each default is written once, in the core.
+export function optional(value, check) {
+  return value === undefined ? undefined : check(value);
+}
+
+// A result from the core (wasm/bindings.cpp): {ok: true, value} or {ok: false, error}.
+export function unwrap(outcome) {
+  if (!outcome.ok) throw new Error(outcome.error);
+  return outcome.value;
 }
 
 // Throws on any key of `object` that is not in `known`: a misspelt option is an error,

@@ -1,4 +1,8 @@
 // Types of the attention engine's JavaScript API (dist/wasm/attention.mjs).
+//
+// Every call checks its input and throws an Error whose message names the argument, what
+// was expected and what was given. The names of option values ('softmax', 'rope', 'ms-poe'
+// …) are the core's: an unknown one is an error that lists the names the option takes.
 
 /** Row-major matrix. `data.length === rows * cols`. */
 export interface Matrix {
@@ -30,6 +34,11 @@ export interface AttentionOptions {
   window?: number;
   /** With a window: the first `sinks` keys stay visible. Default 0. */
   sinks?: number;
+  /**
+   * With causal: query i whose position i + (m − n) is below `prefix` also sees every key
+   * j < prefix (a prefix LM's bidirectional context; the rest stays causal). Default 0.
+   */
+  prefix?: number;
   positional?: Positional;
   /** Default 'auto': materialise when it fits in memory, else flash. */
   kernel?: 'auto' | 'materialized' | 'flash';
@@ -97,7 +106,7 @@ export interface RolloutOptions {
   /** α in [0, 1]. */
   residual?: number;
   causal?: boolean;
-  positional?: { type: 'none' } | { type: 'alibi'; slope: number };
+  positional?: { type: 'none' } | AlibiDistanceBias;
   window?: number;
   sinks?: number;
 }
@@ -122,11 +131,19 @@ export interface MemoryOptions {
 // in rows that read content (the needle experiments), where u_j = exp(content score of key
 // j). Rollout R = ∏_l (α·I + (1 − α)·A) follows the residual stream through the layers.
 
+/**
+ * ALiBi: the score falls by the slope (≥ 0) per position of distance: −slope·d. The model's
+ * heads share one slope: `slopes` holds it, as attention's ALiBi holds one per head; `slope`
+ * is the lab's first spelling of the same.
+ */
+export type AlibiDistanceBias =
+  | { type: 'alibi'; slopes: number[] | Float32Array }
+  | { type: 'alibi'; slope: number };
+
 /** The positional part of every score, a function of the distance d = |i − j| alone. */
 export type DistanceBias =
   | { type: 'none' }
-  /** ALiBi: the score falls by `slope` (≥ 0) per position of distance: −slope·d. */
-  | { type: 'alibi'; slope: number }
+  | AlibiDistanceBias
   /**
    * RoPE's long-term decay, seen by the direction that queries and keys share: the score is
    * strength·g(d) with g(d) = (1/(headWidth/2)) Σ_t cos(d·θ_t), θ_t = base^(−2t/headWidth),
@@ -260,37 +277,16 @@ export interface NeedleGridOptions extends Omit<PositionModelOptions, 'n'>, Need
   lengths: number[];
 }
 
-export interface NeedleGrid {
-  /** rows = lengths.length, cols = depths. */
-  rows: number;
-  cols: number;
+/**
+ * A matrix like every other: rows = lengths.length, cols = depths, and data[r·cols + d] is
+ * needleSweep's retrieval at n = lengths[r], depth d.
+ */
+export interface NeedleGrid extends Matrix {
   lengths: Int32Array;
   depths: Float32Array;
-  /** rows × cols, row-major: values[r·cols + d] is needleSweep at n = lengths[r], depth d. */
+  /** The same array as `data`, under the grid's first name for it. */
   values: Float32Array;
 }
-
-export interface AttentionEngine {
-  readonly version: string;
-  /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
-  readonly memoryBytes: number;
-  attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
-  selfAttention(x: MatrixInput, options?: SelfAttentionOptions): SelfAttentionResult;
-  walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;
-  torchGenerator(seed: number): TorchGenerator;
-  rollout(options: RolloutOptions): { influence: Float32Array };
-  attentionMemory(options: MemoryOptions): number;
-  /** RoFormer's relative upper bound of RoPE attention vs distance 0..maxDistance. */
-  ropeDecay(options: { headWidth: number; base?: number; maxDistance: number }): Float32Array;
-  /** The content-free position curve: start·R (see PositionCurveOptions.measure). O(L·n·H) for ALiBi or no bias, O(L·n²·H) for RoPE. */
-  positionCurve(options: PositionCurveOptions): PositionCurve;
-  /** Retrieval of a needle at each depth, averaged over seeded trials; about D·T position curves' work. */
-  needleSweep(options: NeedleSweepOptions): NeedleSweep;
-  /** needleSweep for each of several context lengths: the needle-in-a-haystack grid. */
-  needleGrid(options: NeedleGridOptions): NeedleGrid;
-}
-
-export default function createAttention(): Promise<AttentionEngine>;
 
 // ---- text: the tokenizer and the vector-table parser ------------------------------------------
 
@@ -315,12 +311,245 @@ export interface TokenizeOptions {
   limit?: number;
 }
 
+/** What `await createAttention()` returns: the engine's calls, by group. */
+// ---- training: a small transformer the engine trains (core/include/attn/train/) -------------
+
+/**
+ * Where positions enter the model: inside attention ('none', 'rope', 'alibi', as in
+ * AttentionOptions.positional) or added to the token embedding ('learned': a maxLength × dModel
+ * table the model trains; 'sinusoidal': the fixed Vaswani encoding).
+ */
+export type ModelPositional =
+  | { type: 'none' }
+  | { type: 'rope'; base?: number; pairing?: 'interleaved' | 'half' }
+  | { type: 'alibi'; slopes?: VectorInput }
+  | { type: 'learned' }
+  | { type: 'sinusoidal' };
+
+export interface TransformerConfig {
+  /** Token ids 0..vocab−1. */
+  vocab: number;
+  /** Answer classes 0..outputs−1 (the head's rows). */
+  outputs: number;
+  /** Default 2. */
+  layers?: number;
+  /** Channels C. Default 32. */
+  dModel?: number;
+  /** H; must divide dModel (and leave an even head width with RoPE). Default 2. */
+  heads?: number;
+  /** A GELU MLP of width 4·dModel after each attention. Default false. */
+  mlp?: boolean;
+  /** Default {type: 'rope'}. */
+  positional?: ModelPositional;
+  /** The longest sequence the model takes. Default 512. */
+  maxLength?: number;
+  /** Seeds PyTorch's generator, from which the initial parameters are drawn. Default 0. */
+  seed?: number;
+}
+
+/** A batch: `batch` sequences of equal length, tokens row-major. */
+export interface BatchInput {
+  /** batch × length token ids, row-major. */
+  tokens: Int32Array | number[];
+  /** Sequences in `tokens`. */
+  batch: number;
+  /** The last `answers` positions of each sequence are predicted. Default 1. */
+  answers?: number;
+  /** Positions < prefix see each other both ways (the rest stays causal). Default 0. */
+  prefix?: number;
+}
+
+export interface LabelledBatch extends BatchInput {
+  /** batch × answers class ids in 0..outputs−1. */
+  targets: Int32Array | number[];
+}
+
+/**
+ * A trained or trainable transformer. It lives in wasm memory, which JavaScript's garbage
+ * collector does not see: call delete() when done with it.
+ */
+export interface TransformerModel {
+  /** The configuration with every default filled in. */
+  readonly config: Required<TransformerConfig>;
+  /** Names in PyTorch's order: embedding.weight, [positional.weight], blocks.{l}.ln1.weight … head.bias. */
+  parameterNames(): string[];
+  /** A copy, shaped as PyTorch stores it (out × in; vectors 1 × c). */
+  getParameter(name: string): Matrix;
+  /** Replaces one parameter; its shape must match and every value be finite. */
+  setParameter(name: string, value: MatrixInput): void;
+  /** The mean cross-entropy of the batch and its gradient for every parameter. */
+  lossAndGradients(batch: LabelledBatch): { loss: number; gradients: Record<string, Matrix> };
+  /** batch·answers × outputs, rows batch-major then answer position. */
+  logits(batch: BatchInput): Matrix;
+  /** One sequence's attention weights: weights[layer][head], each length × length (0 where masked). */
+  attention(input: { tokens: Int32Array | number[]; prefix?: number }): { weights: Matrix[][] };
+  /** The configuration and every parameter, as plain JSON (engine.loadTransformer reads it back). */
+  save(): SavedTransformer;
+  /** Frees the model's wasm memory; any later call throws. */
+  delete(): void;
+  readonly deleted: boolean;
+}
+
+/** What TransformerModel.save() writes: plain JSON numbers, readable by any tool. */
+export interface SavedTransformer {
+  format: 'attention-playground-transformer';
+  version: 1;
+  config: Required<TransformerConfig>;
+  /** Every parameter by name: {rows, cols, data: number[]} (float32 values). */
+  parameters: Record<string, { rows: number; cols: number; data: number[] }>;
+  /** Anything the saver wants to keep beside the model (the page keeps the run's options); the engine ignores it. */
+  meta?: unknown;
+}
+
+/**
+ * The retrieval task's tokens, with K = keys and V = values: keys 0..K−1, values K..K+V−1,
+ * SEP = K+V, RS = K+V+1 (running-span cue), FR = K+V+2 (serial-recall cue); a model for the
+ * task has vocab K+V+3 and outputs V (an answer is a value's class id, token − K). With k pairs
+ * (keys distinct within a sequence, values drawn with repetition):
+ * - retrieval: k1 v1 … kk vk SEP q (length 2k+2); the queried pair i sits at positions 2i and
+ *   2i+1, and the target is its value;
+ * - running span of s: k1 v1 … kk vk RS v(k−s+1) … v(k−1), targets v(k−s+1) … vk on the last s positions;
+ * - serial recall: k1 v1 … kk vk FR v1 … v(k−1), targets v1 … vk on the last k positions.
+ */
+export interface TaskOptions {
+  /** k pairs per sequence. Default 16. */
+  pairs?: number;
+  /** K key symbols (tokens 0..K−1); a sequence's keys are distinct, so K ≥ k. Default 32. */
+  keys?: number;
+  /** V value symbols (tokens K..K+V−1), drawn with repetition. Default 32. */
+  values?: number;
+  /** Where the queried pair sits: 'uniform', or 'ends' (weight ∝ 1/√((i+½)(k−i−½))). Default 'uniform'. */
+  answerPositions?: 'uniform' | 'ends';
+  /** Weights of the objectives in each step's batch. Default {retrieval: 1}. */
+  mix?: { retrieval?: number; runningSpan?: number; serialRecall?: number };
+  /** Running span's items s (1..k). Default 4. */
+  span?: number;
+}
+
+export interface TrainingOptions {
+  /** Default 1400. */
+  steps?: number;
+  /** Sequences per step. Default 64. */
+  batch?: number;
+  /** Default 1e-2. */
+  learningRate?: number;
+  /** Steps of linear warm-up. Default 100. */
+  warmup?: number;
+  /** After warm-up: 'constant', or 'cosine' down to 10%. Default 'constant'. */
+  schedule?: 'constant' | 'cosine';
+  /** AdamW's decoupled weight decay, on every parameter. Default 0. */
+  weightDecay?: number;
+  /** Default [0.9, 0.98]. */
+  betas?: [number, number];
+  /** Global gradient norm; 0 turns clipping off. Default 1. */
+  clip?: number;
+  /** Seeds the initial parameters and the batches. Default 0. */
+  seed?: number;
+}
+
+export interface RetrievalOptions {
+  task?: TaskOptions;
+  model?: Omit<TransformerConfig, 'vocab' | 'outputs' | 'seed'> & {
+    /** 'prefix': the 2k context tokens see each other both ways. Default 'causal'. */
+    context?: 'causal' | 'prefix';
+  };
+  training?: TrainingOptions;
+  evaluation?: {
+    /** Steps between checkpoints. Default 100. */
+    every?: number;
+    /** Held-out sequences per evaluation. Default 2048. */
+    sequences?: number;
+    /** Numbers of pairs to evaluate at after training (longer than task.pairs: longer contexts). Default [task.pairs]. */
+    pairs?: number[];
+  };
+}
+
+export interface Checkpoint {
+  /** Steps taken. */
+  step: number;
+  /** Mean training loss (Σ w·loss over the mixed objectives) since the previous checkpoint. */
+  loss: number;
+  /** On the held-out set at task.pairs. */
+  accuracy: number;
+  /** accuracyByPosition[i]: the fraction answered right when the queried pair is the i-th. */
+  accuracyByPosition: Float64Array;
+}
+
+export interface Evaluation {
+  pairs: number;
+  accuracy: number;
+  /** Mean cross-entropy on the held-out set. */
+  loss: number;
+  accuracyByPosition: Float64Array;
+  /** [layer][head] → by the queried pair's position: the final position's mean attention weight
+   * on the queried value, on its key, and on token 0. */
+  attention: { toValue: Float64Array[][]; toKey: Float64Array[][]; toFirst: Float64Array[][] };
+}
+
+/** Trains step by step (for a page that pauses and resumes); engine.trainRetrieval runs one to the end. */
+export interface RetrievalTrainer {
+  readonly step: number;
+  readonly steps: number;
+  readonly finished: boolean;
+  /** Trains at most maxSteps steps; stops early at a checkpoint and returns it, else null. */
+  advance(maxSteps: number): Checkpoint | null;
+  /** The model measured on the held-out set with `pairs` pairs (default task.pairs). */
+  evaluate(pairs?: number): Evaluation;
+  /** The model being trained: a handle of its own, valid after the trainer is deleted; delete it too. */
+  model(): TransformerModel;
+  delete(): void;
+}
+
+export interface RetrievalBatch {
+  /** batch × length token ids. */
+  tokens: Int32Array;
+  /** batch × answers class ids. */
+  targets: Int32Array;
+  /** The queried pair of each retrieval sequence (−1 for the other objectives). */
+  queried: Int32Array;
+  batch: number;
+  length: number;
+  answers: number;
+}
+
+export interface Optimizer {
+  /** One step on the batch: gradients of the mean loss, clipping, AdamW at the schedule's rate. */
+  step(batch: LabelledBatch): { loss: number; gradientNorm: number; learningRate: number };
+  readonly steps: number;
+  delete(): void;
+}
+
 export interface AttentionEngine {
+  readonly version: string;
+  /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
+  readonly memoryBytes: number;
+
+  // ---- attention ----
+  attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
+  selfAttention(x: MatrixInput, options?: SelfAttentionOptions): SelfAttentionResult;
+  walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;
+  attentionMemory(options: MemoryOptions): number;
+
+  // ---- PyTorch's generator ----
+  torchGenerator(seed: number): TorchGenerator;
+
+  // ---- the lab ----
+  rollout(options: RolloutOptions): { influence: Float32Array };
+  /** The content-free position curve: start·R (see PositionCurveOptions.measure). O(L·n·H) for ALiBi or no bias, O(L·n²·H) for RoPE. */
+  positionCurve(options: PositionCurveOptions): PositionCurve;
+  /** Retrieval of a needle at each depth, averaged over seeded trials; about D·T position curves' work. */
+  needleSweep(options: NeedleSweepOptions): NeedleSweep;
+  /** needleSweep for each of several context lengths: the needle-in-a-haystack grid. */
+  needleGrid(options: NeedleGridOptions): NeedleGrid;
+  /** RoFormer's relative upper bound of RoPE attention vs distance 0..maxDistance. */
+  ropeDecay(options: { headWidth: number; base?: number; maxDistance: number }): Float32Array;
+
+  // ---- text ----
   /**
    * Words, clitics and single symbols, left to right, as GloVe's tokenizer splits them
-   * (core/include/attn/text.hpp has every rule). A word is a run of letters and digits of
-   * any script with their combining marks; a hyphen-minus or an apostrophe between two
-   * word characters stays in it ("state-of-the-art", "o'clock"). The clitics n't 's 're
+   * (core/include/attn/text/tokenizer.hpp has every rule). A word is a run of letters and
+   * digits of any script with their combining marks; a hyphen-minus or an apostrophe between
+   * two word characters stays in it ("state-of-the-art", "o'clock"). The clitics n't 's 're
    * 've 'll 'd 'm (' or ’, any case) split off where the word ends after them: "don't" →
    * "do", "n't"; "it’s" → "it", "’s". Every other non-space character is a token of its
    * own, an emoji sequence or a flag one token; whitespace, control and invisible format
@@ -334,4 +563,50 @@ export interface AttentionEngine {
    * the line and column and what was found: "line 3, column 8: expected a number, found 'abc'".
    */
   parseVectors(text: string): Matrix;
+
+  // training (README "Train")
+  /** A new model whose parameters PyTorch's generator draws from config.seed, in parameterNames() order. */
+  createTransformer(config: TransformerConfig): TransformerModel;
+  /**
+   * A model from what model.save() wrote. Every part is checked (format, version, config, each
+   * parameter's name, shape and finite numbers) and an Error names the first problem.
+   */
+  loadTransformer(saved: SavedTransformer): TransformerModel;
+  /** Trains a new model on the retrieval task to the end; synchronous (use a worker on a page). */
+  trainRetrieval(options?: RetrievalOptions, onProgress?: (checkpoint: Checkpoint) => void): {
+    checkpoints: Checkpoint[];
+    /** One per evaluation.pairs entry, after training. */
+    evaluations: Evaluation[];
+    /** The trained model: delete it when done. */
+    model: TransformerModel;
+    seconds: number;
+  };
+  /** The same run step by step (a page pauses and resumes between advance calls). */
+  retrievalTrainer(options?: RetrievalOptions): RetrievalTrainer;
+  /** Any model measured on the fixed held-out retrieval set, as the trainer measures its own. */
+  evaluateRetrieval(model: TransformerModel, options?: {
+    task?: TaskOptions;
+    /** Default task.pairs. */
+    pairs?: number;
+    /** Default 2048. */
+    sequences?: number;
+    /** Default 'causal'. */
+    context?: 'causal' | 'prefix';
+  }): Evaluation;
+  /** Sequences of the task drawn from a seed (a stream of its own: not the trainer's batches). */
+  retrievalBatch(options?: {
+    task?: TaskOptions;
+    /** Default 'retrieval'. */
+    objective?: 'retrieval' | 'runningSpan' | 'serialRecall';
+    /** Default task.pairs. */
+    pairs?: number;
+    /** Default 1. */
+    batch?: number;
+    /** Default 0. */
+    seed?: number;
+  }): RetrievalBatch;
+  /** Schedule, clipping and AdamW for a model: one training step per call. */
+  createOptimizer(model: TransformerModel, training?: TrainingOptions): Optimizer;
 }
+
+export default function createAttention(): Promise<AttentionEngine>;

@@ -1,28 +1,43 @@
-// Embind bindings: the thin layer between wasm/attention.mjs and the core.
+// Embind bindings: the thin layer between the JavaScript API (attention.mjs and the modules
+// of its call groups) and the core.
 //
 // Matrices arrive as {rows, cols, data: Float32Array} and leave as copies. Options arrive
-// already checked for type by attention.mjs. Every call catches C++ exceptions here and
-// returns {ok: true, value} or {ok: false, error}: a throw that crosses into JavaScript
-// leaks wasm memory, a value does not. attention.mjs turns errors into JavaScript Errors.
+// checked for type by the JavaScript side, holding only what the caller gave: an option
+// that is undefined keeps the core's default, and every name (normalization, kernel,
+// positional.type …) is read through the core's table for it (attn/names.hpp), so that an
+// unknown name is an error naming it. Every call catches C++ exceptions here and returns
+// {ok: true, value} or {ok: false, error}: a throw that crosses into JavaScript leaks wasm
+// memory, a value does not. arguments.mjs's unwrap turns errors into JavaScript Errors.
+//
+// The calls come in groups, each a section below and a paragraph of the one
+// EMSCRIPTEN_BINDINGS block at the end: attention, the generator, the lab, text, training.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
+#include "attn/lab/needle.hpp"
+#include "attn/lab/rollout.hpp"
 #include "attn/memory.hpp"
-#include "attn/position_bias.hpp"
+#include "attn/names.hpp"
 #include "attn/positional.hpp"
-#include "attn/rollout.hpp"
 #include "attn/self_attention.hpp"
-#include "attn/text.hpp"
+#include "attn/text/tokenizer.hpp"
+#include "attn/text/vectors.hpp"
 #include "attn/torch_generator.hpp"
+#include "attn/train/evaluation.hpp"
+#include "attn/train/optimizer.hpp"
+#include "attn/train/trainer.hpp"
+#include "attn/train/transformer.hpp"
 #include "attn/tutorial.hpp"
 #include "attn/version.hpp"
 
@@ -32,9 +47,9 @@ namespace {
 
 // ---- JavaScript → core ---------------------------------------------------------------
 
-// A whole number from JavaScript, clamped into long (32-bit in wasm). attention.mjs
-// already keeps sizes within 2^31 - 1; only window and sinks may be larger, and any
-// window past the sequence length sees the same keys.
+// A whole number from JavaScript, clamped into long (32-bit in wasm). The JavaScript side
+// already keeps sizes within 2^31 - 1; only window and sinks may be larger, and any window
+// past the sequence length sees the same keys.
 long to_long(const val& number) {
   const double value = number.as<double>();
   return static_cast<long>(std::clamp(value, double(LONG_MIN), double(LONG_MAX)));
@@ -44,9 +59,10 @@ long to_long(const val& number) {
 attn::Matrix to_matrix(const val& matrix) {
   const std::size_t rows = matrix["rows"].as<unsigned>(), cols = matrix["cols"].as<unsigned>();
   attn::Matrix result = attn::Matrix::from_shape({rows, cols});
-  // One copy, by Float32Array.set: attention.mjs hands over data as a Float32Array of
+  // One copy, by Float32Array.set: the JavaScript side hands over data as a Float32Array of
   // exactly rows·cols values.
-  val(emscripten::typed_memory_view(result.size(), result.data())).call<void>("set", matrix["data"]);
+  val(emscripten::typed_memory_view(result.size(), result.data()))
+      .call<void>("set", matrix["data"]);
   return result;
 }
 
@@ -62,54 +78,26 @@ std::optional<attn::Matrix> optional_matrix(const val& matrix) {
   return to_matrix(matrix);
 }
 
-attn::Normalization to_normalization(const std::string& name) {
-  if (name == "naive-softmax") return attn::Normalization::naive_softmax;
-  if (name == "sum") return attn::Normalization::sum;
-  return attn::Normalization::softmax;
+// Whether the caller gave options[key]; when not, the field it would set keeps the core's
+// default.
+bool given(const val& options, const char* key) { return !options[key].isUndefined(); }
+
+void read(const val& options, const char* key, long& field) {
+  if (given(options, key)) field = to_long(options[key]);
 }
 
-attn::Kernel to_kernel(const std::string& name) {
-  if (name == "materialized") return attn::Kernel::materialized;
-  if (name == "flash") return attn::Kernel::flash;
-  return attn::Kernel::automatic;
+void read(const val& options, const char* key, double& field) {
+  if (given(options, key)) field = options[key].as<double>();
 }
 
-attn::PositionalOptions to_positional(const val& positional) {
-  attn::PositionalOptions result;
-  const std::string type = positional["type"].as<std::string>();
-  if (type == "sinusoidal") result.type = attn::PositionalType::sinusoidal;
-  if (type == "rope") result.type = attn::PositionalType::rope;
-  if (type == "alibi") result.type = attn::PositionalType::alibi;
-  if (!positional["slopes"].isNull()) {
-    const attn::Vector slopes = to_vector(positional["slopes"]);
-    result.slopes.assign(slopes.begin(), slopes.end());
-  }
-  result.base = positional["base"].as<double>();
-  result.pairing = positional["pairing"].as<std::string>() == "half" ? attn::RopePairing::half
-                                                                      : attn::RopePairing::interleaved;
-  return result;
+void read(const val& options, const char* key, bool& field) {
+  if (given(options, key)) field = options[key].as<bool>();
 }
 
-// The normalised options object built by attention.mjs.
-attn::AttentionOptions to_options(const val& options) {
-  attn::AttentionOptions result;
-  result.heads = to_long(options["heads"]);
-  const val scale = options["scale"];
-  if (scale.isTrue()) {
-    result.scale.mode = attn::ScaleOption::Mode::inverse_sqrt_head_width;
-  } else if (scale.isFalse()) {
-    result.scale.mode = attn::ScaleOption::Mode::none;
-  } else {
-    result.scale.mode = attn::ScaleOption::Mode::factor;
-    result.scale.factor = scale.as<double>();
-  }
-  result.normalization = to_normalization(options["normalization"].as<std::string>());
-  result.mask.causal = options["causal"].as<bool>();
-  result.mask.window = to_long(options["window"]);
-  result.mask.sinks = to_long(options["sinks"]);
-  result.positional = to_positional(options["positional"]);
-  result.kernel = to_kernel(options["kernel"].as<std::string>());
-  return result;
+// A name, read through the core's table for its option: one of `accepted` or an error.
+template <class Enum>
+void read(const val& options, const char* key, Enum& field, attn::AcceptedOf<Enum> accepted = {}) {
+  if (given(options, key)) field = attn::parse<Enum>(options[key].as<std::string>(), accepted);
 }
 
 // ---- core → JavaScript ---------------------------------------------------------------
@@ -119,12 +107,13 @@ val to_float32_array(const float* data, std::size_t size) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
 }
 
-// data copied into `destination`, a Float32Array of a previous result (attention.mjs passes
-// nothing else), when it has exactly `size` elements; otherwise into a new Float32Array.
-// Overwriting spares the allocation, which costs ten times the copy itself (16 MiB of
-// results: 0.6 ms into a reused array, 7.5 ms into a new one, in Chromium here).
+// data copied into `destination`, a Float32Array of a previous result (the JavaScript side
+// passes nothing else), when it has exactly `size` elements; otherwise into a new
+// Float32Array. Overwriting spares the allocation, which costs ten times the copy itself
+// (16 MiB of results: 0.6 ms into a reused array, 7.5 ms into a new one, in Chromium here).
 val to_float32_array(const float* data, std::size_t size, const val& destination) {
-  if (destination.isNull() || destination.isUndefined() || destination["length"].as<double>() != size) {
+  if (destination.isNull() || destination.isUndefined() ||
+      destination["length"].as<double>() != size) {
     return to_float32_array(data, size);
   }
   destination.call<void>("set", emscripten::typed_memory_view(size, data));
@@ -135,6 +124,15 @@ val to_float32_array(const float* data, std::size_t size, const val& destination
 val to_float32_array(const std::vector<double>& values) {
   const std::vector<float> single(values.begin(), values.end());
   return to_float32_array(single.data(), single.size());
+}
+
+val to_int32_array(const std::vector<std::int32_t>& values) {
+  return val::global("Int32Array")
+      .new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+val to_int32_array(const std::vector<long>& values) {
+  return to_int32_array(std::vector<std::int32_t>(values.begin(), values.end()));
 }
 
 val to_js(const attn::Matrix& matrix, const val& destination = val::null()) {
@@ -153,16 +151,6 @@ val to_js(const std::vector<attn::Matrix>& matrices, const val& destinations) {
   for (std::size_t h = 0; h < matrices.size(); ++h) {
     result.call<void>("push", to_js(matrices[h], h < reusable ? destinations[h] : val::null()));
   }
-  return result;
-}
-
-// reuse: {scores, weights, context, ...} as attention.mjs's reuseOption builds it.
-val to_js(const attn::AttentionResult& attention, const val& reuse) {
-  val result = val::object();
-  result.set("scores", to_js(attention.scores, reuse["scores"]));
-  result.set("weights", to_js(attention.weights, reuse["weights"]));
-  result.set("context", to_js(attention.context, reuse["context"]));
-  result.set("kernel", std::string(attn::to_string(attention.kernel_used)));
   return result;
 }
 
@@ -187,11 +175,58 @@ val guarded(Body&& body) {
   return outcome;
 }
 
-// ---- the calls -------------------------------------------------------------------------
+// ---- attention (attn/attention.hpp, self_attention.hpp, tutorial.hpp, memory.hpp) -----
+
+// positional.type: one of `accepted` (by default any that self_attention takes; attention
+// refuses sinusoidal, saying why).
+attn::PositionalOptions to_positional(
+    const val& positional,
+    attn::AcceptedOf<attn::PositionalType> accepted = attn::kSelfAttentionPositionalTypes) {
+  attn::PositionalOptions result;
+  read(positional, "type", result.type, accepted);
+  if (given(positional, "slopes")) {
+    const attn::Vector slopes = to_vector(positional["slopes"]);
+    result.slopes.assign(slopes.begin(), slopes.end());
+  }
+  read(positional, "base", result.base);
+  read(positional, "pairing", result.pairing);
+  return result;
+}
+
+attn::AttentionOptions to_options(const val& options) {
+  attn::AttentionOptions result;
+  read(options, "heads", result.heads);
+  const val scale = options["scale"];
+  if (scale.isFalse()) {
+    result.scale.mode = attn::ScaleOption::Mode::none;
+  } else if (!scale.isTrue() && !scale.isUndefined()) {
+    result.scale.mode = attn::ScaleOption::Mode::factor;
+    result.scale.factor = scale.as<double>();
+  }
+  read(options, "normalization", result.normalization);
+  read(options, "causal", result.mask.causal);
+  read(options, "window", result.mask.window);
+  read(options, "sinks", result.mask.sinks);
+  read(options, "prefix", result.mask.prefix);
+  if (given(options, "positional")) result.positional = to_positional(options["positional"]);
+  read(options, "kernel", result.kernel);
+  return result;
+}
+
+// reuse: {scores, weights, context, ...} as the JavaScript side builds it from a previous result.
+val to_js(const attn::AttentionResult& attention, const val& reuse) {
+  val result = val::object();
+  result.set("scores", to_js(attention.scores, reuse["scores"]));
+  result.set("weights", to_js(attention.weights, reuse["weights"]));
+  result.set("context", to_js(attention.context, reuse["context"]));
+  result.set("kernel", std::string(attn::to_string(attention.kernel_used)));
+  return result;
+}
 
 val attention(val q, val k, val v, val options, val reuse) {
   return guarded([&] {
-    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)), reuse);
+    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)),
+                 reuse);
   });
 }
 
@@ -233,6 +268,20 @@ val walkthrough(val x, double query, double scale) {
   });
 }
 
+val attention_memory(val options) {
+  return guarded([&] {
+    attn::MemoryQuery query;
+    read(options, "n", query.n);
+    read(options, "m", query.m);
+    read(options, "heads", query.heads);
+    read(options, "bytesPerElement", query.bytes_per_element);
+    read(options, "kernel", query.kernel, attn::kMemoryKernels);
+    return val(attn::attention_memory(query));
+  });
+}
+
+// ---- PyTorch's generator (attn/torch_generator.hpp) ----------------------------------
+
 // The generator is replayed from its seed: `draws` numbers already consumed are skipped.
 // JavaScript holds only (seed, draws), so no C++ object outlives a call.
 attn::TorchGenerator replayed_generator(double seed, double draws) {
@@ -259,102 +308,66 @@ val torch_linear(double seed, double draws, double in_features, double out_featu
         generator.linear(to_long(val(in_features)), to_long(val(out_features)), bias);
     val out = val::object();
     out.set("weight", to_js(parameters.weight));
-    out.set("bias", parameters.bias ? to_float32_array(parameters.bias->data(), parameters.bias->size())
-                                    : val::null());
+    out.set("bias", parameters.bias
+                        ? to_float32_array(parameters.bias->data(), parameters.bias->size())
+                        : val::null());
     out.set("draws", static_cast<double>(generator.draws()));
     return out;
   });
 }
 
-val rollout(val options) {
-  return guarded([&] {
-    attn::RolloutOptions rollout_options;
-    rollout_options.n = to_long(options["n"]);
-    rollout_options.layers = to_long(options["layers"]);
-    rollout_options.residual = options["residual"].as<double>();
-    rollout_options.mask.causal = options["causal"].as<bool>();
-    rollout_options.mask.window = to_long(options["window"]);
-    rollout_options.mask.sinks = to_long(options["sinks"]);
-    rollout_options.alibi_slope = options["slope"].as<double>();
-    val out = val::object();
-    out.set("influence", to_float32_array(attn::rollout_influence(rollout_options)));
-    return out;
-  });
-}
+// ---- the "lost in the middle" lab (attn/lab/) -----------------------------------------
 
-val attention_memory(val options) {
-  return guarded([&] {
-    attn::MemoryQuery query;
-    query.n = to_long(options["n"]);
-    query.m = to_long(options["m"]);
-    query.heads = to_long(options["heads"]);
-    query.bytes_per_element = to_long(options["bytesPerElement"]);
-    query.kernel = to_kernel(options["kernel"].as<std::string>());
-    return val(attn::attention_memory(query));
-  });
-}
-
-val rope_decay(double head_width, double base, double max_distance) {
-  return guarded([&] {
-    return to_float32_array(
-        attn::rope_decay_bound(to_long(val(head_width)), base, to_long(val(max_distance))));
-  });
-}
-
-// ---- the "lost in the middle" lab (attn/position_bias.hpp) ---------------------------------
-
-// The normalised model options built by attention.mjs: n, layers, residual, causal, window,
-// sinks, positional {type, slope, base, headWidth, strength} and positionScales (number[]).
-attn::PositionModel to_position_model(const val& options) {
-  attn::PositionModel model;
-  model.n = to_long(options["n"]);
-  model.layers = to_long(options["layers"]);
-  model.residual = options["residual"].as<double>();
-  model.mask.causal = options["causal"].as<bool>();
-  model.mask.window = to_long(options["window"]);
-  model.mask.sinks = to_long(options["sinks"]);
-  const val positional = options["positional"];
-  const std::string type = positional["type"].as<std::string>();
-  if (type == "alibi") model.bias.type = attn::DistanceBias::Type::alibi;
-  if (type == "rope") model.bias.type = attn::DistanceBias::Type::rope;
-  model.bias.slope = positional["slope"].as<double>();
-  model.bias.base = positional["base"].as<double>();
-  model.bias.head_width = to_long(positional["headWidth"]);
-  model.bias.strength = positional["strength"].as<double>();
-  model.position_scales = emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
+// The model options shared by every lab call: n, layers, residual, causal, window, sinks,
+// positional {type, slope, base, headWidth, strength} and positionScales (number[]), each
+// only when given. positional.type must be one of `types`.
+attn::lab::PositionModel to_position_model(
+    const val& options,
+    attn::Accepted<attn::PositionalType> types = attn::lab::kDistanceBiasTypes) {
+  attn::lab::PositionModel model;
+  read(options, "n", model.n);
+  read(options, "layers", model.layers);
+  read(options, "residual", model.residual);
+  read(options, "causal", model.mask.causal);
+  read(options, "window", model.mask.window);
+  read(options, "sinks", model.mask.sinks);
+  if (given(options, "positional")) {
+    const val positional = options["positional"];
+    read(positional, "type", model.bias.type, types);
+    read(positional, "slope", model.bias.slope);
+    read(positional, "base", model.bias.base);
+    read(positional, "headWidth", model.bias.head_width);
+    read(positional, "strength", model.bias.strength);
+  }
+  if (given(options, "positionScales")) {
+    model.position_scales =
+        emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
+  }
   return model;
 }
 
-attn::NeedleOptions to_needle_options(const val& options) {
-  attn::NeedleOptions needle;
+attn::lab::NeedleOptions to_needle_options(const val& options) {
+  attn::lab::NeedleOptions needle;
   needle.model = to_position_model(options);
-  needle.depths = to_long(options["depths"]);
-  needle.signal = options["signal"].as<double>();
-  needle.noise = options["noise"].as<double>();
-  needle.trials = to_long(options["trials"]);
-  needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
-  needle.metric = options["metric"].as<std::string>() == "top1" ? attn::NeedleMetric::top1
-                                                                : attn::NeedleMetric::mass;
-  const val mitigation = options["mitigation"];
-  const std::string type = mitigation["type"].as<std::string>();
-  using Type = attn::Mitigation::Type;
-  if (type == "query-aware") needle.mitigation.type = Type::query_aware;
-  if (type == "calibration") needle.mitigation.type = Type::calibration;
-  if (type == "ms-poe") needle.mitigation.type = Type::ms_poe;
-  if (type == "reorder") needle.mitigation.type = Type::reorder;
-  needle.mitigation.heads = to_long(mitigation["heads"]);
-  needle.mitigation.min_ratio = mitigation["minRatio"].as<double>();
-  needle.mitigation.max_ratio = mitigation["maxRatio"].as<double>();
-  needle.mitigation.retriever_noise = mitigation["retrieverNoise"].as<double>();
+  read(options, "depths", needle.depths);
+  read(options, "signal", needle.signal);
+  read(options, "noise", needle.noise);
+  read(options, "trials", needle.trials);
+  if (given(options, "seed"))
+    needle.seed = static_cast<std::uint32_t>(options["seed"].as<double>());
+  read(options, "metric", needle.metric);
+  if (given(options, "mitigation")) {
+    const val mitigation = options["mitigation"];
+    read(mitigation, "type", needle.mitigation.type);
+    read(mitigation, "heads", needle.mitigation.heads);
+    read(mitigation, "minRatio", needle.mitigation.min_ratio);
+    read(mitigation, "maxRatio", needle.mitigation.max_ratio);
+    read(mitigation, "retrieverNoise", needle.mitigation.retriever_noise);
+  }
   return needle;
 }
 
-val to_int32_array(const std::vector<long>& values) {
-  const std::vector<std::int32_t> whole(values.begin(), values.end());
-  return val::global("Int32Array").new_(emscripten::typed_memory_view(whole.size(), whole.data()));
-}
-
-val to_js(const attn::CurveSummary& summary) {
+val to_js(const attn::lab::CurveSummary& summary) {
   val result = val::object();
   result.set("begin", summary.begin);
   result.set("middle", summary.middle);
@@ -364,12 +377,23 @@ val to_js(const attn::CurveSummary& summary) {
   return result;
 }
 
+// engine.rollout's contract (API.md): the model with no positional bias or ALiBi.
+val rollout(val options) {
+  return guarded([&] {
+    const attn::lab::PositionModel model =
+        to_position_model(options, {attn::PositionalType::none, attn::PositionalType::alibi});
+    val out = val::object();
+    out.set("influence", to_float32_array(attn::lab::rollout(model)));
+    return out;
+  });
+}
+
 val position_curve(val options) {
   return guarded([&] {
-    const attn::RolloutStart start = options["measure"].as<std::string>() == "received"
-                                         ? attn::RolloutStart::every_token
-                                         : attn::RolloutStart::final_token;
-    const attn::PositionCurve curve = attn::position_curve(to_position_model(options), start);
+    attn::lab::RolloutStart start = attn::lab::RolloutStart::final_token;  // measure 'final'
+    read(options, "measure", start);
+    const attn::lab::PositionCurve curve =
+        attn::lab::position_curve(to_position_model(options), start);
     val out = val::object();
     out.set("values", to_float32_array(curve.values));
     out.set("summary", to_js(curve.summary));
@@ -379,7 +403,7 @@ val position_curve(val options) {
 
 val needle_sweep(val options) {
   return guarded([&] {
-    const attn::NeedleSweep sweep = attn::needle_sweep(to_needle_options(options));
+    const attn::lab::NeedleSweep sweep = attn::lab::needle_sweep(to_needle_options(options));
     val out = val::object();
     out.set("depths", to_float32_array(sweep.depths));
     out.set("positions", to_int32_array(sweep.positions));
@@ -395,14 +419,425 @@ val needle_grid(val options) {
         emscripten::convertJSArrayToNumberVector<double>(options["lengths"]);
     std::vector<long> lengths;
     for (double length : requested) lengths.push_back(to_long(val(length)));
-    const attn::NeedleGrid grid = attn::needle_grid(to_needle_options(options), lengths);
+    const attn::lab::NeedleGrid grid = attn::lab::needle_grid(to_needle_options(options), lengths);
     val out = val::object();
-    out.set("lengths", to_int32_array(grid.lengths));
-    out.set("depths", to_float32_array(grid.depths));
-    out.set("values", to_float32_array(grid.values));
+    // A matrix as every other call returns one, {rows, cols, data}; `values`, its first
+    // spelling, is the same array.
+    const val data = to_float32_array(grid.values);
     out.set("rows", grid.lengths.size());
     out.set("cols", grid.depths.size());
+    out.set("data", data);
+    out.set("values", data);
+    out.set("lengths", to_int32_array(grid.lengths));
+    out.set("depths", to_float32_array(grid.depths));
     return out;
+  });
+}
+
+// RoPE's decay (attn/positional.hpp), which the lab plots: {headWidth, base, maxDistance}.
+val rope_decay(val options) {
+  return guarded([&] {
+    long head_width = 0, max_distance = 0;
+    double base = attn::kRopeBase;
+    read(options, "headWidth", head_width);
+    read(options, "base", base);
+    read(options, "maxDistance", max_distance);
+    return to_float32_array(attn::rope_decay_bound(head_width, base, max_distance));
+  });
+}
+
+// ---- text: the tokenizer and the vector-table parser (attn/text/) --------------------------
+// Text arrives as UTF-8 through Embind's std::string, after the JavaScript side has replaced
+// lone surrogates (which Embind's encoder would merge with the next character); offsets go
+// back as UTF-16 indices into the caller's string.
+
+// limit: undefined for every token (an error past kMaxTokens), or the most to read.
+val tokenize(std::string text, val limit) {
+  return guarded([&] {
+    const attn::text::Tokenized result =
+        limit.isUndefined() ? attn::text::Tokenized{attn::text::tokenize(text), false}
+                            : attn::text::tokenize(text, limit.as<std::size_t>());
+    std::vector<std::int32_t> starts, ends;  // text is at most 16 MiB: offsets fit in 32 bits
+    starts.reserve(result.tokens.size());
+    ends.reserve(result.tokens.size());
+    for (const attn::text::Token& token : result.tokens) {
+      starts.push_back(static_cast<std::int32_t>(token.utf16_begin));
+      ends.push_back(static_cast<std::int32_t>(token.utf16_end));
+    }
+    val out = val::object();
+    out.set("starts", to_int32_array(starts));
+    out.set("ends", to_int32_array(ends));
+    out.set("truncated", result.truncated);
+    return out;
+  });
+}
+
+val parse_vectors(std::string text) {
+  return guarded([&] { return to_js(attn::text::parse_vectors(text)); });
+}
+
+// ---- training (attn/train/) ------------------------------------------------------------
+
+// Ids from the JavaScript side, which hands over an Int32Array.
+std::vector<int> to_ids(const val& ids) {
+  return emscripten::convertJSArrayToNumberVector<int>(ids);
+}
+
+// A batch as training.mjs's batchInput builds it; the vectors own the ids the Batch points to.
+struct BatchIds {
+  std::vector<int> tokens, targets;
+  attn::train::Batch batch;
+
+  explicit BatchIds(const val& input)
+      : tokens(to_ids(input["tokens"])),
+        targets(input["targets"].isNull() ? std::vector<int>{} : to_ids(input["targets"])) {
+    batch.tokens = tokens.data();
+    batch.targets = input["targets"].isNull() ? nullptr : targets.data();
+    batch.B = to_long(input["batch"]);
+    batch.T = to_long(input["length"]);
+    batch.A = to_long(input["answers"]);
+    batch.prefix = to_long(input["prefix"]);
+  }
+};
+
+void read_architecture(const val& options, attn::train::TransformerConfig& config) {
+  read(options, "layers", config.layers);
+  read(options, "dModel", config.d_model);
+  read(options, "heads", config.heads);
+  read(options, "mlp", config.mlp);
+  read(options, "maxLength", config.max_length);
+  if (given(options, "positional")) {
+    config.positional = to_positional(options["positional"], attn::train::kModelPositionalTypes);
+  }
+}
+
+attn::train::TransformerConfig to_transformer_config(const val& config) {
+  attn::train::TransformerConfig result;
+  read(config, "vocab", result.vocab);
+  read(config, "outputs", result.outputs);
+  read_architecture(config, result);
+  if (given(config, "seed")) result.seed = config["seed"].as<std::uint32_t>();
+  return result;
+}
+
+val to_js(const attn::train::TransformerConfig& config) {
+  val result = val::object();
+  result.set("vocab", config.vocab);
+  result.set("outputs", config.outputs);
+  result.set("layers", config.layers);
+  result.set("dModel", config.d_model);
+  result.set("heads", config.heads);
+  result.set("mlp", config.mlp);
+  val positional = val::object();
+  positional.set("type", std::string(attn::to_string(config.positional.type)));
+  if (config.positional.type == attn::PositionalType::rope) {
+    positional.set("base", config.positional.base);
+    positional.set("pairing", std::string(attn::to_string(config.positional.pairing)));
+  }
+  if (config.positional.type == attn::PositionalType::alibi) {
+    const std::vector<float> slopes = config.positional.slopes.empty()
+                                          ? attn::alibi_default_slopes(config.heads)
+                                          : config.positional.slopes;
+    val numbers = val::array();  // plain numbers, so that a saved model's JSON holds an array
+    for (float slope : slopes) numbers.call<void>("push", slope);
+    positional.set("slopes", numbers);
+  }
+  result.set("positional", positional);
+  result.set("maxLength", config.max_length);
+  result.set("seed", double(config.seed));
+  return result;
+}
+
+// rows×cols floats at `data` as a {rows, cols, data} copy.
+val to_js(const float* data, long rows, long cols) {
+  val result = val::object();
+  result.set("rows", rows);
+  result.set("cols", cols);
+  result.set("data", to_float32_array(data, std::size_t(rows) * cols));
+  return result;
+}
+
+val to_float64_array(const std::vector<double>& values) {
+  return val::global("Float64Array")
+      .new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+// [layer][head] → Float64Array, as JavaScript arrays.
+val to_js(const attn::train::AttentionByPosition& table) {
+  val layers = val::array();
+  for (const auto& heads : table) {
+    val row = val::array();
+    for (const auto& values : heads) row.call<void>("push", to_float64_array(values));
+    layers.call<void>("push", row);
+  }
+  return layers;
+}
+
+val to_js(const attn::train::Checkpoint& checkpoint) {
+  val result = val::object();
+  result.set("step", checkpoint.step);
+  result.set("loss", checkpoint.loss);
+  result.set("accuracy", checkpoint.accuracy);
+  result.set("accuracyByPosition", to_float64_array(checkpoint.accuracy_by_position));
+  return result;
+}
+
+val to_js(const attn::train::Evaluation& evaluation) {
+  val result = val::object();
+  result.set("pairs", evaluation.pairs);
+  result.set("accuracy", evaluation.accuracy);
+  result.set("loss", evaluation.loss);
+  result.set("accuracyByPosition", to_float64_array(evaluation.accuracy_by_position));
+  val attention = val::object();
+  attention.set("toValue", to_js(evaluation.to_value));
+  attention.set("toKey", to_js(evaluation.to_key));
+  attention.set("toFirst", to_js(evaluation.to_first));
+  result.set("attention", attention);
+  return result;
+}
+
+// A model that JavaScript holds (and must delete); trainers and optimizers share it.
+class ModelHandle {
+ public:
+  explicit ModelHandle(std::shared_ptr<attn::train::Transformer> model)
+      : model_(std::move(model)) {}
+
+  const std::shared_ptr<attn::train::Transformer>& model() const { return model_; }
+
+  val config() const { return to_js(model_->config()); }
+
+  val parameter_names() const {
+    val names = val::array();
+    for (const std::string& name : model_->parameter_names()) names.call<void>("push", name);
+    return names;
+  }
+
+  val parameter(const std::string& name) const {
+    return guarded([&] { return to_js(model_->parameter(name)); });
+  }
+
+  val set_parameter(const std::string& name, const val& value) {
+    return guarded([&] {
+      model_->set_parameter(name, to_matrix(value));
+      return val::undefined();
+    });
+  }
+
+  val loss_and_gradients(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      val result = val::object();
+      result.set("loss", model_->loss_and_gradients(ids.batch));
+      val gradients = val::object();
+      for (const attn::train::ParameterInfo& info : model_->parameters()) {
+        gradients.set(info.name, to_js(model_->gradients() + info.offset, info.rows, info.cols));
+      }
+      result.set("gradients", gradients);
+      return result;
+    });
+  }
+
+  val logits(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      model_->forward(ids.batch);
+      return to_js(model_->logits(), ids.batch.B * ids.batch.A, model_->config().outputs);
+    });
+  }
+
+  // input: one sequence whose answers are all its positions, so every layer computes every row.
+  val attention(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      model_->forward(ids.batch);
+      const long T = ids.batch.T;
+      val layers = val::array();
+      for (long l = 0; l < model_->config().layers; ++l) {
+        val heads = val::array();
+        for (long h = 0; h < model_->config().heads; ++h) {
+          heads.call<void>("push", to_js(model_->attention_weights(l) + h * T * T, T, T));
+        }
+        layers.call<void>("push", heads);
+      }
+      val result = val::object();
+      result.set("weights", layers);
+      return result;
+    });
+  }
+
+ private:
+  std::shared_ptr<attn::train::Transformer> model_;
+};
+
+val create_transformer(val config) {
+  return guarded([&] {
+    return val(
+        ModelHandle(std::make_shared<attn::train::Transformer>(to_transformer_config(config))));
+  });
+}
+
+attn::train::TaskOptions to_task(const val& task) {
+  attn::train::TaskOptions result;
+  read(task, "pairs", result.pairs);
+  read(task, "keys", result.keys);
+  read(task, "values", result.values);
+  read(task, "answerPositions", result.answer_positions);
+  read(task, "span", result.span);
+  if (given(task, "mix")) {  // the weights given; an objective left out weighs 0
+    const val mix = task["mix"];
+    for (std::size_t o = 0; o < attn::train::kObjectives.size(); ++o) {
+      result.mix[o] = 0.0;
+      read(mix, attn::to_string(attn::train::kObjectives[o]), result.mix[o]);
+    }
+  }
+  return result;
+}
+
+attn::train::OptimizerOptions to_optimizer(const val& training) {
+  attn::train::OptimizerOptions result;
+  read(training, "steps", result.schedule.steps);
+  read(training, "learningRate", result.schedule.learning_rate);
+  read(training, "warmup", result.schedule.warmup);
+  read(training, "schedule", result.schedule.schedule);
+  read(training, "weightDecay", result.adamw.weight_decay);
+  if (given(training, "betas")) {
+    result.adamw.beta1 = training["betas"][0].as<double>();
+    result.adamw.beta2 = training["betas"][1].as<double>();
+  }
+  read(training, "clip", result.clip);
+  return result;
+}
+
+attn::train::TrainingOptions to_training(const val& options) {
+  attn::train::TrainingOptions result;
+  result.task = to_task(options["task"]);
+  const val model = options["model"];
+  read_architecture(model, result.model);
+  read(model, "context", result.context);
+  const val training = options["training"];
+  result.optimizer = to_optimizer(training);
+  read(training, "batch", result.batch);
+  if (given(training, "seed")) result.seed = training["seed"].as<std::uint32_t>();
+  const val evaluation = options["evaluation"];
+  read(evaluation, "every", result.every);
+  read(evaluation, "sequences", result.sequences);
+  result.evaluation_pairs = {result.task.pairs};
+  if (given(evaluation, "pairs")) {
+    const std::vector<double> pairs =
+        emscripten::convertJSArrayToNumberVector<double>(evaluation["pairs"]);
+    result.evaluation_pairs.assign(pairs.begin(), pairs.end());
+  }
+  return result;
+}
+
+class TrainerHandle {
+ public:
+  explicit TrainerHandle(std::shared_ptr<attn::train::RetrievalTrainer> trainer)
+      : trainer_(std::move(trainer)) {}
+
+  double step() const { return double(trainer_->step()); }
+  double steps() const { return double(trainer_->steps()); }
+  bool finished() const { return trainer_->finished(); }
+
+  val advance(double max_steps) {
+    return guarded([&] {
+      const auto checkpoint =
+          trainer_->advance(long(std::min(max_steps, double(attn::train::kMaxSteps))));
+      return checkpoint ? to_js(*checkpoint) : val::null();
+    });
+  }
+
+  // pairs 0: the task's own
+  val evaluate(double pairs) {
+    return guarded([&] {
+      return to_js(trainer_->evaluate(pairs > 0 ? long(pairs) : trainer_->options().task.pairs));
+    });
+  }
+
+  ModelHandle model() const { return ModelHandle(trainer_->shared_model()); }
+
+ private:
+  std::shared_ptr<attn::train::RetrievalTrainer> trainer_;
+};
+
+val create_retrieval_trainer(val options) {
+  return guarded([&] {
+    return val(
+        TrainerHandle(std::make_shared<attn::train::RetrievalTrainer>(to_training(options))));
+  });
+}
+
+class OptimizerHandle {
+ public:
+  OptimizerHandle(const ModelHandle& model, const attn::train::OptimizerOptions& options)
+      : model_(model.model()),
+        optimizer_(std::make_shared<attn::train::Optimizer>(model_->parameter_count(), options)) {}
+
+  double steps() const { return double(optimizer_->steps_taken()); }
+
+  val step(const val& input) {
+    return guarded([&] {
+      const BatchIds ids(input);
+      val result = val::object();
+      result.set("loss", model_->loss_and_gradients(ids.batch));
+      const attn::train::OptimizerStep taken =
+          optimizer_->step(model_->values(), model_->gradients());
+      result.set("gradientNorm", taken.gradient_norm);
+      result.set("learningRate", taken.learning_rate);
+      return result;
+    });
+  }
+
+ private:
+  std::shared_ptr<attn::train::Transformer> model_;
+  std::shared_ptr<attn::train::Optimizer> optimizer_;
+};
+
+val create_optimizer(const ModelHandle& model, val training) {
+  return guarded([&] { return val(OptimizerHandle(model, to_optimizer(training))); });
+}
+
+val evaluate_retrieval(const ModelHandle& model, val options) {
+  return guarded([&] {
+    const attn::train::TaskOptions task = to_task(options["task"]);
+    long pairs = task.pairs, sequences = attn::train::TrainingOptions{}.sequences;
+    attn::train::Context context = attn::train::Context::causal;
+    read(options, "pairs", pairs);
+    read(options, "sequences", sequences);
+    read(options, "context", context);
+    return to_js(attn::train::evaluate_retrieval(*model.model(), task, pairs, sequences, context));
+  });
+}
+
+// The stream of draws retrievalBatch takes from its seed: neither the trainer's nor the
+// held-out set's.
+constexpr std::uint32_t kBatchStream = 2;
+
+val retrieval_batch(val options) {
+  return guarded([&] {
+    const attn::train::TaskOptions task = to_task(options["task"]);
+    attn::train::validate(task);
+    attn::train::Objective objective = attn::train::Objective::retrieval;
+    read(options, "objective", objective);
+    long pairs = task.pairs, batch = 1;
+    read(options, "pairs", pairs);
+    read(options, "batch", batch);
+    attn::require_whole_number("pairs", pairs, 1, task.keys);
+    attn::require_whole_number("batch", batch, 1, attn::train::kMaxEvaluationSequences);
+    if (objective == attn::train::Objective::running_span) {
+      attn::require_whole_number("task.span", task.span, 1, pairs);
+    }
+    attn::train::TaskRandom random(options["seed"].as<std::uint32_t>(), kBatchStream);
+    const attn::train::TaskBatch drawn =
+        attn::train::sample_batch(task, objective, pairs, batch, random);
+    val result = val::object();
+    result.set("tokens", to_int32_array(drawn.tokens));
+    result.set("targets", to_int32_array(drawn.targets));
+    result.set("queried", to_int32_array(drawn.queried));
+    result.set("batch", drawn.B);
+    result.set("length", drawn.T);
+    result.set("answers", drawn.A);
+    return result;
   });
 }
 
@@ -411,57 +846,51 @@ std::string version() { return attn::version(); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
+  emscripten::function("version", &version);
+
+  // attention
   emscripten::function("attention", &attention);
   emscripten::function("selfAttention", &self_attention);
   emscripten::function("walkthrough", &walkthrough);
+  emscripten::function("attentionMemory", &attention_memory);
+
+  // PyTorch's generator
   emscripten::function("torchRand", &torch_rand);
   emscripten::function("torchLinear", &torch_linear);
+
+  // the lab
   emscripten::function("rollout", &rollout);
-  emscripten::function("attentionMemory", &attention_memory);
-  emscripten::function("ropeDecay", &rope_decay);
   emscripten::function("positionCurve", &position_curve);
   emscripten::function("needleSweep", &needle_sweep);
   emscripten::function("needleGrid", &needle_grid);
-  emscripten::function("version", &version);
-}
+  emscripten::function("ropeDecay", &rope_decay);
 
-// ---- text: the tokenizer and the vector-table parser (attn/text.hpp) -----------------------
-// Text arrives as UTF-8 through Embind's std::string, after attention.mjs has replaced lone
-// surrogates (which Embind's encoder would merge with the next character); offsets go back
-// as UTF-16 indices into the caller's string.
+  // text
+  emscripten::function("tokenize", &tokenize);
+  emscripten::function("parseVectors", &parse_vectors);
 
-namespace {
-
-// limit: undefined for every token (an error past kMaxTokens), or the most to read.
-val text_tokenize(std::string text, val limit) {
-  return guarded([&] {
-    const attn::text::Tokenized result =
-        limit.isUndefined() ? attn::text::Tokenized{attn::text::tokenize(text), false}
-                            : attn::text::tokenize(text, limit.as<std::size_t>());
-    const std::vector<attn::text::Token>& tokens = result.tokens;
-    std::vector<std::int32_t> starts, ends;  // text is at most 16 MiB: offsets fit in 32 bits
-    starts.reserve(tokens.size());
-    ends.reserve(tokens.size());
-    for (const attn::text::Token& token : tokens) {
-      starts.push_back(static_cast<std::int32_t>(token.utf16_begin));
-      ends.push_back(static_cast<std::int32_t>(token.utf16_end));
-    }
-    const val Int32Array = val::global("Int32Array");
-    val out = val::object();
-    out.set("starts", Int32Array.new_(emscripten::typed_memory_view(starts.size(), starts.data())));
-    out.set("ends", Int32Array.new_(emscripten::typed_memory_view(ends.size(), ends.data())));
-    out.set("truncated", result.truncated);
-    return out;
-  });
-}
-
-val text_parse_vectors(std::string text) {
-  return guarded([&] { return to_js(attn::text::parse_vectors(text)); });
-}
-
-}  // namespace
-
-EMSCRIPTEN_BINDINGS(attention_text) {
-  emscripten::function("tokenize", &text_tokenize);
-  emscripten::function("parseVectors", &text_parse_vectors);
+  // training: handles JavaScript must delete (the model, the trainer, the optimizer)
+  emscripten::class_<ModelHandle>("TransformerModel")
+      .function("config", &ModelHandle::config)
+      .function("parameterNames", &ModelHandle::parameter_names)
+      .function("parameter", &ModelHandle::parameter)
+      .function("setParameter", &ModelHandle::set_parameter)
+      .function("lossAndGradients", &ModelHandle::loss_and_gradients)
+      .function("logits", &ModelHandle::logits)
+      .function("attention", &ModelHandle::attention);
+  emscripten::class_<TrainerHandle>("RetrievalTrainer")
+      .function("step", &TrainerHandle::step)
+      .function("steps", &TrainerHandle::steps)
+      .function("finished", &TrainerHandle::finished)
+      .function("advance", &TrainerHandle::advance)
+      .function("evaluate", &TrainerHandle::evaluate)
+      .function("model", &TrainerHandle::model);
+  emscripten::class_<OptimizerHandle>("Optimizer")
+      .function("steps", &OptimizerHandle::steps)
+      .function("step", &OptimizerHandle::step);
+  emscripten::function("createTransformer", &create_transformer);
+  emscripten::function("createRetrievalTrainer", &create_retrieval_trainer);
+  emscripten::function("createOptimizer", &create_optimizer);
+  emscripten::function("evaluateRetrieval", &evaluate_retrieval);
+  emscripten::function("retrievalBatch", &retrieval_batch);
 }

@@ -11,21 +11,14 @@
 
 namespace attn {
 
-const char* to_string(Kernel kernel) {
-  switch (kernel) {
-    case Kernel::automatic: return "auto";
-    case Kernel::materialized: return "materialized";
-    case Kernel::flash: return "flash";
-  }
-  return "?";
-}
-
 float score_scale(const ScaleOption& scale, long head_width) {
   switch (scale.mode) {
     case ScaleOption::Mode::inverse_sqrt_head_width:
       return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_width)));
-    case ScaleOption::Mode::none: return 1.0f;
-    case ScaleOption::Mode::factor: return static_cast<float>(scale.factor);
+    case ScaleOption::Mode::none:
+      return 1.0f;
+    case ScaleOption::Mode::factor:
+      return static_cast<float>(scale.factor);
   }
   return 1.0f;
 }
@@ -43,23 +36,21 @@ void validate(const Matrix& q, const Matrix& k, const Matrix& v, const Attention
   }
   const long dk = static_cast<long>(q.shape(1)), dv = static_cast<long>(v.shape(1));
   if (dk % options.heads != 0) {
-    fail("heads (" + std::to_string(options.heads) + ") must divide dk, the " +
-         std::to_string(dk) + " columns of q and k");
+    fail("heads (" + std::to_string(options.heads) + ") must divide dk, the " + std::to_string(dk) +
+         " columns of q and k");
   }
   if (dv % options.heads != 0) {
-    fail("heads (" + std::to_string(options.heads) + ") must divide dv, the " +
-         std::to_string(dv) + " columns of v");
+    fail("heads (" + std::to_string(options.heads) + ") must divide dv, the " + std::to_string(dv) +
+         " columns of v");
   }
   if (options.scale.mode == ScaleOption::Mode::factor && !std::isfinite(options.scale.factor)) {
-    fail("scale must be true, false or a finite number, got " + format_number(options.scale.factor));
+    fail("scale must be true, false or a finite number, got " +
+         format_number(options.scale.factor));
   }
   validate(options.mask);
-  if (options.positional.type == PositionalType::sinusoidal) {
-    fail("positional sinusoidal is added to the input x: use self_attention, or add it to q, k, v");
-  }
-  if (options.positional.type == PositionalType::learned) {
-    fail("positional learned is a trained table of a model: use createTransformer");
-  }
+  require_one_of(options.positional.type, kAttentionPositionalTypes,
+                 "attention applies the encodings that act on q and k; the sinusoidal one is added "
+                 "to the input x: use self_attention, or add it to q, k, v");
   validate(options.positional, options.heads, dk / options.heads);
   require_finite("q", q);
   require_finite("k", k);
@@ -170,11 +161,12 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   result.context = Matrix::from_shape({n, v.shape(1)});
 
   const bool rope = options.positional.type == PositionalType::rope;
-  const Matrix q_rotated = rope ? rotate_rope(q, heads, static_cast<long>(m - n), options.positional.base,
-                                              options.positional.pairing)
+  const Matrix q_rotated = rope ? rotate_rope(q, heads, static_cast<long>(m - n),
+                                              options.positional.base, options.positional.pairing)
                                 : Matrix{};
   const Matrix k_rotated =
-      rope ? rotate_rope(k, heads, 0, options.positional.base, options.positional.pairing) : Matrix{};
+      rope ? rotate_rope(k, heads, 0, options.positional.base, options.positional.pairing)
+           : Matrix{};
   const Matrix& q_positioned = rope ? q_rotated : q;
   const Matrix& k_positioned = rope ? k_rotated : k;
   const bool alibi = options.positional.type == PositionalType::alibi;

@@ -34,8 +34,9 @@ void require_finite(const char* name, const Matrix& matrix) {
   const std::size_t index = simd::first_non_finite(matrix.data(), matrix.size());
   if (index == matrix.size()) return;
   const std::size_t cols = matrix.shape(1);
-  fail(std::string(name) + "[" + std::to_string(index / cols) + "][" + std::to_string(index % cols) +
-       "] is " + describe_non_finite(matrix.data()[index]) + "; every entry must be a finite number");
+  fail(std::string(name) + "[" + std::to_string(index / cols) + "][" +
+       std::to_string(index % cols) + "] is " + describe_non_finite(matrix.data()[index]) +
+       "; every entry must be a finite number");
 }
 
 void require_finite(const char* name, const Vector& vector) {
@@ -66,9 +67,23 @@ void require_same_columns(const char* name, const Matrix& matrix, const char* ot
 void require_same_rows(const char* name, const Matrix& matrix, const char* other_name,
                        const Matrix& other) {
   if (matrix.shape(0) != other.shape(0)) {
-    fail(std::string(name) + " has " + std::to_string(matrix.shape(0)) + " rows but " +
-         other_name + " has " + std::to_string(other.shape(0)) + " (" + other_name + " is " +
+    fail(std::string(name) + " has " + std::to_string(matrix.shape(0)) + " rows but " + other_name +
+         " has " + std::to_string(other.shape(0)) + " (" + other_name + " is " +
          shape_string(other) + ", " + name + " is " + shape_string(matrix) + ")");
+  }
+}
+
+void require_whole_number(const char* name, long value, long low, long high) {
+  if (value < low || value > high) {
+    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
+         std::to_string(high) + ", got " + std::to_string(value));
+  }
+}
+
+void require_number(const char* name, double value, double low, double high) {
+  if (!(value >= low && value <= high)) {
+    fail(std::string(name) + " must be from " + format_number(low) + " to " + format_number(high) +
+         ", got " + format_number(value));
   }
 }
 

@@ -1,7 +1,6 @@
 #include "attn/kernels.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
 #include "row_ops.hpp"
@@ -46,11 +45,12 @@ inline const float* row_block(const float* a, std::size_t lda, std::size_t r0) {
 
 // c[R × V·kLanes] (+)= a[R × depth] · b[depth × V·kLanes], every accumulator in a register.
 template <std::size_t R, std::size_t V, Layout kLayout = Layout::normal>
-inline void matmul_block(const float* a, std::size_t lda, const float* b, std::size_t ldb,
-                         float* c, std::size_t ldc, std::size_t depth, bool accumulate) {
+inline void matmul_block(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                         std::size_t ldc, std::size_t depth, bool accumulate) {
   Vec acc[R][V];
   for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < V; ++v) acc[r][v] = accumulate ? load(c + r * ldc + v * kLanes) : Vec{};
+    for (std::size_t v = 0; v < V; ++v)
+      acc[r][v] = accumulate ? load(c + r * ldc + v * kLanes) : Vec{};
   }
   for (std::size_t t = 0; t < depth; ++t) {
     Vec b_row[V];
@@ -91,12 +91,15 @@ void matmul_narrow(std::size_t vectors, const float* a, std::size_t lda, const f
                    bool accumulate) {
   static_assert(kBlockVectors <= 4, "matmul_narrow dispatches strips of at most 3 vectors");
   switch (vectors) {
-    case 1: return matmul_strip<1, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+    case 1:
+      return matmul_strip<1, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
     case 2:
-      if constexpr (kBlockVectors > 2) return matmul_strip<2, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      if constexpr (kBlockVectors > 2)
+        return matmul_strip<2, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
       break;
     case 3:
-      if constexpr (kBlockVectors > 3) return matmul_strip<3, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
+      if constexpr (kBlockVectors > 3)
+        return matmul_strip<3, kLayout>(a, lda, b, ldb, c, ldc, rows, depth, accumulate);
       break;
   }
 }
@@ -109,7 +112,8 @@ void matmul_edge(const float* a, std::size_t lda, const float* b, std::size_t ld
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t col = 0; col < cols; ++col) {
       float sum = accumulate ? c[r * ldc + col] : 0.0f;
-      for (std::size_t t = 0; t < depth; ++t) sum += element<kLayout>(a, lda, r, t) * b[t * ldb + col];
+      for (std::size_t t = 0; t < depth; ++t)
+        sum += element<kLayout>(a, lda, r, t) * b[t * ldb + col];
       c[r * ldc + col] = sum;
     }
   }
@@ -122,47 +126,23 @@ struct RowContext {
   long position(long query) const { return query + (head.m - head.n); }
 };
 
-// The keys any of a block of query rows sees: at most two ranges of key indices, the
-// sinks and the band, merged when they touch. Keys outside both (above the diagonal
-// under a causal mask, outside every row's window) are never computed.
-struct KeyRanges {
-  long ranges[2][2] = {{0, 0}, {0, 0}};  // [begin, end) each
-
-  KeyRanges(const VisibleKeys* visible, long rows) {
-    long band_begin = std::numeric_limits<long>::max(), band_end = 0, sink_end = 0;
-    for (long r = 0; r < rows; ++r) {
-      if (visible[r].band_end > visible[r].band_begin) {
-        band_begin = std::min(band_begin, visible[r].band_begin);
-        band_end = std::max(band_end, visible[r].band_end);
-      }
-      sink_end = std::max(sink_end, visible[r].sink_end);
+// Calls visit(first_key, cols) once for each key tile that meets `keys` (the keys a block of
+// query rows sees, attn::key_intervals): tiles start on multiples of kFlashTileCols and hold
+// kFlashTileCols keys (fewer at the end of m). Tiles outside both intervals (above the
+// diagonal under a causal mask, outside every row's window) are never computed.
+template <class Visit>
+void for_each_key_tile(const Intervals& keys, long m, Visit&& visit) {
+  long next_tile = 0;  // a tile meeting both intervals is visited once
+  for (int s = 0; s < keys.count; ++s) {
+    const long last_tile = (keys.end[s] + kFlashTileCols - 1) / kFlashTileCols;
+    for (long tile = std::max(keys.begin[s] / kFlashTileCols, next_tile); tile < last_tile;
+         ++tile) {
+      const long first_key = tile * kFlashTileCols;
+      visit(first_key, std::min(kFlashTileCols, m - first_key));
     }
-    if (band_end == 0) band_begin = 0;  // no row has a band
-    if (band_begin <= sink_end) {
-      ranges[0][1] = std::max(sink_end, band_end);
-    } else {
-      ranges[0][1] = sink_end;
-      ranges[1][0] = band_begin;
-      ranges[1][1] = band_end;
-    }
+    next_tile = std::max(next_tile, last_tile);
   }
-
-  // Calls visit(first_key, cols) once for each key tile that meets a range: tiles start
-  // on multiples of kFlashTileCols and hold kFlashTileCols keys (fewer at the end of m).
-  template <class Visit>
-  void for_each_tile(long m, Visit&& visit) const {
-    long next_tile = 0;  // a tile meeting both ranges is visited once
-    for (const auto& range : ranges) {
-      if (range[1] <= range[0]) continue;
-      const long last_tile = (range[1] + kFlashTileCols - 1) / kFlashTileCols;
-      for (long tile = std::max(range[0] / kFlashTileCols, next_tile); tile < last_tile; ++tile) {
-        const long first_key = tile * kFlashTileCols;
-        visit(first_key, std::min(kFlashTileCols, m - first_key));
-      }
-      next_tile = std::max(next_tile, last_tile);
-    }
-  }
-};
+}
 
 // kᵀ packed tile by tile, straight from k (m×dh, row stride ldk): tile t holds keys
 // [t·kFlashTileCols, (t+1)·kFlashTileCols) as a contiguous dh×kFlashTileCols block, the
@@ -176,7 +156,8 @@ std::vector<float> pack_key_tiles(const float* k, long ldk, long dh, long m) {
   std::vector<float> packed(static_cast<std::size_t>(tiles) * dh * kFlashTileCols);
   for (long key0 = 0; key0 < m; key0 += kKeysAtOnce) {
     const long keys = std::min(kKeysAtOnce, m - key0);
-    float* tile = packed.data() + (key0 / kFlashTileCols) * dh * kFlashTileCols + key0 % kFlashTileCols;
+    float* tile =
+        packed.data() + (key0 / kFlashTileCols) * dh * kFlashTileCols + key0 % kFlashTileCols;
     for (long row = 0; row < dh; ++row) {
       for (long j = 0; j < keys; ++j) tile[row * kFlashTileCols + j] = k[(key0 + j) * ldk + row];
     }
@@ -195,32 +176,33 @@ template <Layout kLayout = Layout::normal>
   std::size_t i = 0;
   for (; i + kBlockRows <= rows; i += kBlockRows) {
     for (std::size_t j = 0; j < full_cols; j += kBlockCols) {
-      matmul_block<kBlockRows, kBlockVectors, kLayout>(row_block<kLayout>(a, lda, i), lda, b + j, ldb, c + i * ldc + j, ldc,
-                                              depth, accumulate);
+      matmul_block<kBlockRows, kBlockVectors, kLayout>(
+          row_block<kLayout>(a, lda, i), lda, b + j, ldb, c + i * ldc + j, ldc, depth, accumulate);
     }
   }
   for (; i < rows; ++i) {  // leftover rows, one at a time
     for (std::size_t j = 0; j < full_cols; j += kBlockCols) {
-      matmul_block<1, kBlockVectors, kLayout>(row_block<kLayout>(a, lda, i), lda, b + j, ldb, c + i * ldc + j, ldc, depth,
-                                     accumulate);
+      matmul_block<1, kBlockVectors, kLayout>(row_block<kLayout>(a, lda, i), lda, b + j, ldb,
+                                              c + i * ldc + j, ldc, depth, accumulate);
     }
   }
   const std::size_t narrow_vectors = (cols - full_cols) / kLanes;
   const std::size_t vector_cols = full_cols + narrow_vectors * kLanes;
-  matmul_narrow<kLayout>(narrow_vectors, a, lda, b + full_cols, ldb, c + full_cols, ldc, rows, depth,
-                accumulate);
-  matmul_edge<kLayout>(a, lda, b + vector_cols, ldb, c + vector_cols, ldc, rows, depth, cols - vector_cols,
-              accumulate);
+  matmul_narrow<kLayout>(narrow_vectors, a, lda, b + full_cols, ldb, c + full_cols, ldc, rows,
+                         depth, accumulate);
+  matmul_edge<kLayout>(a, lda, b + vector_cols, ldb, c + vector_cols, ldc, rows, depth,
+                       cols - vector_cols, accumulate);
 }
 
 // scores (block_rows×cols, row stride ld) = q rows [i0, i0 + block_rows) · the packed key
 // tile of keys [j0, j0 + cols) (q arrives already multiplied by the scale).
-[[gnu::always_inline]] inline void tile_scores(const Head& head, const std::vector<float>& key_tiles,
-                                               long i0, long block_rows, long j0, long cols,
-                                               float* scores, long ld) {
+[[gnu::always_inline]] inline void tile_scores(const Head& head,
+                                               const std::vector<float>& key_tiles, long i0,
+                                               long block_rows, long j0, long cols, float* scores,
+                                               long ld) {
   blocked_matmul(head.q + i0 * head.dh, head.dh,
-                 key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols, kFlashTileCols,
-                 scores, ld, block_rows, head.dh, cols, false);
+                 key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols,
+                 kFlashTileCols, scores, ld, block_rows, head.dh, cols, false);
 }
 
 }  // namespace
@@ -254,12 +236,13 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
   // under a causal mask).
   for (long i0 = 0; i0 < head.n; i0 += kFlashTileRows) {
     const long block_rows = std::min(kFlashTileRows, head.n - i0);
-    for (long r = 0; r < block_rows; ++r) visible[r] = visible_keys(head.mask, i0 + r, head.n, head.m);
-    const KeyRanges keys(visible, block_rows);
+    for (long r = 0; r < block_rows; ++r)
+      visible[r] = visible_keys(head.mask, i0 + r, head.n, head.m);
+    const Intervals keys = key_intervals(visible, block_rows);
     float* block_scores = scores + i0 * m;
     float* block_weights = weights + i0 * m;
     // pass 1: scores = q·kᵀ, tile by tile.
-    keys.for_each_tile(head.m, [&](long j0, long cols) {
+    for_each_key_tile(keys, head.m, [&](long j0, long cols) {
       tile_scores(head, key_tiles, i0, block_rows, j0, cols, block_scores + j0, m);
     });
     for (long r = 0; r < block_rows; ++r) {
@@ -272,9 +255,9 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     // pass 4: context = weights · v over the same tiles (all other weights are zero).
     float* out = context + i0 * ldc;
     for (long r = 0; r < block_rows; ++r) std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
-    keys.for_each_tile(head.m, [&](long j0, long cols) {
-      blocked_matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows, cols,
-             head.dvh, true);
+    for_each_key_tile(keys, head.m, [&](long j0, long cols) {
+      blocked_matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
+                     cols, head.dvh, true);
     });
   }
 }
@@ -296,9 +279,9 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
       row_total[r] = 0.0f;
       std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
     }
-    const KeyRanges keys(visible, block_rows);
+    const Intervals keys = key_intervals(visible, block_rows);
 
-    keys.for_each_tile(m, [&](long j0, long cols) {
+    for_each_key_tile(keys, m, [&](long j0, long cols) {
       // pass 1: the tile's scores.
       tile_scores(head, key_tiles, i0, block_rows, j0, cols, tile.data(), kFlashTileCols);
       for (long r = 0; r < block_rows; ++r) {
@@ -323,11 +306,12 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
           }
           shift = new_max;
         }
-        row_total[r] += row_ops::unnormalised_weights(scores, scores, cols, head.normalization, shift);
+        row_total[r] +=
+            row_ops::unnormalised_weights(scores, scores, cols, head.normalization, shift);
       }
       // pass 4: accumulate the weighted values.
-      blocked_matmul(tile.data(), kFlashTileCols, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
-             cols, head.dvh, true);
+      blocked_matmul(tile.data(), kFlashTileCols, head.v + j0 * head.ldv, head.ldv, out, ldc,
+                     block_rows, cols, head.dvh, true);
     });
     // pass 5: divide by the row totals; rows that see no key stay zero.
     for (long r = 0; r < block_rows; ++r) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "attn/errors.hpp"
@@ -44,6 +45,26 @@ VisibleKeys visible_keys(const MaskOptions& mask, long query, long n, long m) {
   }
   keys.band_end = std::max(keys.band_end, keys.band_begin);
   return keys;
+}
+
+Intervals key_intervals(const VisibleKeys* visible, long queries) {
+  long band_begin = std::numeric_limits<long>::max(), band_end = 0, sink_end = 0;
+  for (long r = 0; r < queries; ++r) {
+    if (visible[r].band_end > visible[r].band_begin) {
+      band_begin = std::min(band_begin, visible[r].band_begin);
+      band_end = std::max(band_end, visible[r].band_end);
+    }
+    sink_end = std::max(sink_end, visible[r].sink_end);
+  }
+  if (band_end == 0) band_begin = 0;  // no row has a band
+  Intervals intervals;
+  if (band_begin <= sink_end) {
+    intervals.add(0, std::max(sink_end, band_end));  // the sinks touch the band: one interval
+  } else {
+    intervals.add(0, sink_end);
+    intervals.add(band_begin, band_end);
+  }
+  return intervals;
 }
 
 }  // namespace attn

@@ -11,6 +11,7 @@ double attention_memory(const MemoryQuery& query) {
   if (query.n < 1) fail("n must be a whole number ≥ 1, got " + std::to_string(query.n));
   if (query.m < 1) fail("m must be a whole number ≥ 1, got " + std::to_string(query.m));
   if (query.heads < 1) fail("heads must be a whole number ≥ 1, got " + std::to_string(query.heads));
+  require_one_of(query.kernel, kMemoryKernels);
   if (query.bytes_per_element < 1) {
     fail("bytesPerElement must be a whole number ≥ 1, got " +
          std::to_string(query.bytes_per_element));

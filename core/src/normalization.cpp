@@ -6,15 +6,6 @@
 
 namespace attn {
 
-const char* to_string(Normalization normalization) {
-  switch (normalization) {
-    case Normalization::softmax: return "softmax";
-    case Normalization::naive_softmax: return "naive-softmax";
-    case Normalization::sum: return "sum";
-  }
-  return "?";
-}
-
 void normalize_row(Normalization normalization, const float* scores, float* weights,
                    std::size_t count) {
   // pass 1: the row maximum. Softmax subtracts it before exp() so that every exponent is

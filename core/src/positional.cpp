@@ -9,25 +9,11 @@
 
 namespace attn {
 
-const char* to_string(PositionalType type) {
-  switch (type) {
-    case PositionalType::none: return "none";
-    case PositionalType::sinusoidal: return "sinusoidal";
-    case PositionalType::rope: return "rope";
-    case PositionalType::alibi: return "alibi";
-    case PositionalType::learned: return "learned";
-  }
-  return "?";
-}
-
-const char* to_string(RopePairing pairing) {
-  return pairing == RopePairing::interleaved ? "interleaved" : "half";
-}
-
 Matrix sinusoidal_encoding(long positions, long width) {
   // The base of the wavelengths' geometric progression, from "Attention Is All You Need".
   constexpr double kWavelengthBase = 10000.0;
-  auto encoding = Matrix::from_shape({static_cast<std::size_t>(positions), static_cast<std::size_t>(width)});
+  auto encoding =
+      Matrix::from_shape({static_cast<std::size_t>(positions), static_cast<std::size_t>(width)});
   for (long p = 0; p < positions; ++p) {
     for (long column = 0; column < width; ++column) {
       const long pair = column / 2;

@@ -27,7 +27,8 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   const std::vector<float> slopes =
       positional.slopes.empty() ? alibi_default_slopes(heads) : positional.slopes;
   const bool rope = positional.type == PositionalType::rope;
-  const Matrix q_rotated = rope ? rotate_rope(q, heads, m - n, positional.base, positional.pairing) : q;
+  const Matrix q_rotated =
+      rope ? rotate_rope(q, heads, m - n, positional.base, positional.pairing) : q;
   const Matrix k_rotated = rope ? rotate_rope(k, heads, 0, positional.base, positional.pairing) : k;
 
   AttentionResult result;
@@ -49,7 +50,8 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
         const bool sink = options.mask.window > 0 && j < options.mask.sinks;
         if (!causal_ok || !(in_window || sink)) continue;
         double dot = 0.0;
-        for (long t = 0; t < dh; ++t) dot += double(q_rotated(i, h * dh + t)) * k_rotated(j, h * dh + t);
+        for (long t = 0; t < dh; ++t)
+          dot += double(q_rotated(i, h * dh + t)) * k_rotated(j, h * dh + t);
         double score = dot * score_scale(options.scale, dh);
         if (positional.type == PositionalType::alibi) {
           // |distance| is the causal distance for every key a causal query sees, and stays
@@ -64,9 +66,15 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
       for (long j = 0; j < m; ++j) {
         if (row[j] == minus_infinity) continue;
         switch (options.normalization) {
-          case Normalization::softmax: unnormalised[j] = std::exp(row[j] - row_max); break;
-          case Normalization::naive_softmax: unnormalised[j] = std::exp(row[j]); break;
-          case Normalization::sum: unnormalised[j] = row[j]; break;
+          case Normalization::softmax:
+            unnormalised[j] = std::exp(row[j] - row_max);
+            break;
+          case Normalization::naive_softmax:
+            unnormalised[j] = std::exp(row[j]);
+            break;
+          case Normalization::sum:
+            unnormalised[j] = row[j];
+            break;
         }
         total += unnormalised[j];
       }
@@ -77,7 +85,8 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
         weights(i, j) = static_cast<float>(weight);
         for (long t = 0; t < dvh; ++t) context[t] += weight * v(j, h * dvh + t);
       }
-      for (long t = 0; t < dvh; ++t) result.context(i, h * dvh + t) = static_cast<float>(context[t]);
+      for (long t = 0; t < dvh; ++t)
+        result.context(i, h * dvh + t) = static_cast<float>(context[t]);
     }
     result.scores.push_back(scores);
     result.weights.push_back(weights);

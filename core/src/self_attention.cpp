@@ -17,8 +17,8 @@ void require_projection(const char* weight_name, const Matrix& weight, const cha
   if (weight.shape(0) != input.shape(1)) {
     fail(std::string(weight_name) + " has " + std::to_string(weight.shape(0)) + " rows but " +
          input_name + " has " + std::to_string(input.shape(1)) + " columns (" + input_name +
-         " is " + shape_string(input) + ", " + weight_name + " is " + shape_string(weight) +
-         "; " + weight_name + " must be " + std::to_string(input.shape(1)) + "×d)");
+         " is " + shape_string(input) + ", " + weight_name + " is " + shape_string(weight) + "; " +
+         weight_name + " must be " + std::to_string(input.shape(1)) + "×d)");
   }
   require_finite(weight_name, weight);
 }
@@ -26,8 +26,8 @@ void require_projection(const char* weight_name, const Matrix& weight, const cha
 void validate(const Matrix& x, const Projections& projections) {
   require_non_empty("x", x);
   require_finite("x", x);
-  const int given = projections.wq.has_value() + projections.wk.has_value() +
-                    projections.wv.has_value();
+  const int given =
+      projections.wq.has_value() + projections.wk.has_value() + projections.wv.has_value();
   if (given != 0 && given != 3) {
     const char* missing = !projections.wq ? "wq" : !projections.wk ? "wk" : "wv";
     fail(std::string("wq, wk and wv come together, but ") + missing + " is missing");

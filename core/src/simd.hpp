@@ -50,7 +50,8 @@ inline Vec max(Vec a, Vec b) {
 #if defined(__wasm_simd128__)
   // f32x4.pmax(b, a) = b < a ? a : b: one maxps. The generic form below costs four
   // dependent instructions in V8, which made the row maximum a quarter of the softmax.
-  return reinterpret_cast<Vec>(wasm_f32x4_pmax(reinterpret_cast<v128_t>(b), reinterpret_cast<v128_t>(a)));
+  return reinterpret_cast<Vec>(
+      wasm_f32x4_pmax(reinterpret_cast<v128_t>(b), reinterpret_cast<v128_t>(a)));
 #else
   const Mask a_greater = a > b;
   return reinterpret_cast<Vec>((reinterpret_cast<Mask>(a) & a_greater) |
@@ -61,7 +62,8 @@ inline Vec max(Vec a, Vec b) {
 // The largest of `start` and the lanes of `lanes` (a NaN lane is ignored).
 inline float largest_lane(Vec lanes, float start) {
   float result = start;
-  for (std::size_t lane = 0; lane < kLanes; ++lane) result = lanes[lane] > result ? lanes[lane] : result;
+  for (std::size_t lane = 0; lane < kLanes; ++lane)
+    result = lanes[lane] > result ? lanes[lane] : result;
   return result;
 }
 
@@ -74,7 +76,8 @@ inline float maximum(const float* values, std::size_t count) {
   Vec chains[kChains] = {minus_infinity, minus_infinity, minus_infinity, minus_infinity};
   std::size_t c = 0;
   for (; c + kStep <= count; c += kStep) {
-    for (std::size_t i = 0; i < kChains; ++i) chains[i] = max(load(values + c + i * kLanes), chains[i]);
+    for (std::size_t i = 0; i < kChains; ++i)
+      chains[i] = max(load(values + c + i * kLanes), chains[i]);
   }
   for (; c + kLanes <= count; c += kLanes) chains[0] = max(load(values + c), chains[0]);
   float result = largest_lane(max(max(chains[0], chains[1]), max(chains[2], chains[3])),
@@ -113,7 +116,8 @@ inline float maximum_magnitude(const float* values, std::size_t count) {
   Vec lanes = Vec{};
   std::size_t c = 0;
   for (; c + kLanes <= count; c += kLanes) {
-    lanes = max(reinterpret_cast<Vec>(reinterpret_cast<Mask>(load(values + c)) & magnitude_bits), lanes);
+    lanes = max(reinterpret_cast<Vec>(reinterpret_cast<Mask>(load(values + c)) & magnitude_bits),
+                lanes);
   }
   float result = largest_lane(lanes, 0.0f);
   for (; c < count; ++c) result = std::fabs(values[c]) > result ? std::fabs(values[c]) : result;

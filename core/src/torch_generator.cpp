@@ -79,7 +79,8 @@ Matrix TorchGenerator::randn(long rows, long cols) {
   require_size("cols", cols);
   require_draws("rows×cols", rows, cols);
   constexpr long kBlock = 16;
-  Matrix result = Matrix::from_shape({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
+  Matrix result =
+      Matrix::from_shape({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
   float* data = result.data();
   const long size = rows * cols;
   if (size < kBlock) {
@@ -102,7 +103,8 @@ void TorchGenerator::skip(std::uint64_t count) {
 }
 
 Matrix TorchGenerator::uniform_matrix(long rows, long cols, float from, float to) {
-  Matrix result = Matrix::from_shape({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
+  Matrix result =
+      Matrix::from_shape({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
   for (float& value : result) value = uniform(from, to);
   return result;
 }

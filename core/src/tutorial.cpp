@@ -53,8 +53,8 @@ QueryWalkthrough walk_through_query(const Matrix& x, long query, double scale) {
   walk.naive_softmax_weights = Vector::from_shape(walk.scores.shape());
   walk.softmax_weights = Vector::from_shape(walk.scores.shape());
   normalize_row(Normalization::sum, walk.scores.data(), walk.sum_weights.data(), n);
-  normalize_row(Normalization::naive_softmax, walk.scores.data(),
-                walk.naive_softmax_weights.data(), n);
+  normalize_row(Normalization::naive_softmax, walk.scores.data(), walk.naive_softmax_weights.data(),
+                n);
   normalize_row(Normalization::softmax, walk.scores.data(), walk.softmax_weights.data(), n);
 
   walk.context = xt::zeros<float>({d});

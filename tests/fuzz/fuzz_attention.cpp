@@ -3,8 +3,8 @@
 //
 //   attention (every option, each kernel; materialised results re-run with flash and
 //   against the double-precision reference), self_attention with projections,
-//   walk_through_query, rollout_influence, propagate (fast and direct paths),
-//   position_curve, attention_memory, TorchGenerator, rope_decay_bound.
+//   walk_through_query, lab::rollout, lab::propagate (fast and direct paths),
+//   lab::position_curve, attention_memory, TorchGenerator, rope_decay_bound.
 //
 // A call may fail only with attn::InvalidArgument. When it succeeds, the invariants below
 // must hold; a broken one prints what broke and aborts, which libFuzzer reports as a crash
@@ -28,11 +28,10 @@
 
 #include "attn/attention.hpp"
 #include "attn/errors.hpp"
+#include "attn/lab/rollout.hpp"
 #include "attn/memory.hpp"
-#include "attn/position_bias.hpp"
 #include "attn/positional.hpp"
 #include "attn/reference.hpp"
-#include "attn/rollout.hpp"
 #include "attn/self_attention.hpp"
 #include "attn/torch_generator.hpp"
 #include "attn/tutorial.hpp"
@@ -529,46 +528,49 @@ void check_distribution(const std::vector<double>& values, long n, const char* w
          std::string(what) + ": sums to 1 + " + number(total - 1.0));
 }
 
-void fuzz_rollout(FuzzedDataProvider& data) {
-  attn::RolloutOptions options;
-  options.n = make_size(data);
-  options.layers = data.ConsumeIntegralInRange(-1L, 6L);
-  options.residual =
-      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 1.0) : make_double(data);
-  options.mask = make_mask(data);
-  options.alibi_slope =
-      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 2.0) : make_double(data);
-  describe_call = [&] {
-    return "rollout_influence n " + std::to_string(options.n) + " layers " +
-           std::to_string(options.layers) + " residual " + number(options.residual) + " " +
-           describe_mask(options.mask) + " slope " + number(options.alibi_slope);
-  };
-  std::vector<double> influence;
-  try {
-    influence = attn::rollout_influence(options);
-  } catch (const attn::InvalidArgument&) {
-    return;
-  }
-  check_distribution(influence, options.n, "rollout_influence");
-}
-
-void fuzz_propagation(FuzzedDataProvider& data) {
-  attn::PositionModel model;
+// The lab's position model without its positional bias: n, layers, residual and mask, read in
+// that order by both lab targets.
+attn::lab::PositionModel make_position_model(FuzzedDataProvider& data) {
+  attn::lab::PositionModel model;
   model.n = make_size(data);
   model.layers = data.ConsumeIntegralInRange(-1L, 6L);
   model.residual =
       data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 1.0) : make_double(data);
   model.mask = make_mask(data);
+  return model;
+}
+
+void fuzz_rollout(FuzzedDataProvider& data) {
+  attn::lab::PositionModel model = make_position_model(data);
+  model.bias.type = attn::PositionalType::alibi;
+  model.bias.slope =
+      data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 2.0) : make_double(data);
+  describe_call = [&] {
+    return "rollout n " + std::to_string(model.n) + " layers " + std::to_string(model.layers) +
+           " residual " + number(model.residual) + " " + describe_mask(model.mask) + " slope " +
+           number(model.bias.slope);
+  };
+  std::vector<double> influence;
+  try {
+    influence = attn::lab::rollout(model);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  check_distribution(influence, model.n, "rollout");
+}
+
+void fuzz_propagation(FuzzedDataProvider& data) {
+  attn::lab::PositionModel model = make_position_model(data);
   switch (data.ConsumeIntegralInRange(0, 2)) {
     case 0:
       break;
     case 1:
-      model.bias.type = attn::DistanceBias::Type::alibi;
+      model.bias.type = attn::PositionalType::alibi;
       model.bias.slope =
           data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.0, 4.0) : make_double(data);
       break;
     default:
-      model.bias.type = attn::DistanceBias::Type::rope;
+      model.bias.type = attn::PositionalType::rope;
       model.bias.base = data.ConsumeBool() ? 10000.0 : make_double(data);
       model.bias.head_width = data.ConsumeIntegralInRange(-2L, 128L);
       model.bias.strength =
@@ -578,7 +580,7 @@ void fuzz_propagation(FuzzedDataProvider& data) {
   for (double& scale : model.position_scales)
     scale = data.ConsumeBool() ? data.ConsumeFloatingPointInRange(0.5, 2.0) : make_double(data);
 
-  attn::Content content;
+  attn::lab::Content content;
   if (data.ConsumeBool() && model.n > 0) {
     content.score.resize(model.n);
     // Content scores within ±kContentRange: key weights exp(score - max) spanning e^80, which
@@ -589,8 +591,8 @@ void fuzz_propagation(FuzzedDataProvider& data) {
     content.first_content_row = data.ConsumeIntegralInRange(0L, model.n);
     content.calibrated_final_row = data.ConsumeBool();
   }
-  const attn::RolloutStart start =
-      data.ConsumeBool() ? attn::RolloutStart::final_token : attn::RolloutStart::every_token;
+  const attn::lab::RolloutStart start = data.ConsumeBool() ? attn::lab::RolloutStart::final_token
+                                                           : attn::lab::RolloutStart::every_token;
   describe_call = [&] {
     std::string text =
         "position model n " + std::to_string(model.n) + " layers " + std::to_string(model.layers) +
@@ -602,13 +604,14 @@ void fuzz_propagation(FuzzedDataProvider& data) {
     text += ", content " + std::to_string(content.score.size()) + " from row " +
             std::to_string(content.first_content_row) +
             (content.calibrated_final_row ? " calibrated" : "");
-    return text + (start == attn::RolloutStart::final_token ? ", final token" : ", every token");
+    return text +
+           (start == attn::lab::RolloutStart::final_token ? ", final token" : ", every token");
   };
 
   if (data.ConsumeBool()) {
-    attn::PositionCurve curve;
+    attn::lab::PositionCurve curve;
     try {
-      curve = attn::position_curve(model, start);
+      curve = attn::lab::position_curve(model, start);
     } catch (const attn::InvalidArgument&) {
       return;
     }
@@ -617,13 +620,13 @@ void fuzz_propagation(FuzzedDataProvider& data) {
   }
   std::vector<double> fast, direct;
   try {
-    fast = attn::propagate(model, content, start, attn::KernelPath::fast);
+    fast = attn::lab::propagate(model, content, start, attn::lab::KernelPath::fast);
   } catch (const attn::InvalidArgument&) {
     return;
   }
   check_distribution(fast, model.n, "propagate (fast)");
   try {
-    direct = attn::propagate(model, content, start, attn::KernelPath::direct);
+    direct = attn::lab::propagate(model, content, start, attn::lab::KernelPath::direct);
   } catch (const attn::InvalidArgument& error) {
     broken(std::string("propagate: the fast path succeeded, the direct one failed: ") +
            error.what());

@@ -1,4 +1,4 @@
-// libFuzzer target: the code that reads user-controlled text (attn/text.hpp), on arbitrary
+// libFuzzer target: the code that reads user-controlled text (attn/text/), on arbitrary
 // bytes. Every input goes through both functions. A call may fail only with
 // attn::InvalidArgument; when it succeeds the invariants below must hold, and a broken one
 // aborts, which libFuzzer reports as a crash (as it does any ASan or UBSan finding).
@@ -28,7 +28,8 @@
 #include <vector>
 
 #include "attn/errors.hpp"
-#include "attn/text.hpp"
+#include "attn/text/tokenizer.hpp"
+#include "attn/text/vectors.hpp"
 
 namespace {
 
@@ -45,7 +46,7 @@ void expect(bool condition, const std::string& what) {
 }
 
 // Whether `text` is well-formed UTF-8 (Unicode table 3-7), written independently of the
-// decoder in text.cpp: by byte ranges, one sequence at a time.
+// decoder in core/src/text/unicode.cpp: by byte ranges, one sequence at a time.
 bool valid_utf8(std::string_view text) {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
   const auto between = [&](std::size_t i, unsigned low, unsigned high) {
@@ -91,9 +92,7 @@ std::size_t utf16_length(std::string_view text, std::size_t end) {
   return units;
 }
 
-bool is_ascii_space_or_control(unsigned char b) {
-  return b <= 0x20 || b == 0x7F;
-}
+bool is_ascii_space_or_control(unsigned char b) { return b <= 0x20 || b == 0x7F; }
 bool is_ascii_alnum(unsigned char b) {
   return (b >= '0' && b <= '9') || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z');
 }

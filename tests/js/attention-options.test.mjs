@@ -83,6 +83,12 @@ describe('attention options against the reference', () => {
     checkAgainstReference('causal naive', { causal: true, normalization: 'naive-softmax' }, { seed: 8 });
     checkAgainstReference('causal sum', { causal: true, normalization: 'sum' }, { seed: 9, low: 0.1, high: 1 });
   });
+  test('causal with a prefix: the prefix sees itself both ways', () =>
+    checkAgainstReference('prefix', { causal: true, prefix: 3 }, { seed: 40 }));
+  test('causal with a prefix, ALiBi and RoPE', () => {
+    checkAgainstReference('prefix alibi', { causal: true, prefix: 4, positional: { type: 'alibi' } }, { seed: 41 });
+    checkAgainstReference('prefix rope', { causal: true, prefix: 2, positional: { type: 'rope' } }, { seed: 42, even: true });
+  });
   test('window without causal', () => checkAgainstReference('window', { window: 2 }, { seed: 10 }));
   test('window with causal', () => checkAgainstReference('window causal', { window: 3, causal: true }, { seed: 11 }));
   test('window with sinks, not causal', () =>

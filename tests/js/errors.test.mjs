@@ -15,6 +15,10 @@ const X = [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.9, 1.0, 1.1, 1.2]];  /
 const attend = (options) => () => engine.attention(Q, K, V, options);
 const flatOf = (rows, cols) => ({ rows, cols, data: new Float32Array(rows * cols) });
 const rope = (extra) => ({ positional: { type: 'rope', ...extra } });
+// training: a small model (vocab 12, outputs 5, dModel 8, maxLength 16) and a batch of 2 × 3
+const config = (extra) => ({ vocab: 12, outputs: 5, dModel: 8, maxLength: 16, ...extra });
+const model = engine.createTransformer(config({}));
+const batch = (extra) => ({ tokens: [0, 1, 2, 3, 4, 5], batch: 2, targets: [1, 2], ...extra });
 
 // [what is wrong, the call, words the message must contain (strings or RegExps)]
 const CASES = [
@@ -115,6 +119,53 @@ const CASES = [
   ['attentionMemory bytesPerElement 0', () => engine.attentionMemory({ n: 4, bytesPerElement: 0 }), ['bytesPerElement', '0']],
   ['ropeDecay odd headWidth', () => engine.ropeDecay({ headWidth: 5, maxDistance: 4 }), ['headWidth', 'even', '5']],
   ['ropeDecay base 1', () => engine.ropeDecay({ headWidth: 4, base: 1, maxDistance: 4 }), ['base', '> 1', '1']],
+  // training: configurations
+  ['createTransformer without vocab', () => engine.createTransformer({ outputs: 2 }), ['vocab', 'undefined']],
+  ['createTransformer heads not dividing dModel', () => engine.createTransformer(config({ heads: 3 })), ['heads (3) must divide dModel (8)']],
+  ['createTransformer odd head width with RoPE', () => engine.createTransformer(config({ heads: 8 })), ['rope', 'dModel / heads must be even', '8 / 8 = 1']],
+  ['createTransformer unknown positional type', () => engine.createTransformer(config({ positional: { type: 'rotary' } })),
+    ['positional.type', "'learned'", "'sinusoidal'", 'rotary']],
+  ['createTransformer misspelt option', () => engine.createTransformer(config({ layer: 2 })), ["unknown option 'layer'", 'createTransformer config']],
+  ['createTransformer layers 0', () => engine.createTransformer(config({ layers: 0 })), ['layers', '0']],
+  ['createTransformer negative seed', () => engine.createTransformer(config({ seed: -1 })), ['seed', '-1']],
+  ['createTransformer ALiBi slopes for the wrong heads', () => engine.createTransformer(config({ positional: { type: 'alibi', slopes: [1] } })),
+    ['positional.slopes', '1', 'heads', '2']],
+  ['createTransformer too many parameters', () => engine.createTransformer(config({ dModel: 4096, layers: 64 })), ['parameters, more than the']],
+  // training: batches
+  ['a token id past the vocabulary', () => model.lossAndGradients(batch({ tokens: [0, 1, 2, 12, 4, 5] })), ['tokens[3] is 12', 'vocab - 1 = 11']],
+  ['a negative token id', () => model.logits({ tokens: [0, -1], batch: 1 }), ['tokens[1] is -1']],
+  ['a target past the outputs', () => model.lossAndGradients(batch({ targets: [5, 0] })), ['targets[0] is 5', 'outputs - 1 = 4']],
+  ['tokens not a multiple of batch', () => model.lossAndGradients(batch({ tokens: [0, 1, 2, 3, 4] })), ['tokens has 5 ids', 'batch (2)']],
+  ['targets not batch × answers', () => model.lossAndGradients(batch({ targets: [1, 2, 3] })), ['targets has 3 class ids', 'batch × answers = 2 × 1 = 2']],
+  ['a token id that is not whole', () => model.logits({ tokens: [0, 1.5], batch: 1 }), ['tokens[1]', 'whole number', '1.5']],
+  ['sequences longer than maxLength', () => model.logits({ tokens: new Array(17).fill(0), batch: 1 }), ['17 tokens', 'maxLength (16)']],
+  ['a prefix beyond the length', () => model.lossAndGradients(batch({ prefix: 4 })), ['prefix must be from 0 to the sequence length (3), got 4']],
+  ['more answers than positions', () => model.logits({ tokens: [1, 2], batch: 1, answers: 3 }), ['answers must be from 1 to the sequence length (2), got 3']],
+  ['an unknown parameter', () => model.getParameter('blocks.5.ln1.weight'), ["unknown parameter 'blocks.5.ln1.weight'"]],
+  ['a parameter of the wrong shape', () => model.setParameter('head.bias', [[1], [2], [3], [4], [5]]), ['head.bias is 1×5', '5×1']],
+  ['a parameter with NaN', () => model.setParameter('head.bias', [[0, 0, NaN, 0, 0]]), ['head.bias[0][2] is NaN']],
+  // training: runs
+  ['task.pairs beyond task.keys', () => engine.retrievalTrainer({ task: { pairs: 9, keys: 8 } }), ['task.pairs', 'task.keys (8)', '9']],
+  ['evaluation.pairs beyond task.keys', () => engine.retrievalTrainer({ evaluation: { pairs: [16, 40] } }), ['evaluation.pairs', 'task.keys (32)', '40']],
+  ['learningRate 0', () => engine.retrievalTrainer({ training: { learningRate: 0 } }), ['training.learningRate', 'above 0']],
+  ['betas not two numbers', () => engine.retrievalTrainer({ training: { betas: [0.9] } }), ['training.betas', 'two numbers']],
+  ['beta of 1', () => engine.retrievalTrainer({ training: { betas: [0.9, 1] } }), ['training.betas[1]', 'got 1']],
+  ['an unknown schedule', () => engine.retrievalTrainer({ training: { schedule: 'linear' } }), ['training.schedule', "'constant'", "'cosine'", 'linear']],
+  ['an unknown context', () => engine.retrievalTrainer({ model: { context: 'bidirectional' } }), ['model.context', "'causal'", "'prefix'"]],
+  ['unknown answer positions', () => engine.retrievalTrainer({ task: { answerPositions: 'middle' } }), ['task.answerPositions', "'uniform'", "'ends'"]],
+  ['a negative mix weight', () => engine.retrievalTrainer({ task: { mix: { retrieval: 1, serialRecall: -1 } } }), ['task.mix.serialRecall', '≥ 0', '-1']],
+  ['a mix of nothing', () => engine.retrievalTrainer({ task: { mix: { retrieval: 0 } } }), ['task.mix', 'at least one objective']],
+  ['a misspelt task option', () => engine.retrievalTrainer({ task: { pair: 4 } }), ["unknown option 'pair'", 'task']],
+  ['a batch too small for the mix', () => engine.retrievalTrainer({ training: { batch: 1 }, task: { mix: { retrieval: 1, runningSpan: 1, serialRecall: 1 } } }),
+    ['training.batch (1)', 'too small']],
+  ['steps 0', () => engine.retrievalTrainer({ training: { steps: 0 } }), ['training.steps', '0']],
+  ['onProgress not a function', () => engine.trainRetrieval({}, 'log'), ['onProgress', 'function', 'string']],
+  ['a model whose maxLength the run outgrows', () => engine.retrievalTrainer({ model: { maxLength: 20 } }), ['34 tokens', 'model.maxLength (20)']],
+  ['retrievalBatch unknown objective', () => engine.retrievalBatch({ objective: 'copy' }), ['objective', "'runningSpan'", 'copy']],
+  ['evaluateRetrieval without a model', () => engine.evaluateRetrieval({}, {}), ['model', 'createTransformer']],
+  ['evaluateRetrieval on a task the model was not made for', () => engine.evaluateRetrieval(model, { task: { pairs: 3, keys: 4, values: 6 } }),
+    ['vocabulary of 12 tokens and 5 outputs', '4 keys and 6 values needs 13 and 6']],
+  ['loadTransformer of a string', () => engine.loadTransformer('{}'), ['saved model', 'object', 'string']],
 ];
 
 

@@ -237,6 +237,38 @@ describe('lab: the needle and its mitigations', () => {
   });
 });
 
+describe('lab: the spellings it shares with attention', () => {
+  test("ALiBi's slopes, one for the model's heads, are its slope", () => {
+    const options = { n: 40, layers: 3, residual: 0.3 };
+    for (const call of ['rollout', 'positionCurve', 'needleSweep']) {
+      const bySlope = engine[call]({ ...options, positional: { type: 'alibi', slope: 0.07 } });
+      const bySlopes = engine[call]({ ...options, positional: { type: 'alibi', slopes: [0.07] } });
+      assert.deepEqual(bySlopes, bySlope, call);
+    }
+    const grid = { lengths: [16, 32], depths: 3 };
+    assert.deepEqual(engine.needleGrid({ ...grid, positional: { type: 'alibi', slopes: new Float32Array([0.25]) } }),
+      engine.needleGrid({ ...grid, positional: { type: 'alibi', slope: 0.25 } }));
+  });
+
+  test('slopes must hold one slope, and not come with slope', () => {
+    assert.throws(() => engine.positionCurve({ n: 10, positional: { type: 'alibi', slopes: [0.1, 0.2] } }),
+      /positional.slopes must hold one slope, which the model's heads share, got 2/);
+    assert.throws(() => engine.positionCurve({ n: 10, positional: { type: 'alibi', slopes: [0.1], slope: 0.1 } }),
+      /positional takes slopes or slope, not both/);
+    assert.throws(() => engine.positionCurve({ n: 10, positional: { type: 'alibi', slopes: [NaN] } }),
+      /positional.slopes\[0\] must be a finite number, got NaN/);
+    assert.throws(() => engine.rollout({ n: 10, positional: { type: 'alibi', slopes: 0.1 } }),
+      /positional.slopes must be a number\[\] or Float32Array, got 0.1/);
+  });
+
+  test('the needle grid is a matrix {rows, cols, data}; values is the same array', () => {
+    const grid = engine.needleGrid({ lengths: [16, 32, 64], depths: 4 });
+    assert.ok(grid.data instanceof Float32Array);
+    assert.equal(grid.data.length, grid.rows * grid.cols);
+    assert.equal(grid.values, grid.data);
+  });
+});
+
 describe('lab: errors name the argument', () => {
   const cases = [
     [() => engine.positionCurve({ n: 1 }), /n must be a whole number from 2/],

@@ -110,10 +110,11 @@ export function ropeRotate(x, heads, firstPosition, base = 10000, pairing = 'int
   });
 }
 
-// Whether query i (of n) sees key j (of m): position p = i + (m − n).
-export function isVisible(i, j, n, m, { causal = false, window = 0, sinks = 0 } = {}) {
+// Whether query i (of n) sees key j (of m): position p = i + (m − n); under a causal mask a
+// query inside the prefix also sees the later keys of the prefix.
+export function isVisible(i, j, n, m, { causal = false, window = 0, sinks = 0, prefix = 0 } = {}) {
   const p = i + (m - n);
-  if (causal && j > p) return false;
+  if (causal && j > p && !(p < prefix && j < prefix)) return false;
   if (window > 0) return j < sinks || Math.abs(p - j) < window;
   return true;
 }
@@ -137,7 +138,7 @@ export function normalizeRow(scores, normalization = 'softmax') {
 // with scores and weights arrays of H number[][] n×m and context n×dv.
 export function attentionReference(q, k, v, options = {}) {
   const {
-    heads = 1, scale = true, normalization = 'softmax', causal = false, window = 0, sinks = 0,
+    heads = 1, scale = true, normalization = 'softmax', causal = false, window = 0, sinks = 0, prefix = 0,
     positional = { type: 'none' },
   } = options;
   const n = q.length, m = k.length, dk = q[0].length, dv = v[0].length;
@@ -159,14 +160,14 @@ export function attentionReference(q, k, v, options = {}) {
     for (let i = 0; i < n; ++i) {
       const p = i + offset;
       for (let j = 0; j < m; ++j) {
-        if (!isVisible(i, j, n, m, { causal, window, sinks })) {
+        if (!isVisible(i, j, n, m, { causal, window, sinks, prefix })) {
           headScores[i][j] = -Infinity;
           continue;
         }
         let dot = 0;
         for (let t = 0; t < dh; ++t) dot += qp[i][h * dh + t] * kp[j][h * dh + t];
         let score = dot * factor;
-        if (slopes) score -= slopes[h] * (causal ? p - j : Math.abs(p - j));
+        if (slopes) score -= slopes[h] * Math.abs(p - j);  // = p − j for every key a causal query sees, but a prefix's
         headScores[i][j] = score;
       }
       const row = normalizeRow(headScores[i], normalization);

@@ -77,8 +77,8 @@ inline std::string describe(const attn::AttentionOptions& options) {
   std::ostringstream text;
   text << "heads " << options.heads << ", " << attn::to_string(options.normalization)
        << (options.mask.causal ? ", causal" : "") << ", window " << options.mask.window
-       << ", sinks " << options.mask.sinks << ", prefix " << options.mask.prefix << ", scale mode " << int(options.scale.mode) << ", "
-       << attn::to_string(options.positional.type);
+       << ", sinks " << options.mask.sinks << ", prefix " << options.mask.prefix << ", scale mode "
+       << int(options.scale.mode) << ", " << attn::to_string(options.positional.type);
   if (options.positional.type == attn::PositionalType::rope) {
     text << " " << attn::to_string(options.positional.pairing);
   }
@@ -99,9 +99,9 @@ inline std::vector<attn::AttentionOptions> option_grid(long heads) {
   positionals[3].type = PositionalType::rope;
   positionals[4].type = PositionalType::rope;
   positionals[4].pairing = attn::RopePairing::half;
-  const attn::MaskOptions masks[] = {
-      {false, 0, 0}, {false, 7, 0}, {false, 7, 3}, {false, 70, 5}, {false, 4, 20},
-      {false, 0, 0, 4}, {false, 5, 0, 6}};
+  const attn::MaskOptions masks[] = {{false, 0, 0},   {false, 7, 0},  {false, 7, 3},
+                                     {false, 70, 5},  {false, 4, 20}, {false, 0, 0, 4},
+                                     {false, 5, 0, 6}};
   using Mode = attn::ScaleOption::Mode;
   const attn::ScaleOption scales[] = {
       {Mode::inverse_sqrt_head_width, 1.0}, {Mode::none, 1.0}, {Mode::factor, 0.6}};

@@ -52,9 +52,9 @@ TEST_CASE("errors: require_finite finds the first non-finite entry anywhere in a
     if (row == 36 && col == 6) {
       REQUIRE_THROWS_WITH(attn::require_finite("x", x), Contains("x[36][6] is -Infinity"));
     } else {
-      REQUIRE_THROWS_WITH(attn::require_finite("x", x),
-                          Contains("x[" + std::to_string(row) + "][" + std::to_string(col) +
-                                   "] is -Infinity"));
+      REQUIRE_THROWS_WITH(
+          attn::require_finite("x", x),
+          Contains("x[" + std::to_string(row) + "][" + std::to_string(col) + "] is -Infinity"));
     }
   }
   const attn::Matrix finite = xt::full_like(attn::Matrix::from_shape({37, 7}), 3.4e38f);

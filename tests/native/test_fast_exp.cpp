@@ -1,7 +1,7 @@
-#include "attn/fast_exp.hpp"
-
 #include <catch2/catch.hpp>
 #include <cmath>
+
+#include "attn/fast_exp.hpp"
 
 TEST_CASE("fast_exp: relative error below the documented bound on [-87, 88]", "[fast_exp]") {
   double worst = 0.0;
@@ -51,8 +51,8 @@ TEST_CASE("fast_exp: on SIMD vectors every lane equals the scalar function", "[f
   typedef float Lanes4 __attribute__((vector_size(16)));
   typedef float Lanes16 __attribute__((vector_size(64)));
   const float infinity = std::numeric_limits<float>::infinity();
-  const float specials[] = {-infinity, -1e30f, -87.5f, -87.0f, -1.0f, 0.0f, 1e-30f, 0.5f,
-                            88.0f,     88.7f,  89.0f,  1e30f,  infinity};
+  const float specials[] = {-infinity, -1e30f, -87.5f, -87.0f, -1.0f, 0.0f,    1e-30f,
+                            0.5f,      88.0f,  88.7f,  89.0f,  1e30f, infinity};
   for (float x : specials) {
     const Lanes4 four = attn::fast_exp(Lanes4{} + x);
     const Lanes16 sixteen = attn::fast_exp(Lanes16{} + x);

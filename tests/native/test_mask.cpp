@@ -141,5 +141,6 @@ TEST_CASE("causal mask with a prefix: the prefix sees itself both ways, the rest
   }
   CHECK(attn::visible_keys(mask, 4, 6, 6).band_end == 5);
   mask.prefix = -1;
-  CHECK_THROWS_WITH(attn::validate(mask), Catch::Contains("prefix must be 0 (none) or a positive number"));
+  CHECK_THROWS_WITH(attn::validate(mask),
+                    Catch::Contains("prefix must be 0 (none) or a positive number"));
 }

@@ -11,9 +11,7 @@ using Catch::Contains;
 
 namespace {
 
-const nlohmann::json& journey() {
-  return fixtures::example(fixtures::kJourney);
-}
+const nlohmann::json& journey() { return fixtures::example(fixtures::kJourney); }
 
 attn::Projections projections(attn::Matrix wq, attn::Matrix wk, attn::Matrix wv) {
   attn::Projections result;

@@ -71,7 +71,8 @@ TEST_CASE("torch generator: negative sizes are rejected", "[torch_generator][err
   CHECK(generator.rand(0, 4).size() == 0);
 }
 
-TEST_CASE("torch generator: randn of fewer than 16 numbers matches torch.randn", "[torch_generator]") {
+TEST_CASE("torch generator: randn of fewer than 16 numbers matches torch.randn",
+          "[torch_generator]") {
   // torch.manual_seed(0); torch.randn(4), as PyTorch prints it.
   attn::TorchGenerator generator(0);
   const attn::Matrix drawn = generator.randn(1, 4);

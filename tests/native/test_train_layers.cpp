@@ -20,9 +20,7 @@ std::vector<float> random_floats(std::size_t count, std::mt19937& rng, float sca
   return values;
 }
 
-Values to_double(const std::vector<float>& values) {
-  return Values(values.begin(), values.end());
-}
+Values to_double(const std::vector<float>& values) { return Values(values.begin(), values.end()); }
 
 double dot(const Values& a, const std::vector<float>& b) {
   double sum = 0.0;

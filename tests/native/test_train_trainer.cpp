@@ -87,35 +87,6 @@ TEST_CASE("trainer: checkpoints every `every` steps and after the last", "[train
   CHECK_FALSE(trainer.advance(100).has_value());
 }
 
-TEST_CASE("trainer: the evaluation's accuracy and attention by position", "[train][trainer]") {
-  RetrievalTrainer trainer(small_run());
-  run(trainer);
-  for (long pairs : {4L, 6L}) {
-    const attn::train::Evaluation evaluation = trainer.evaluate(pairs);
-    CHECK(evaluation.pairs == pairs);
-    CHECK(evaluation.accuracy_by_position.size() == std::size_t(pairs));
-    REQUIRE(evaluation.to_value.size() == 2);     // layers
-    REQUIRE(evaluation.to_value[1].size() == 2);  // heads
-    for (std::size_t l = 0; l < 2; ++l) {
-      for (std::size_t h = 0; h < 2; ++h) {
-        for (long i = 0; i < pairs; ++i) {
-          const double value = evaluation.to_value[l][h][i], key = evaluation.to_key[l][h][i],
-                       first = evaluation.to_first[l][h][i];
-          CHECK(value >= 0.0);
-          CHECK(key >= 0.0);
-          CHECK(first >= 0.0);
-          // three different tokens, except pair 0, whose key is token 0
-          CHECK((i == 0 ? value + key : value + key + first) <= 1.0 + 1e-5);
-          if (i == 0) CHECK(key == first);
-        }
-      }
-    }
-  }
-  // At the trained length the model answers nearly every sequence.
-  CHECK(trainer.evaluate(4).accuracy > 0.9);
-  CHECK(trainer.evaluate(4).loss < 0.3);
-}
-
 TEST_CASE("trainer: the mixed objectives, prefix context and end-biased answers run",
           "[train][trainer]") {
   TrainingOptions options = small_run();

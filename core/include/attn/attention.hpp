@@ -6,11 +6,13 @@
 // where q_h, k_h are columns [h·dh, (h+1)·dh) of q and k, and v_h the matching slice of v.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "attn/mask.hpp"
 #include "attn/matrix.hpp"
+#include "attn/names.hpp"
 #include "attn/normalization.hpp"
 #include "attn/positional.hpp"
 
@@ -22,7 +24,16 @@ enum class Kernel {
   flash          // tiled online softmax: context only, memory independent of n·m
 };
 
-const char* to_string(Kernel kernel);
+inline constexpr OptionNames<Kernel, 3> kKernelNames{"kernel",
+                                                     {{{Kernel::automatic, "auto"},
+                                                       {Kernel::materialized, "materialized"},
+                                                       {Kernel::flash, "flash"}}}};
+constexpr const auto& names_of(Kernel) { return kKernelNames; }
+
+// The positional encodings attention applies: those that act on q and k (self_attention
+// also adds the sinusoidal one to its input).
+inline constexpr std::array<PositionalType, 3> kAttentionPositionalTypes{
+    PositionalType::none, PositionalType::rope, PositionalType::alibi};
 
 struct ScaleOption {
   enum class Mode { inverse_sqrt_head_width, none, factor };
@@ -35,12 +46,12 @@ struct AttentionOptions {
   ScaleOption scale;
   Normalization normalization = Normalization::softmax;
   MaskOptions mask;
-  PositionalOptions positional;  // none, rope or alibi (sinusoidal belongs to self_attention)
+  PositionalOptions positional;  // one of kAttentionPositionalTypes
   Kernel kernel = Kernel::automatic;
 };
 
 struct AttentionResult {
-  std::vector<Matrix> scores;   // H matrices n×m, scaled and biased, masked = -Infinity; empty for flash
+  std::vector<Matrix> scores;  // H matrices n×m, scaled, biased, masked -Infinity; empty for flash
   std::vector<Matrix> weights;  // H matrices n×m, rows normalised; empty for flash
   Matrix context;               // n×dv, heads concatenated in head order
   Kernel kernel_used = Kernel::materialized;

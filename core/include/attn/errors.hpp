@@ -24,6 +24,12 @@ std::string format_number(double value);
 void require_finite(const char* name, const Matrix& matrix);
 void require_finite(const char* name, const Vector& vector);
 
+// Throws unless low ≤ value ≤ high: "layers must be a whole number from 1 to 64, got 0".
+void require_whole_number(const char* name, long value, long low, long high);
+
+// Throws unless low ≤ value ≤ high (NaN is not): "training.clip must be from 0 to 1e+30, got NaN".
+void require_number(const char* name, double value, double low, double high);
+
 // Throws unless the matrix has at least one row and one column.
 void require_non_empty(const char* name, const Matrix& matrix);
 

@@ -29,7 +29,9 @@ inline To bit_cast(From from) {
 
 // A comparison's result as unsigned lane bits, all ones where it holds (unsigned, so that
 // the exponent arithmetic below wraps instead of overflowing).
-inline std::uint32_t all_ones_where(bool condition) { return 0u - static_cast<std::uint32_t>(condition); }
+inline std::uint32_t all_ones_where(bool condition) {
+  return 0u - static_cast<std::uint32_t>(condition);
+}
 
 template <class LaneMask>
 struct UnsignedLanes {
@@ -49,10 +51,10 @@ inline Real fast_exp(Real x) {
   using fast_exp_detail::all_ones_where;
   using fast_exp_detail::bit_cast;
   using Bits = decltype(all_ones_where(x < 0.0f));  // uint32, or a vector of uint32
-  constexpr float kLowest = -87.0f;          // below: underflow to 0
-  constexpr float kHighest = 88.7f;          // above: overflow to Infinity
+  constexpr float kLowest = -87.0f;                 // below: underflow to 0
+  constexpr float kHighest = 88.7f;                 // above: overflow to Infinity
   constexpr float kLog2E = 1.44269504088896341f;
-  constexpr float kLn2High = 0.693359375f;   // ln 2 split in two so that k·kLn2High is exact
+  constexpr float kLn2High = 0.693359375f;  // ln 2 split in two so that k·kLn2High is exact
   constexpr float kLn2Low = -2.12194440e-4f;
   constexpr float kRoundingShift = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
   // Subtracting the shift's bits leaves k in the low bits; adding 127 makes it an exponent.

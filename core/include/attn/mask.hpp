@@ -21,10 +21,24 @@ struct VisibleKeys {
   long band_end = 0;  // exclusive
   long sink_end = 0;  // keys [0, sink_end) are visible too
 
-  bool contains(long key) const {
-    return (key >= band_begin && key < band_end) || key < sink_end;
-  }
+  bool contains(long key) const { return (key >= band_begin && key < band_end) || key < sink_end; }
   bool empty() const { return band_end <= band_begin && sink_end <= 0; }
+};
+
+// Up to two disjoint intervals [begin[s], end[s]) of positions, s < count, in increasing
+// order: the shape of what a mask shows (the sinks, then the band, merged when they touch).
+struct Intervals {
+  long begin[2] = {0, 0};
+  long end[2] = {0, 0};
+  int count = 0;
+
+  // Appends [first, last) unless it is empty.
+  void add(long first, long last) {
+    if (last <= first) return;
+    begin[count] = first;
+    end[count] = last;
+    ++count;
+  }
 };
 
 // Throws attn::InvalidArgument when window or sinks is negative.
@@ -32,5 +46,9 @@ void validate(const MaskOptions& mask);
 
 // Keys visible to query `query` of `n` queries over `m` keys.
 VisibleKeys visible_keys(const MaskOptions& mask, long query, long n, long m);
+
+// The keys any of `queries` rows sees (visible: one VisibleKeys per row): the sinks and the
+// span of their bands, as intervals. Keys outside both are hidden from every one of them.
+Intervals key_intervals(const VisibleKeys* visible, long queries);
 
 }  // namespace attn

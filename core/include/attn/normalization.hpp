@@ -11,13 +11,18 @@
 #include <string>
 
 #include "attn/matrix.hpp"
+#include "attn/names.hpp"
 
 namespace attn {
 
 enum class Normalization { softmax, naive_softmax, sum };
 
-// "softmax", "naive-softmax", "sum": the spelling of the JavaScript API.
-const char* to_string(Normalization normalization);
+inline constexpr OptionNames<Normalization, 3> kNormalizationNames{
+    "normalization",
+    {{{Normalization::softmax, "softmax"},
+      {Normalization::naive_softmax, "naive-softmax"},
+      {Normalization::sum, "sum"}}}};
+constexpr const auto& names_of(Normalization) { return kNormalizationNames; }
 
 // weights[j] for one row of `count` scores; -Infinity marks a masked key.
 void normalize_row(Normalization normalization, const float* scores, float* weights,

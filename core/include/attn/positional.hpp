@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attn/matrix.hpp"
+#include "attn/names.hpp"
 
 namespace attn {
 
@@ -15,15 +16,30 @@ enum class RopePairing {
   half          // rotate pairs (t, t + dh/2), as in GPT-NeoX and Llama's Hugging Face code
 };
 
+// RoPE's base when none is given, RoFormer's.
+constexpr double kRopeBase = 10000.0;
+
 struct PositionalOptions {
   PositionalType type = PositionalType::none;
   std::vector<float> slopes;  // ALiBi: one per head; empty means alibi_default_slopes(H)
-  double base = 10000.0;      // RoPE: angle of pair t at position p is p · base^(-2t/dh)
+  double base = kRopeBase;    // RoPE: angle of pair t at position p is p · base^(-2t/dh)
   RopePairing pairing = RopePairing::interleaved;
 };
 
-const char* to_string(PositionalType type);
-const char* to_string(RopePairing pairing);
+// Listed with the lab's types first, as its messages list them.
+inline constexpr OptionNames<PositionalType, 5> kPositionalTypeNames{
+    "positional.type",
+    {{{PositionalType::none, "none"},
+      {PositionalType::alibi, "alibi"},
+      {PositionalType::rope, "rope"},
+      {PositionalType::sinusoidal, "sinusoidal"},
+      {PositionalType::learned, "learned"}}}};
+constexpr const auto& names_of(PositionalType) { return kPositionalTypeNames; }
+
+inline constexpr OptionNames<RopePairing, 2> kRopePairingNames{
+    "positional.pairing",
+    {{{RopePairing::interleaved, "interleaved"}, {RopePairing::half, "half"}}}};
+constexpr const auto& names_of(RopePairing) { return kRopePairingNames; }
 
 // → positions×width: PE[p][2t] = sin(p / 10000^(2t/width)), PE[p][2t+1] = cos(same).
 Matrix sinusoidal_encoding(long positions, long width);

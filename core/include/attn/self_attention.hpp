@@ -4,11 +4,17 @@
 //   context = attention(q, k, v)          output = context·Wo + bo          (or context)
 #pragma once
 
+#include <array>
 #include <optional>
 
 #include "attn/attention.hpp"
 
 namespace attn {
+
+// The positional encodings self_attention takes: attention's, and the sinusoidal one that it
+// adds to x before projecting.
+inline constexpr std::array<PositionalType, 4> kSelfAttentionPositionalTypes{
+    PositionalType::none, PositionalType::rope, PositionalType::alibi, PositionalType::sinusoidal};
 
 struct Projections {
   std::optional<Matrix> wq;  // d_in×d_out; wq, wk, wv come together or not at all
@@ -26,7 +32,8 @@ struct SelfAttentionResult {
   Matrix output;  // n×d_model with wo, else the context n×d_v
 };
 
-// x: n×d_in. options.positional may also be sinusoidal, added to x before projecting.
+// x: n×d_in. options.positional is one of kSelfAttentionPositionalTypes; sinusoidal is added
+// to x before projecting.
 SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
                                    const AttentionOptions& options = {});
 

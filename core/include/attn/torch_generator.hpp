@@ -13,7 +13,7 @@
 namespace attn {
 
 struct LinearParameters {
-  Matrix weight;              // out×in, as PyTorch stores it (y = x·weightᵀ + bias)
+  Matrix weight;               // out×in, as PyTorch stores it (y = x·weightᵀ + bias)
   std::optional<Vector> bias;  // out
 };
 
@@ -43,8 +43,8 @@ class TorchGenerator {
 
  private:
   float uniform(float from, float to);
-  double uniform_double();  // 53 random bits from two draws, in [0, 1)
-  double normal_double();   // one Box–Muller number, caching the pair's second
+  double uniform_double();          // 53 random bits from two draws, in [0, 1)
+  double normal_double();           // one Box–Muller number, caching the pair's second
   void normal_block(float* block);  // 16 uniforms in [0, 1) → 16 normal numbers
   Matrix uniform_matrix(long rows, long cols, float from, float to);
 

@@ -74,9 +74,11 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* x, con
     const float* row = x + r * C;
     // pass 1: mean; pass 2: variance about it (two passes: no cancellation).
     float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
     for (long c = 0; c < C; ++c) sum += row[c];
     const float row_mean = sum / C;
     float squares = 0.0f;
+#pragma omp simd reduction(+ : squares)
     for (long c = 0; c < C; ++c) squares += (row[c] - row_mean) * (row[c] - row_mean);
     const float row_rstd = 1.0f / std::sqrt(squares / C + kLayerNormEpsilon);
     // pass 3: normalise, scale and shift.
@@ -95,6 +97,7 @@ void layernorm_backward(float* dx, float* dweight, float* dbias, const float* do
     const float* row = x + r * C;
     // pass 1: the two means the input's gradient subtracts (through the mean and the variance).
     float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+#pragma omp simd reduction(+ : dnorm_mean, dnorm_norm_mean)
     for (long c = 0; c < C; ++c) {
       const float norm = (row[c] - mean[r]) * rstd[r];
       const float dnorm = weight[c] * gradient[c];
@@ -269,6 +272,7 @@ void attention_backward(float* dqkv, const float* dcontext, const float* qkv, lo
         const float* p = weights + i * T;
         float* d = dscores + i * T;
         float dot = 0.0f;
+#pragma omp simd reduction(+ : dot)
         for (long j = 0; j < T; ++j) dot += p[j] * d[j];
         for (long j = 0; j < T; ++j) d[j] = p[j] * (d[j] - dot);
       }

@@ -54,37 +54,19 @@ void AdamW::step(float* parameters, const float* gradients, double learning_rate
   }
 }
 
-namespace {
-
-void require_range(const char* name, double value, double low, double high) {
-  if (!(value >= low && value <= high)) {
-    fail(std::string(name) + " must be from " + format_number(low) + " to " + format_number(high) +
-         ", got " + format_number(value));
-  }
-}
-
-void require_whole(const char* name, long value, long low, long high) {
-  if (value < low || value > high) {
-    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
-         std::to_string(high) + ", got " + std::to_string(value));
-  }
-}
-
-}  // namespace
-
 void validate(const OptimizerOptions& options) {
-  require_whole("training.steps", options.schedule.steps, 1, kMaxSteps);
-  require_whole("training.warmup", options.schedule.warmup, 0, kMaxSteps);
-  require_range("training.learningRate", options.schedule.learning_rate, 0.0, 10.0);
+  require_whole_number("training.steps", options.schedule.steps, 1, kMaxSteps);
+  require_whole_number("training.warmup", options.schedule.warmup, 0, kMaxSteps);
+  require_number("training.learningRate", options.schedule.learning_rate, 0.0, 10.0);
   if (!(options.schedule.learning_rate > 0.0)) {
     fail("training.learningRate must be above 0, got " +
          format_number(options.schedule.learning_rate));
   }
-  require_range("training.weightDecay", options.adamw.weight_decay, 0.0, 1.0);
+  require_number("training.weightDecay", options.adamw.weight_decay, 0.0, 1.0);
   // below 1: a moment that never decays would never be corrected
-  require_range("training.betas[0]", options.adamw.beta1, 0.0, 0.999999);
-  require_range("training.betas[1]", options.adamw.beta2, 0.0, 0.999999);
-  require_range("training.clip", options.clip, 0.0, 1e30);
+  require_number("training.betas[0]", options.adamw.beta1, 0.0, 0.999999);
+  require_number("training.betas[1]", options.adamw.beta2, 0.0, 0.999999);
+  require_number("training.clip", options.clip, 0.0, 1e30);
 }
 
 Optimizer::Optimizer(std::size_t count, const OptimizerOptions& options)

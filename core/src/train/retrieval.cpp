@@ -15,30 +15,11 @@ constexpr long kMaxSymbols = 1L << 16;
 constexpr std::uint64_t kEvaluationSeed = 0x5eed'e7a1;
 constexpr std::uint32_t kEvaluationStream = 7;
 
-const char* mix_name(Objective objective) {
-  switch (objective) {
-    case Objective::retrieval:
-      return "task.mix.retrieval";
-    case Objective::running_span:
-      return "task.mix.runningSpan";
-    case Objective::serial_recall:
-      return "task.mix.serialRecall";
-  }
-  return "task.mix";
-}
-
-void require_range(const char* name, long value, long low, long high) {
-  if (value < low || value > high) {
-    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
-         std::to_string(high) + ", got " + std::to_string(value));
-  }
-}
-
 }  // namespace
 
 void validate(const TaskOptions& task) {
-  require_range("task.keys", task.keys, 1, kMaxSymbols);
-  require_range("task.values", task.values, 1, kMaxSymbols);
+  require_whole_number("task.keys", task.keys, 1, kMaxSymbols);
+  require_whole_number("task.values", task.values, 1, kMaxSymbols);
   if (task.pairs < 1 || task.pairs > task.keys) {
     fail("task.pairs must be from 1 to task.keys (" + std::to_string(task.keys) +
          "), since the keys of a sequence are distinct; got " + std::to_string(task.pairs));
@@ -46,8 +27,8 @@ void validate(const TaskOptions& task) {
   double total = 0.0;
   for (std::size_t o = 0; o < kObjectives.size(); ++o) {
     if (!(task.mix[o] >= 0.0) || !std::isfinite(task.mix[o])) {
-      fail(std::string(mix_name(kObjectives[o])) + " must be a finite number ≥ 0, got " +
-           format_number(task.mix[o]));
+      fail(std::string("task.mix.") + to_string(kObjectives[o]) +
+           " must be a finite number ≥ 0, got " + format_number(task.mix[o]));
     }
     total += task.mix[o];
   }
@@ -60,9 +41,7 @@ void validate(const TaskOptions& task) {
   }
 }
 
-long vocabulary_size(const TaskOptions& task) {
-  return task.keys + task.values + 3;
-}
+long vocabulary_size(const TaskOptions& task) { return task.keys + task.values + 3; }
 
 long sequence_length(Objective objective, const TaskOptions& task, long pairs) {
   switch (objective) {

@@ -11,19 +11,9 @@ namespace attn::train {
 namespace {
 
 constexpr long kMaxBatch = 1L << 16;
-constexpr long kMaxSequences = 1L << 16;
 constexpr long kDefaultMaxLength = 512;
-// Held-out sequences per forward: enough rows for the matmuls, little memory.
-constexpr long kEvaluationChunk = 256;
 // The batch's random stream (the model's initialisation draws from the seed's own stream).
 constexpr std::uint32_t kTrainingStream = 1;
-
-void require_whole(const char* name, long value, long low, long high) {
-  if (value < low || value > high) {
-    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
-         std::to_string(high) + ", got " + std::to_string(value));
-  }
-}
 
 // The sequences per objective of one step: round(batch · w / Σw).
 std::array<long, 3> split_batch(const TrainingOptions& options) {
@@ -36,11 +26,14 @@ std::array<long, 3> split_batch(const TrainingOptions& options) {
   return counts;
 }
 
-// The longest sequence a run trains or evaluates on.
+// The longest sequence a run trains (on the objectives it mixes) or evaluates on.
 long longest_sequence(const TrainingOptions& options) {
   long longest = 0;
-  for (Objective objective : kObjectives) {
-    longest = std::max(longest, sequence_length(objective, options.task, options.task.pairs));
+  for (std::size_t o = 0; o < kObjectives.size(); ++o) {
+    if (options.task.mix[o] > 0.0) {
+      longest =
+          std::max(longest, sequence_length(kObjectives[o], options.task, options.task.pairs));
+    }
   }
   for (long pairs : options.evaluation_pairs) {
     longest = std::max(longest, sequence_length(Objective::retrieval, options.task, pairs));
@@ -63,9 +56,9 @@ TransformerConfig model_config(const TrainingOptions& options) {
 void validate(const TrainingOptions& options) {
   validate(options.task);
   validate(options.optimizer);
-  require_whole("training.batch", options.batch, 1, kMaxBatch);
-  require_whole("evaluation.every", options.every, 1, kMaxSteps);
-  require_whole("evaluation.sequences", options.sequences, 1, kMaxSequences);
+  require_whole_number("training.batch", options.batch, 1, kMaxBatch);
+  require_whole_number("evaluation.every", options.every, 1, kMaxSteps);
+  require_whole_number("evaluation.sequences", options.sequences, 1, kMaxEvaluationSequences);
   if (options.evaluation_pairs.empty())
     fail("evaluation.pairs must list at least one number of pairs");
   for (long pairs : options.evaluation_pairs) {
@@ -96,10 +89,6 @@ RetrievalTrainer::RetrievalTrainer(const TrainingOptions& options)
   options_.model = model_->config();
 }
 
-long RetrievalTrainer::prefix(long pairs) const {
-  return options_.context == Context::prefix ? 2 * pairs : 0;
-}
-
 double RetrievalTrainer::train_step() {
   const std::array<long, 3> counts = split_batch(options_);
   double total_weight = 0.0;
@@ -111,9 +100,12 @@ double RetrievalTrainer::train_step() {
     const double weight = options_.task.mix[o] / total_weight;
     const TaskBatch sampled =
         sample_batch(options_.task, kObjectives[o], options_.task.pairs, counts[o], random_);
-    const Batch batch{
-        sampled.tokens.data(), sampled.targets.data(), sampled.B, sampled.T, sampled.A,
-        prefix(sampled.pairs)};
+    const Batch batch{sampled.tokens.data(),
+                      sampled.targets.data(),
+                      sampled.B,
+                      sampled.T,
+                      sampled.A,
+                      prefix_length(options_.context, sampled.pairs)};
     loss += weight * model_->forward(batch);
     model_->backward(batch, static_cast<float>(weight));
   }
@@ -144,65 +136,7 @@ std::optional<Checkpoint> RetrievalTrainer::advance(long max_steps) {
 }
 
 Evaluation RetrievalTrainer::evaluate(long pairs) {
-  if (pairs < 1 || pairs > options_.task.keys) {
-    fail("pairs must be from 1 to task.keys (" + std::to_string(options_.task.keys) + "), got " +
-         std::to_string(pairs));
-  }
-  const TaskBatch set = evaluation_set(options_.task, pairs, options_.sequences);
-  const long T = set.T, L = options_.model.layers, H = options_.model.heads;
-  const long O = options_.model.outputs;
-  Evaluation result;
-  result.pairs = pairs;
-  std::vector<long> correct(pairs, 0), count(pairs, 0);
-  const auto zeros =
-      AttentionByPosition(L, std::vector<std::vector<double>>(H, std::vector<double>(pairs, 0.0)));
-  result.to_value = result.to_key = result.to_first = zeros;
-  double loss = 0.0;
-  for (long first = 0; first < set.B; first += kEvaluationChunk) {
-    const long B = std::min(kEvaluationChunk, set.B - first);
-    const Batch batch{
-        set.tokens.data() + first * T, set.targets.data() + first, B, T, 1, prefix(pairs)};
-    loss += model_->forward(batch) * B;
-    const float* logits = model_->logits();
-    for (long b = 0; b < B; ++b) {
-      const float* row = logits + b * O;
-      const long guess = std::max_element(row, row + O) - row;
-      const int query = set.queried[first + b];
-      correct[query] += guess == set.targets[first + b];
-      ++count[query];
-    }
-    // The final position's row of each head's weights: on the queried value, key and token 0.
-    for (long l = 0; l < L; ++l) {
-      const float* weights = model_->attention_weights(l);  // B×H×Tq×T
-      const long Tq = model_->queries(l, batch);
-      for (long b = 0; b < B; ++b) {
-        const int query = set.queried[first + b];
-        for (long h = 0; h < H; ++h) {
-          const float* last_row = weights + ((b * H + h) * Tq + (Tq - 1)) * T;
-          result.to_value[l][h][query] += last_row[2 * query + 1];
-          result.to_key[l][h][query] += last_row[2 * query];
-          result.to_first[l][h][query] += last_row[0];
-        }
-      }
-    }
-  }
-  result.accuracy_by_position.resize(pairs);
-  long total_correct = 0;
-  for (long i = 0; i < pairs; ++i) {
-    total_correct += correct[i];
-    result.accuracy_by_position[i] = count[i] > 0 ? double(correct[i]) / count[i] : 0.0;
-    for (long l = 0; l < L; ++l) {
-      for (long h = 0; h < H; ++h) {
-        const double n = std::max<long>(count[i], 1);
-        result.to_value[l][h][i] /= n;
-        result.to_key[l][h][i] /= n;
-        result.to_first[l][h][i] /= n;
-      }
-    }
-  }
-  result.accuracy = double(total_correct) / set.B;
-  result.loss = loss / set.B;
-  return result;
+  return evaluate_retrieval(*model_, options_.task, pairs, options_.sequences, options_.context);
 }
 
 }  // namespace attn::train

@@ -21,13 +21,6 @@ constexpr long kMaxLength = 1L << 16;
 constexpr std::uint64_t kMaxParameters = std::uint64_t{1} << 24;
 constexpr std::uint64_t kMaxActivationFloats = std::uint64_t{1} << 27;  // 512 MiB
 
-void require_range(const char* name, long value, long low, long high) {
-  if (value < low || value > high) {
-    fail(std::string(name) + " must be a whole number from " + std::to_string(low) + " to " +
-         std::to_string(high) + ", got " + std::to_string(value));
-  }
-}
-
 float* grow(std::vector<float>& buffer, std::size_t size) {
   if (buffer.size() < size) buffer.resize(size);
   return buffer.data();
@@ -36,18 +29,19 @@ float* grow(std::vector<float>& buffer, std::size_t size) {
 }  // namespace
 
 void validate(const TransformerConfig& config) {
-  require_range("vocab", config.vocab, 1, kMaxVocabulary);
-  require_range("outputs", config.outputs, 1, kMaxVocabulary);
-  require_range("layers", config.layers, 1, kMaxLayers);
-  require_range("dModel", config.d_model, 1, kMaxWidth);
-  require_range("heads", config.heads, 1, config.d_model);
-  require_range("maxLength", config.max_length, 1, kMaxLength);
+  require_whole_number("vocab", config.vocab, 1, kMaxVocabulary);
+  require_whole_number("outputs", config.outputs, 1, kMaxVocabulary);
+  require_whole_number("layers", config.layers, 1, kMaxLayers);
+  require_whole_number("dModel", config.d_model, 1, kMaxWidth);
+  require_whole_number("heads", config.heads, 1, config.d_model);
+  require_whole_number("maxLength", config.max_length, 1, kMaxLength);
   if (config.d_model % config.heads != 0) {
     fail("heads (" + std::to_string(config.heads) + ") must divide dModel (" +
          std::to_string(config.d_model) + ")");
   }
   const long head_width = config.d_model / config.heads;
   const PositionalType type = config.positional.type;
+  require_one_of(type, kModelPositionalTypes);
   if (type == PositionalType::rope && head_width % 2 != 0) {
     fail("positional rope rotates pairs of a head's columns, so dModel / heads must be even, got " +
          std::to_string(config.d_model) + " / " + std::to_string(config.heads) + " = " +
@@ -205,12 +199,10 @@ void Transformer::set_parameter(const std::string& name, const Matrix& value) {
   std::copy(value.begin(), value.end(), values_.begin() + info.offset);
 }
 
-void Transformer::zero_gradients() {
-  std::fill(gradients_.begin(), gradients_.end(), 0.0f);
-}
+void Transformer::zero_gradients() { std::fill(gradients_.begin(), gradients_.end(), 0.0f); }
 
 void Transformer::validate(const Batch& batch) const {
-  require_range("batch", batch.B, 1, long(kMaxActivationFloats));
+  require_whole_number("batch", batch.B, 1, long(kMaxActivationFloats));
   if (batch.T < 1 || batch.T > config_.max_length) {
     fail("sequences of " + std::to_string(batch.T) +
          " tokens do not fit this model: the length "

@@ -5,12 +5,18 @@
 #include <cstddef>
 #include <vector>
 
+#include "attn/names.hpp"
+
 namespace attn::train {
 
 enum class Schedule {
   constant,  // after warm-up, the learning rate stays
   cosine     // after warm-up, a half cosine from the learning rate down to 10% of it
 };
+
+inline constexpr OptionNames<Schedule, 2> kScheduleNames{
+    "training.schedule", {{{Schedule::constant, "constant"}, {Schedule::cosine, "cosine"}}}};
+constexpr const auto& names_of(Schedule) { return kScheduleNames; }
 
 struct ScheduleOptions {
   double learning_rate = 1e-2;

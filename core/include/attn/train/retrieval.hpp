@@ -15,16 +15,41 @@
 #include <random>
 #include <vector>
 
+#include "attn/names.hpp"
+
 namespace attn::train {
 
 enum class Objective { retrieval, running_span, serial_recall };
 constexpr std::array<Objective, 3> kObjectives = {Objective::retrieval, Objective::running_span,
                                                   Objective::serial_recall};
+inline constexpr OptionNames<Objective, 3> kObjectiveNames{
+    "objective",
+    {{{Objective::retrieval, "retrieval"},
+      {Objective::running_span, "runningSpan"},
+      {Objective::serial_recall, "serialRecall"}}}};
+constexpr const auto& names_of(Objective) { return kObjectiveNames; }
 
 enum class AnswerPositions {
   uniform,  // the queried pair uniformly among the k
   ends      // pair i with weight ∝ 1/√((i+½)(k-i-½)): mostly near the start and the end
 };
+inline constexpr OptionNames<AnswerPositions, 2> kAnswerPositionsNames{
+    "task.answerPositions",
+    {{{AnswerPositions::uniform, "uniform"}, {AnswerPositions::ends, "ends"}}}};
+constexpr const auto& names_of(AnswerPositions) { return kAnswerPositionsNames; }
+
+enum class Context {
+  causal,  // every position sees only itself and earlier positions
+  prefix   // the 2k context tokens see each other both ways; the rest stays causal
+};
+inline constexpr OptionNames<Context, 2> kContextNames{
+    "model.context", {{{Context::causal, "causal"}, {Context::prefix, "prefix"}}}};
+constexpr const auto& names_of(Context) { return kContextNames; }
+
+// The bidirectional prefix of a sequence with `pairs` pairs: its 2k context tokens, or none.
+inline long prefix_length(Context context, long pairs) {
+  return context == Context::prefix ? 2 * pairs : 0;
+}
 
 struct TaskOptions {
   long pairs = 16;   // k

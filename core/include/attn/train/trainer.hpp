@@ -12,16 +12,12 @@
 #include <optional>
 #include <vector>
 
+#include "attn/train/evaluation.hpp"
 #include "attn/train/optimizer.hpp"
 #include "attn/train/retrieval.hpp"
 #include "attn/train/transformer.hpp"
 
 namespace attn::train {
-
-enum class Context {
-  causal,  // every position sees only itself and earlier positions
-  prefix   // the 2k context tokens see each other both ways; the rest stays causal
-};
 
 struct TrainingOptions {
   TaskOptions task;
@@ -46,19 +42,6 @@ struct Checkpoint {
   std::vector<double> accuracy_by_position;  // k: accuracy when the queried pair is the i-th
 };
 
-// Where the final position looks, [layer][head][i] for the queried pair at position i.
-using AttentionByPosition = std::vector<std::vector<std::vector<double>>>;
-
-struct Evaluation {
-  long pairs = 0;
-  double accuracy = 0.0;
-  double loss = 0.0;                         // mean cross-entropy on the set
-  std::vector<double> accuracy_by_position;  // pairs
-  AttentionByPosition to_value;  // mean weight of the final position on the queried value
-  AttentionByPosition to_key;    // … on the queried key
-  AttentionByPosition to_first;  // … on token 0
-};
-
 class RetrievalTrainer {
  public:
   explicit RetrievalTrainer(const TrainingOptions& options);
@@ -71,7 +54,7 @@ class RetrievalTrainer {
   // and after the last step), which it returns. Throws when the loss stops being finite.
   std::optional<Checkpoint> advance(long max_steps);
 
-  // The model measured on the held-out set with `pairs` pairs.
+  // The model measured on the held-out set with `pairs` pairs (evaluate_retrieval).
   Evaluation evaluate(long pairs);
 
   const TrainingOptions& options() const { return options_; }
@@ -81,7 +64,6 @@ class RetrievalTrainer {
 
  private:
   double train_step();
-  long prefix(long pairs) const;
 
   TrainingOptions options_;
   std::shared_ptr<Transformer> model_;

@@ -14,6 +14,7 @@
 // engine's PyTorch generator in the order of parameter_names().
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,12 @@
 #include "attn/train/layers.hpp"
 
 namespace attn::train {
+
+// Where positions enter a model: inside attention (none, rope, alibi) or added to the
+// embedding (learned, sinusoidal).
+inline constexpr std::array<PositionalType, 5> kModelPositionalTypes{
+    PositionalType::none, PositionalType::rope, PositionalType::alibi, PositionalType::learned,
+    PositionalType::sinusoidal};
 
 // RoPE with its default base and pairing: the model's default position scheme.
 inline PositionalOptions rope_positions() {

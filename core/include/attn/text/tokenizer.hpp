@@ -1,9 +1,7 @@
-// Text that users paste: a word-and-punctuation tokenizer (the one the playground page uses,
-// with the GloVe rules), and a parser for tables of vectors. Both read arbitrary bytes
-// (whatever was pasted, valid UTF-8 or not) and either return a result or throw
-// attn::InvalidArgument. Neither interprets anything: markup, entities, escapes and scripts
-// are plain characters ("<script>" is the three tokens "<", "script", ">"), and error
-// messages never echo control or bidi characters.
+// The tokenizer of the text users paste: words, clitics and single symbols, with the rules
+// of the GloVe vocabulary the playground page looks words up in. It reads arbitrary bytes
+// (attn/text/limits.hpp) and either returns tokens or throws attn::InvalidArgument;
+// "<script>" is the three tokens "<", "script", ">".
 #pragma once
 
 #include <cstddef>
@@ -11,12 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "attn/matrix.hpp"
+#include "attn/text/limits.hpp"
 
 namespace attn::text {
-
-// The most bytes of text either function reads: 16 MiB of UTF-8.
-constexpr std::size_t kMaxTextBytes = std::size_t{1} << 24;
 
 // The most tokens one call to tokenize returns: twice the page's longest context (8192).
 constexpr std::size_t kMaxTokens = 16384;
@@ -81,25 +76,5 @@ struct Tokenized {
 // stops at the limit, so a long paste is cut instead of refused. Throws
 // attn::InvalidArgument when the text is longer than kMaxTextBytes or limit > kMaxTokens.
 Tokenized tokenize(std::string_view text, std::size_t limit);
-
-// A table of vectors, one row per line, e.g. pasted from a spreadsheet, a CSV file or
-// printed by NumPy/PyTorch:
-//   - a line ends at \n, \r\n or \r; '#' starts a comment that runs to the end of its line;
-//   - numbers are separated by spaces, tabs or commas (one comma between two numbers,
-//     with spaces around it or not); a comma may also end a row;
-//   - a row may open with any number of '[' and close with any number of ']', then an
-//     optional comma ("[[1, 2],", " [3, 4]]");
-//   - a number is decimal: optional sign (+, - or the minus sign U+2212), digits with an
-//     optional decimal point, optional exponent (1, -0.5, .25, 3., 6.02e23), read with
-//     strtod and rounded to float32 (a float printed with 9 significant digits reads back
-//     bit for bit); NaN, Infinity, hexadecimal and values that round beyond float32's range
-//     (±3.4028235e+38) are errors;
-//   - lines without numbers (blank, comments, lone brackets) are skipped; a byte-order
-//     mark at the start is ignored;
-//   - every row has the same count of numbers.
-// Returns rows×cols. Throws attn::InvalidArgument naming the line and column (1-based,
-// columns count code points) and what was found there: "line 3, column 8: expected a
-// number, found 'abc'", "line 4 has 2 numbers but line 1 has 3".
-Matrix parse_vectors(std::string_view text);
 
 }  // namespace attn::text

@@ -1,0 +1,35 @@
+// Measuring a trained model on the retrieval task: a fixed held-out set whose queried pair
+// cycles through every position, so that accuracy by position is exact to the set, and where
+// the final position looks. Letters as in attn/train/layers.hpp.
+#pragma once
+
+#include <vector>
+
+#include "attn/train/retrieval.hpp"
+#include "attn/train/transformer.hpp"
+
+namespace attn::train {
+
+// Where the final position looks, [layer][head][i] for the queried pair at position i.
+using AttentionByPosition = std::vector<std::vector<std::vector<double>>>;
+
+struct Evaluation {
+  long pairs = 0;
+  double accuracy = 0.0;
+  double loss = 0.0;                         // mean cross-entropy on the set
+  std::vector<double> accuracy_by_position;  // pairs
+  AttentionByPosition to_value;  // mean weight of the final position on the queried value
+  AttentionByPosition to_key;    // … on the queried key
+  AttentionByPosition to_first;  // … on token 0
+};
+
+// The most held-out sequences one evaluation takes.
+constexpr long kMaxEvaluationSequences = 1L << 16;
+
+// `model` on `sequences` held-out retrieval sequences of `pairs` pairs (evaluation_set). Throws
+// attn::InvalidArgument naming the problem when the model's vocabulary or outputs do not fit
+// the task, or pairs, sequences or the length are out of range.
+Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long pairs,
+                              long sequences, Context context);
+
+}  // namespace attn::train

@@ -1,0 +1,303 @@
+// The trainer through the JavaScript API (README "Train", TransformerModel and the training
+// calls of wasm/attention.d.ts): PyTorch's golden values (tests/fixtures/torch/), the attention
+// sublayer against engine.attention, a short run that learns, determinism, save and load,
+// the held-out measures, batches of the task, and the optimiser.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import createAttention from '../../dist/wasm/attention.mjs';
+import { assertArrayClose, errorOf } from './reference.mjs';
+
+const engine = await createAttention();
+const torch = JSON.parse(readFileSync(new URL('../fixtures/torch/transformer-torch.json', import.meta.url)));
+
+// 4 pairs of 8 keys and 8 values, 2 layers of width 16: learnt in 300 steps.
+const SMALL_RUN = {
+  task: { pairs: 4, keys: 8, values: 8 },
+  model: { dModel: 16 },
+  training: { steps: 300, warmup: 20, batch: 32 },
+  evaluation: { every: 100, sequences: 256, pairs: [4, 6] },
+};
+
+// The largest |actual − expected| of a flat array against a golden {data} or number[].
+function maxDifference(actual, expected) {
+  let worst = 0;
+  for (let i = 0; i < expected.length; ++i) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
+  return worst;
+}
+const largest = (values) => values.reduce((most, value) => Math.max(most, Math.abs(value)), 0);
+
+// A model with a fixture case's configuration and parameters.
+function modelOf(entry) {
+  const model = engine.createTransformer(entry.config);
+  for (const name of model.parameterNames()) model.setParameter(name, entry.parameters[name]);
+  return model;
+}
+
+describe('createTransformer: the model of PyTorch', () => {
+  test('defaults, and parameters named and shaped as PyTorch stores them', () => {
+    const model = engine.createTransformer({ vocab: 67, outputs: 32 });
+    assert.deepEqual(model.config, {
+      vocab: 67, outputs: 32, layers: 2, dModel: 32, heads: 2, mlp: false,
+      positional: { type: 'rope', base: 10000, pairing: 'interleaved' }, maxLength: 512, seed: 0,
+    });
+    assert.deepEqual(model.parameterNames(), [
+      'embedding.weight', 'blocks.0.ln1.weight', 'blocks.0.ln1.bias', 'blocks.0.attention.qkv.weight',
+      'blocks.0.attention.out.weight', 'blocks.1.ln1.weight', 'blocks.1.ln1.bias',
+      'blocks.1.attention.qkv.weight', 'blocks.1.attention.out.weight', 'final_ln.weight', 'final_ln.bias',
+      'head.weight', 'head.bias']);
+    const shape = (name) => { const { rows, cols } = model.getParameter(name); return [rows, cols]; };
+    assert.deepEqual(shape('embedding.weight'), [67, 32]);
+    assert.deepEqual(shape('blocks.1.attention.qkv.weight'), [96, 32]);
+    assert.deepEqual(shape('head.weight'), [32, 32]);
+    assert.deepEqual(shape('head.bias'), [1, 32]);
+    model.delete();
+    const learned = engine.createTransformer({ vocab: 5, outputs: 2, mlp: true, positional: { type: 'learned' }, maxLength: 20 });
+    assert.deepEqual(learned.getParameter('positional.weight').rows, 20);
+    assert.ok(learned.parameterNames().includes('blocks.0.mlp.fc.bias'));
+    learned.delete();
+  });
+
+  for (const entry of torch.cases) {
+    test(`case ${entry.name} (${entry.description}): initial parameters, loss, logits, gradients and attention equal PyTorch's`, () => {
+      const fresh = engine.createTransformer(entry.config);
+      for (const name of fresh.parameterNames()) {
+        assertArrayClose(fresh.getParameter(name).data, entry.parameters[name].data, { atol: 2e-6, label: name });
+      }
+      fresh.delete();
+      const model = modelOf(entry);
+      const batch = { tokens: entry.tokens, batch: entry.batch, targets: entry.targets, answers: entry.answers, prefix: entry.prefix };
+      const { loss, gradients } = model.lossAndGradients(batch);
+      assert.ok(Math.abs(loss - entry.loss) <= 2e-6 * entry.loss, `loss ${loss}, PyTorch ${entry.loss}`);
+      for (const name of model.parameterNames()) {
+        const golden = entry.gradients[name].data;
+        const difference = maxDifference(gradients[name].data, golden);
+        assert.ok(difference <= 1e-6 + 1e-5 * largest(golden), `${name}: gradient differs by ${difference}`);
+      }
+      const logits = model.logits({ tokens: entry.tokens, batch: entry.batch, answers: entry.answers, prefix: entry.prefix });
+      assert.equal(logits.rows, entry.batch * entry.answers);
+      assert.ok(maxDifference(logits.data, entry.logits.data) <= 1e-5 * Math.max(1, largest(entry.logits.data)));
+      const { weights } = model.attention({ tokens: entry.tokens.slice(0, entry.length), prefix: entry.prefix });
+      weights.forEach((heads, l) => heads.forEach((matrix, h) => {
+        assert.equal(matrix.rows, entry.length);
+        assert.ok(maxDifference(matrix.data, entry.attention[l][h].data) <= 1e-6, `attention ${l}.${h}`);
+      }));
+      model.delete();
+    });
+  }
+});
+
+describe('the attention sublayer', () => {
+  // x (T×C) → LayerNorm with the model's ln1 → x·Wqkvᵀ, in float64.
+  function qkvOf(model, tokens) {
+    const C = model.config.dModel;
+    const table = model.getParameter('embedding.weight').data;
+    const gain = model.getParameter('blocks.0.ln1.weight').data, shift = model.getParameter('blocks.0.ln1.bias').data;
+    const wqkv = model.getParameter('blocks.0.attention.qkv.weight');
+    const q = [], k = [], v = [];
+    for (const token of tokens) {
+      const x = Array.from(table.subarray(token * C, (token + 1) * C));
+      const mean = x.reduce((a, b) => a + b) / C;
+      const variance = x.reduce((a, b) => a + (b - mean) ** 2, 0) / C;
+      const normed = x.map((value, c) => ((value - mean) / Math.sqrt(variance + 1e-5)) * gain[c] + shift[c]);
+      const row = Array.from({ length: 3 * C }, (_, o) => normed.reduce((sum, value, c) => sum + value * wqkv.data[o * C + c], 0));
+      q.push(row.slice(0, C));
+      k.push(row.slice(C, 2 * C));
+      v.push(row.slice(2 * C));
+    }
+    return { q, k, v };
+  }
+
+  for (const [label, positional, prefix] of [
+    ['RoPE', { type: 'rope' }, 0], ['RoPE half pairing, base 100', { type: 'rope', pairing: 'half', base: 100 }, 0],
+    ['ALiBi', { type: 'alibi' }, 0], ['no positions, a prefix of 5', { type: 'none' }, 5], ['ALiBi, a prefix of 4', { type: 'alibi' }, 4],
+  ]) {
+    test(`its weights equal engine.attention with the same options (${label})`, () => {
+      const model = engine.createTransformer({ vocab: 20, outputs: 3, layers: 1, dModel: 12, heads: 3, positional, seed: 5 });
+      const tokens = [3, 17, 4, 4, 0, 19, 8, 2, 11];
+      const { q, k, v } = qkvOf(model, tokens);
+      const expected = engine.attention(q, k, v, { heads: 3, causal: true, prefix, positional, kernel: 'materialized' });
+      const { weights } = model.attention({ tokens, prefix });
+      for (let h = 0; h < 3; ++h) {
+        assert.ok(maxDifference(weights[0][h].data, expected.weights[h].data) <= 1e-5, `head ${h}`);
+      }
+      model.delete();
+    });
+  }
+});
+
+describe('training', () => {
+  test('a short run learns the small task; progress at every checkpoint', () => {
+    const seen = [];
+    const { checkpoints, evaluations, model, seconds } = engine.trainRetrieval(SMALL_RUN, (checkpoint) => seen.push(checkpoint));
+    assert.deepEqual(checkpoints.map((c) => c.step), [100, 200, 300]);
+    assert.deepEqual(seen, checkpoints);
+    assert.ok(checkpoints[0].loss > checkpoints[2].loss, 'the loss falls');
+    assert.ok(checkpoints[2].accuracy > 0.9, `accuracy ${checkpoints[2].accuracy}`);
+    assert.ok(checkpoints[2].accuracyByPosition instanceof Float64Array);
+    assert.deepEqual(evaluations.map((e) => e.pairs), [4, 6]);
+    assert.equal(evaluations[0].accuracy, checkpoints[2].accuracy);
+    const { toValue, toKey, toFirst } = evaluations[1].attention;
+    assert.equal(toValue.length, 2);
+    assert.equal(toValue[1].length, 2);
+    assert.equal(toValue[1][0].length, 6);
+    for (let i = 1; i < 6; ++i) {
+      assert.ok(toValue[1][0][i] + toKey[1][0][i] + toFirst[1][0][i] <= 1 + 1e-6);
+    }
+    assert.ok(seconds > 0);
+    // the returned model answers as the run measured it
+    assert.equal(engine.evaluateRetrieval(model, { task: SMALL_RUN.task, pairs: 6, sequences: 256 }).accuracy,
+      evaluations[1].accuracy);
+    model.delete();
+  });
+
+  test('a seed gives the same run twice; another seed another run', () => {
+    const options = { ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 40 }, evaluation: { every: 20, sequences: 64 } };
+    const first = engine.trainRetrieval(options), second = engine.trainRetrieval(options);
+    assert.deepEqual(first.checkpoints, second.checkpoints);
+    assert.deepEqual(first.model.getParameter('head.weight'), second.model.getParameter('head.weight'));
+    const other = engine.trainRetrieval({ ...options, training: { ...options.training, seed: 7 } });
+    assert.notEqual(other.checkpoints[1].loss, first.checkpoints[1].loss);
+    for (const run of [first, second, other]) run.model.delete();
+  });
+
+  test('step by step: advance stops at checkpoints; the model outlives its trainer', () => {
+    const trainer = engine.retrievalTrainer({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 25 }, evaluation: { every: 10, sequences: 32 } });
+    assert.equal(trainer.steps, 25);
+    assert.equal(trainer.advance(7), null);
+    assert.equal(trainer.step, 7);
+    assert.equal(trainer.advance(100).step, 10);
+    assert.equal(trainer.advance(100).step, 20);
+    assert.equal(trainer.advance(100).step, 25);
+    assert.equal(trainer.finished, true);
+    assert.equal(trainer.evaluate().pairs, 4);
+    const model = trainer.model();
+    trainer.delete();
+    assert.match(errorOf(() => trainer.advance(1)).message, /this trainer was deleted/);
+    assert.equal(model.logits({ tokens: [0, 8, 1, 9, 2, 10, 3, 11, 16, 2], batch: 1 }).cols, 8);
+    model.delete();
+    assert.equal(model.deleted, true);
+    assert.match(errorOf(() => model.getParameter('head.bias')).message, /this model was deleted/);
+  });
+
+  test('the optimiser: three steps equal torch.optim.AdamW with warm-up and clipping', () => {
+    const { adamw } = torch;
+    const entry = torch.cases.find((c) => c.name === adamw.case);
+    const model = modelOf(entry);
+    const { learningRate, betas, weightDecay, clip, warmup } = adamw.optimizer;
+    const optimizer = engine.createOptimizer(model, { learningRate, betas, weightDecay, clip, warmup, steps: 3 });
+    const batch = { tokens: entry.tokens, batch: entry.batch, targets: entry.targets, answers: entry.answers };
+    for (const golden of adamw.steps) {
+      const step = optimizer.step(batch);
+      assert.ok(Math.abs(step.loss - golden.loss) <= 1e-5 * golden.loss, `step ${golden.step} loss`);
+      assert.ok(Math.abs(step.learningRate - golden.learningRate) <= 1e-12);
+      assert.ok(Math.abs(step.gradientNorm - golden.gradientNorm) <= 1e-5 * golden.gradientNorm);
+    }
+    assert.equal(optimizer.steps, 3);
+    for (const name of model.parameterNames()) {
+      const golden = adamw.parametersAfter[name].data;
+      assert.ok(maxDifference(model.getParameter(name).data, golden) <= 2e-6 * Math.max(1, largest(golden)), name);
+    }
+    optimizer.delete();
+    model.delete();
+    assert.match(errorOf(() => optimizer.step(batch)).message, /this optimizer was deleted/);
+  });
+});
+
+describe('saving and loading a model', () => {
+  test('model.save() read back by loadTransformer gives the same model, through JSON', () => {
+    const model = engine.createTransformer({ vocab: 19, outputs: 8, mlp: true, positional: { type: 'alibi' }, seed: 3 });
+    const text = JSON.stringify({ ...model.save(), meta: { note: 'kept by the saver' } });
+    const loaded = engine.loadTransformer(JSON.parse(text));
+    assert.deepEqual(loaded.config, model.config);
+    const input = { tokens: [1, 9, 2, 12, 16, 1], batch: 1 };
+    assert.deepEqual(loaded.logits(input).data, model.logits(input).data);
+    loaded.delete();
+    model.delete();
+  });
+
+  const saved = () => {
+    const model = engine.createTransformer({ vocab: 6, outputs: 2, dModel: 4, layers: 1 });
+    const result = model.save();
+    model.delete();
+    return result;
+  };
+  for (const [label, damage, words] of [
+    ['another format', (s) => { s.format = 'onnx'; }, /saved model's format must be 'attention-playground-transformer', got the string "onnx"/],
+    ['another version', (s) => { s.version = 2; }, /saved model's version must be 1, got 2/],
+    ['an unknown key', (s) => { s.weights = {}; }, /unknown option 'weights' in saved model/],
+    ['a missing parameter', (s) => { delete s.parameters['head.bias']; }, /saved model has no parameter head.bias/],
+    ['an extra parameter', (s) => { s.parameters['blocks.7.ln1.weight'] = s.parameters['head.bias']; }, /a parameter "blocks.7.ln1.weight" that this model does not/],
+    ['a parameter of the wrong shape', (s) => { s.parameters['head.bias'] = { rows: 2, cols: 1, data: [0, 0] }; }, /head.bias is 1×2 but the new value is 2×1/],
+    ['a value that is not a number', (s) => { s.parameters['head.bias'].data[1] = null; }, /head.bias.data\[1\] must be a number, got null/],
+    ['data of the wrong length', (s) => { s.parameters['head.bias'].data.push(1); }, /head.bias.data has 3 values but head.bias is 1×2 = 2/],
+    ['a configuration the model refuses', (s) => { s.config.heads = 3; }, /heads \(3\) must divide dModel \(4\)/],
+    ['parameters that are not an object', (s) => { s.parameters = 'all'; }, /saved model parameters must be an object/],
+  ]) {
+    test(`a saved model with ${label} is refused, naming it, and leaks nothing`, () => {
+      const damaged = saved();
+      damage(damaged);
+      const before = engine.memoryBytes;
+      for (let i = 0; i < 50; ++i) assert.match(errorOf(() => engine.loadTransformer(damaged)).message, words);
+      assert.equal(engine.memoryBytes, before);
+    });
+  }
+});
+
+describe('the task', () => {
+  test('retrievalBatch: k1 v1 … kk vk SEP q, the target q\'s value, drawn from a seed', () => {
+    const task = { pairs: 5, keys: 8, values: 6 };
+    const batch = engine.retrievalBatch({ task, batch: 40, seed: 9 });
+    assert.equal(batch.length, 12);
+    assert.equal(batch.answers, 1);
+    for (let b = 0; b < 40; ++b) {
+      const row = batch.tokens.subarray(b * 12, (b + 1) * 12);
+      const keys = new Set([0, 2, 4, 6, 8].map((i) => row[i]));
+      assert.equal(keys.size, 5, 'distinct keys');
+      assert.equal(row[10], 14, 'SEP = keys + values');
+      const query = batch.queried[b];
+      assert.equal(row[11], row[2 * query]);
+      assert.equal(batch.targets[b], row[2 * query + 1] - 8);
+    }
+    assert.deepEqual(engine.retrievalBatch({ task, batch: 40, seed: 9 }).tokens, batch.tokens);
+    assert.notDeepEqual(engine.retrievalBatch({ task, batch: 40, seed: 10 }).tokens, batch.tokens);
+    const recall = engine.retrievalBatch({ task, objective: 'serialRecall', batch: 2, seed: 1 });
+    assert.equal(recall.length, 15);
+    assert.equal(recall.answers, 5);
+    const span = engine.retrievalBatch({ task: { ...task, span: 3 }, objective: 'runningSpan', pairs: 4, batch: 2, seed: 1 });
+    assert.deepEqual([span.length, span.answers], [11, 3]);
+  });
+
+  test('evaluateRetrieval: the trainer\'s measure, for a loaded model too', () => {
+    const { model, evaluations } = engine.trainRetrieval({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 60 }, evaluation: { every: 60, sequences: 128 } });
+    const loaded = engine.loadTransformer(model.save());
+    const measured = engine.evaluateRetrieval(loaded, { task: SMALL_RUN.task, sequences: 128 });
+    assert.deepEqual(measured, evaluations[0]);
+    model.delete();
+    loaded.delete();
+  });
+});
+
+test('models, trainers and optimisers created and deleted leave the heap as it was', () => {
+  const cycle = () => {
+    const model = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16 });
+    const optimizer = engine.createOptimizer(model);
+    optimizer.step({ tokens: [0, 8, 1, 9, 16, 0], batch: 1, targets: [0] });
+    const run = engine.trainRetrieval({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 3 }, evaluation: { every: 3, sequences: 16 } });
+    const trainer = engine.retrievalTrainer({ ...SMALL_RUN, evaluation: { every: 1, sequences: 8 } });
+    trainer.advance(1);
+    const held = trainer.model();
+    for (const done of [optimizer, model, run.model, trainer, held]) done.delete();
+  };
+  for (let i = 0; i < 5; ++i) cycle();  // the heap grows to what one cycle needs
+  const before = engine.memoryBytes;
+  for (let i = 0; i < 100; ++i) cycle();
+  assert.equal(engine.memoryBytes, before);
+});
+
+test('every call of the engine is declared in wasm/attention.d.ts, and nothing more', () => {
+  const declarations = readFileSync(new URL('../../wasm/attention.d.ts', import.meta.url), 'utf8');
+  const body = declarations.slice(declarations.indexOf('export interface AttentionEngine {'));
+  const declared = new Set([...body.slice(0, body.indexOf('\n}\n')).matchAll(/^ {2}(?:readonly )?(\w+)[(:]/gm)].map((m) => m[1]));
+  assert.deepEqual([...declared].sort(), Object.keys(engine).sort());
+});

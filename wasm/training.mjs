@@ -1,0 +1,340 @@
+// Training (core/include/attn/train/): a small transformer the engine trains, the retrieval
+// task it learns, and the measures of where it looks. Models and trainers live in wasm
+// memory, which JavaScript's garbage collector does not see: each has a delete().
+import {
+  describe, fail, optional, positionalOption, requireBoolean, requireCount, requireFiniteNumber,
+  requireKnownKeys, requireName, requireWholeNumber, toMatrix, unwrap,
+} from './arguments.mjs';
+
+const MAX_SEED = 2 ** 32 - 1;
+// The keys of each positional type a model takes.
+const MODEL_POSITIONAL_KEYS = {
+  none: ['type'], rope: ['type', 'base', 'pairing'], alibi: ['type', 'slopes'], learned: ['type'],
+  sinusoidal: ['type'],
+};
+const CONFIG_KEYS = ['vocab', 'outputs', 'layers', 'dModel', 'heads', 'mlp', 'positional', 'maxLength', 'seed'];
+const TASK_KEYS = ['pairs', 'keys', 'values', 'answerPositions', 'mix', 'span'];
+const MIX_KEYS = ['retrieval', 'runningSpan', 'serialRecall'];
+const TRAINING_KEYS = ['steps', 'batch', 'learningRate', 'warmup', 'schedule', 'weightDecay', 'betas', 'clip', 'seed'];
+const EVALUATION_KEYS = ['every', 'sequences', 'pairs'];
+const SAVED_FORMAT = 'attention-playground-transformer';
+const SAVED_VERSION = 1;
+
+function requireSeed(name, seed) {
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED) {
+    fail(`${name} must be a whole number from 0 to ${MAX_SEED}, got ${describe(seed)}`);
+  }
+  return seed;
+}
+
+// The architecture's options shared by createTransformer and the trainer's `model`.
+function architecture(name, options) {
+  return {
+    layers: optional(options.layers, (layers) => requireCount(`${name}layers`, layers, 1)),
+    dModel: optional(options.dModel, (width) => requireCount(`${name}dModel`, width, 1)),
+    heads: optional(options.heads, (heads) => requireCount(`${name}heads`, heads, 1)),
+    mlp: optional(options.mlp, (mlp) => requireBoolean(`${name}mlp`, mlp)),
+    positional: optional(options.positional,
+      (positional) => positionalOption(`${name}positional`, positional, MODEL_POSITIONAL_KEYS)),
+    maxLength: optional(options.maxLength, (length) => requireCount(`${name}maxLength`, length, 1)),
+  };
+}
+
+function transformerConfig(config) {
+  requireKnownKeys('createTransformer config', config, CONFIG_KEYS);
+  return {
+    vocab: requireCount('vocab', config.vocab, 1),
+    outputs: requireCount('outputs', config.outputs, 1),
+    ...architecture('', config),
+    seed: optional(config.seed, (seed) => requireSeed('seed', seed)),
+  };
+}
+
+// Token ids or class ids: an Int32Array, or an array of whole numbers (range checks are the core's).
+function toIds(name, ids) {
+  if (ids instanceof Int32Array) return ids;
+  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+    fail(`${name} must be an Int32Array or an array of whole numbers, got ${describe(ids)}`);
+  }
+  const result = new Int32Array(ids.length);
+  for (let i = 0; i < ids.length; ++i) {
+    if (!Number.isInteger(ids[i]) || Math.abs(ids[i]) > 2 ** 31 - 1) {
+      fail(`${name}[${i}] must be a whole number, got ${describe(ids[i])}`);
+    }
+    result[i] = ids[i];
+  }
+  return result;
+}
+
+// {tokens, batch, answers, prefix[, targets]} → what bindings.cpp reads, shapes checked.
+function batchInput(name, input, withTargets) {
+  requireKnownKeys(name, input, ['tokens', 'batch', 'answers', 'prefix', ...(withTargets ? ['targets'] : [])]);
+  const tokens = toIds('tokens', input.tokens);
+  const batch = requireCount('batch', input.batch, 1);
+  const answers = requireCount('answers', input.answers ?? 1, 1);
+  const prefix = requireWholeNumber('prefix', input.prefix ?? 0, 0);
+  if (tokens.length === 0 || tokens.length % batch !== 0) {
+    fail(`tokens has ${tokens.length} ids, which is not batch (${batch}) sequences of equal length ≥ 1`);
+  }
+  const result = { tokens, batch, length: tokens.length / batch, answers, prefix, targets: null };
+  if (withTargets) {
+    result.targets = toIds('targets', input.targets);
+    if (result.targets.length !== batch * answers) {
+      fail(`targets has ${result.targets.length} class ids but batch × answers = ${batch} × ${answers} = ${batch * answers}`);
+    }
+  }
+  return result;
+}
+
+function taskOptions(task) {
+  requireKnownKeys('task', task, TASK_KEYS);
+  return {
+    pairs: optional(task.pairs, (pairs) => requireCount('task.pairs', pairs, 1)),
+    keys: optional(task.keys, (keys) => requireCount('task.keys', keys, 1)),
+    values: optional(task.values, (values) => requireCount('task.values', values, 1)),
+    answerPositions: optional(task.answerPositions, (where) => requireName('task.answerPositions', where)),
+    mix: optional(task.mix, (mix) => {
+      requireKnownKeys('task.mix', mix, MIX_KEYS);
+      return Object.fromEntries(MIX_KEYS.map((key) => [key,
+        optional(mix[key], (weight) => requireFiniteNumber(`task.mix.${key}`, weight))]));
+    }),
+    span: optional(task.span, (span) => requireCount('task.span', span, 1)),
+  };
+}
+
+function trainingOptions(training) {
+  requireKnownKeys('training', training, TRAINING_KEYS);
+  const number = (key) => optional(training[key], (value) => requireFiniteNumber(`training.${key}`, value));
+  return {
+    steps: optional(training.steps, (steps) => requireCount('training.steps', steps, 1)),
+    batch: optional(training.batch, (batch) => requireCount('training.batch', batch, 1)),
+    learningRate: number('learningRate'),
+    warmup: optional(training.warmup, (warmup) => requireWholeNumber('training.warmup', warmup, 0)),
+    schedule: optional(training.schedule, (schedule) => requireName('training.schedule', schedule)),
+    weightDecay: number('weightDecay'),
+    betas: optional(training.betas, (betas) => {
+      if (!Array.isArray(betas) || betas.length !== 2) {
+        fail(`training.betas must be an array of two numbers, got ${describe(betas)}`);
+      }
+      return betas.map((beta, i) => requireFiniteNumber(`training.betas[${i}]`, beta));
+    }),
+    clip: number('clip'),
+    seed: optional(training.seed, (seed) => requireSeed('training.seed', seed)),
+  };
+}
+
+function retrievalOptions(options) {
+  requireKnownKeys('trainRetrieval options', options, ['task', 'model', 'training', 'evaluation']);
+  const { task = {}, model = {}, training = {}, evaluation = {} } = options;
+  requireKnownKeys('model', model, [...CONFIG_KEYS.filter((key) => !['vocab', 'outputs', 'seed'].includes(key)), 'context']);
+  requireKnownKeys('evaluation', evaluation, EVALUATION_KEYS);
+  return {
+    task: taskOptions(task),
+    model: {
+      ...architecture('model.', model),
+      context: optional(model.context, (context) => requireName('model.context', context)),
+    },
+    training: trainingOptions(training),
+    evaluation: {
+      every: optional(evaluation.every, (every) => requireCount('evaluation.every', every, 1)),
+      sequences: optional(evaluation.sequences, (sequences) => requireCount('evaluation.sequences', sequences, 1)),
+      pairs: optional(evaluation.pairs, (pairs) => {
+        if (!Array.isArray(pairs) || pairs.length === 0) {
+          fail(`evaluation.pairs must be a non-empty array of numbers of pairs, got ${describe(pairs)}`);
+        }
+        return pairs.map((count, i) => requireCount(`evaluation.pairs[${i}]`, count, 1));
+      }),
+    },
+  };
+}
+
+// What a call that needs a live model or trainer checks first.
+function requireLive(what, deleted) {
+  if (deleted) fail(`this ${what} was deleted; its wasm memory is freed and it can no longer be used`);
+}
+
+export function trainingCalls(core) {
+  // Each model's core handle, for the calls that take a model (createOptimizer, evaluateRetrieval).
+  const handles = new WeakMap();
+
+  function handleOf(model) {
+    const handle = handles.get(model);
+    if (handle === undefined) fail(`model must be a model of createTransformer or loadTransformer, got ${describe(model)}`);
+    requireLive('model', model.deleted);
+    return handle;
+  }
+
+  // A JavaScript model around the core's handle (which JavaScript must delete).
+  function modelFrom(handle) {
+    let deleted = false;
+    const config = handle.config();
+    Object.freeze(config.positional);
+    Object.freeze(config);
+    const live = () => requireLive('model', deleted);
+    const model = Object.freeze({
+      config,
+      parameterNames() { live(); return handle.parameterNames(); },
+      getParameter(name) { live(); return unwrap(handle.parameter(requireName('name', name))); },
+      setParameter(name, value) {
+        live();
+        unwrap(handle.setParameter(requireName('name', name), toMatrix(name, value)));
+      },
+      lossAndGradients(batch) {
+        live();
+        return unwrap(handle.lossAndGradients(batchInput('lossAndGradients batch', batch, true)));
+      },
+      logits(batch) { live(); return unwrap(handle.logits(batchInput('logits batch', batch, false))); },
+      attention(input) {
+        live();
+        requireKnownKeys('attention input', input, ['tokens', 'prefix']);
+        const tokens = toIds('tokens', input.tokens);
+        return unwrap(handle.attention({ tokens, batch: 1, length: tokens.length, answers: tokens.length,
+          prefix: requireWholeNumber('prefix', input.prefix ?? 0, 0), targets: null }));
+      },
+      save() {
+        live();
+        const parameters = {};
+        for (const name of handle.parameterNames()) {
+          const { rows, cols, data } = unwrap(handle.parameter(name));
+          parameters[name] = { rows, cols, data: Array.from(data) };
+        }
+        return { format: SAVED_FORMAT, version: SAVED_VERSION, config: { ...config }, parameters };
+      },
+      get deleted() { return deleted; },
+      delete() {
+        if (deleted) return;
+        deleted = true;
+        handle.delete();
+      },
+    });
+    handles.set(model, handle);
+    return model;
+  }
+
+  /** A new model whose parameters PyTorch's generator draws from config.seed. */
+  function createTransformer(config) {
+    return modelFrom(unwrap(core.createTransformer(transformerConfig(config))));
+  }
+
+  /** A model from what model.save() wrote; every part is checked, and nothing else accepted. */
+  function loadTransformer(saved) {
+    requireKnownKeys('saved model', saved, ['format', 'version', 'config', 'parameters', 'meta']);
+    if (saved.format !== SAVED_FORMAT) {
+      fail(`saved model's format must be '${SAVED_FORMAT}', got ${describe(saved.format)}`);
+    }
+    if (saved.version !== SAVED_VERSION) {
+      fail(`saved model's version must be ${SAVED_VERSION}, got ${describe(saved.version)}`);
+    }
+    requireKnownKeys('saved model parameters', saved.parameters, Object.keys(saved.parameters ?? {}));
+    const model = createTransformer(saved.config);
+    try {
+      const names = model.parameterNames();
+      const missing = names.filter((name) => !Object.hasOwn(saved.parameters, name));
+      const extra = Object.keys(saved.parameters).filter((name) => !names.includes(name));
+      if (missing.length > 0) fail(`saved model has no parameter ${missing[0]} (it needs ${names.length}: ${names.join(', ')})`);
+      if (extra.length > 0) fail(`saved model has a parameter ${JSON.stringify(extra[0].slice(0, 60))} that this model does not`);
+      for (const name of names) model.setParameter(name, saved.parameters[name]);
+      return model;
+    } catch (error) {
+      model.delete();
+      throw error;
+    }
+  }
+
+  /** Trains step by step; checkpoints every evaluation.every steps and after the last. */
+  function retrievalTrainer(options = {}) {
+    const normalized = retrievalOptions(options);
+    const handle = unwrap(core.createRetrievalTrainer(normalized));
+    let deleted = false;
+    const live = () => requireLive('trainer', deleted);
+    return Object.freeze({
+      get step() { live(); return handle.step(); },
+      get steps() { live(); return handle.steps(); },
+      get finished() { live(); return handle.finished(); },
+      advance(maxSteps) {
+        live();
+        return unwrap(handle.advance(requireCount('maxSteps', maxSteps, 1)));
+      },
+      evaluate(pairs) {
+        live();
+        return unwrap(handle.evaluate(optional(pairs, (count) => requireCount('pairs', count, 1)) ?? 0));
+      },
+      model() { live(); return modelFrom(handle.model()); },
+      delete() {
+        if (deleted) return;
+        deleted = true;
+        handle.delete();
+      },
+    });
+  }
+
+  /** Trains a new model on the retrieval task to the end; see README "Train". */
+  function trainRetrieval(options = {}, onProgress = undefined) {
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      fail(`onProgress must be a function, got ${describe(onProgress)}`);
+    }
+    const started = performance.now();
+    const trainer = retrievalTrainer(options);
+    try {
+      const checkpoints = [];
+      while (!trainer.finished) {
+        const checkpoint = trainer.advance(trainer.steps);
+        if (checkpoint === null) continue;
+        checkpoints.push(checkpoint);
+        onProgress?.(checkpoint);
+      }
+      const pairs = options.evaluation?.pairs ?? [undefined];
+      const evaluations = pairs.map((count) => trainer.evaluate(count));
+      return { checkpoints, evaluations, model: trainer.model(), seconds: (performance.now() - started) / 1000 };
+    } finally {
+      trainer.delete();
+    }
+  }
+
+  /** Sequences of the retrieval task, drawn from a seed (the trainer's own draws come from its seed's stream). */
+  function retrievalBatch(options = {}) {
+    requireKnownKeys('retrievalBatch options', options, ['task', 'objective', 'pairs', 'batch', 'seed']);
+    return unwrap(core.retrievalBatch({
+      task: taskOptions(options.task ?? {}),
+      objective: optional(options.objective, (objective) => requireName('objective', objective)),
+      pairs: optional(options.pairs, (pairs) => requireCount('pairs', pairs, 1)),
+      batch: requireCount('batch', options.batch ?? 1, 1),
+      seed: requireSeed('seed', options.seed ?? 0),
+    }));
+  }
+
+  /** Schedule, clipping and AdamW for a model, one step per call (what the trainer does each step). */
+  function createOptimizer(model, training = {}) {
+    const handle = unwrap(core.createOptimizer(handleOf(model), trainingOptions(training)));
+    let deleted = false;
+    return Object.freeze({
+      step(batch) {
+        requireLive('optimizer', deleted);
+        requireLive('model', model.deleted);
+        return unwrap(handle.step(batchInput('step batch', batch, true)));
+      },
+      get steps() { return handle.steps(); },
+      delete() {
+        if (deleted) return;
+        deleted = true;
+        handle.delete();
+      },
+    });
+  }
+
+  /** Any model measured on the fixed held-out retrieval set (as the trainer measures its own). */
+  function evaluateRetrieval(model, options = {}) {
+    requireKnownKeys('evaluateRetrieval options', options, ['task', 'pairs', 'sequences', 'context']);
+    return unwrap(core.evaluateRetrieval(handleOf(model), {
+      task: taskOptions(options.task ?? {}),
+      pairs: optional(options.pairs, (pairs) => requireCount('pairs', pairs, 1)),
+      sequences: optional(options.sequences, (sequences) => requireCount('sequences', sequences, 1)),
+      context: optional(options.context, (context) => requireName('context', context)),
+    }));
+  }
+
+  return {
+    createTransformer, loadTransformer, retrievalTrainer, trainRetrieval, evaluateRetrieval, retrievalBatch,
+    createOptimizer,
+  };
+}
