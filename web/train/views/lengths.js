@@ -5,7 +5,7 @@
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
 import { chance, positionsAt } from '../runs.js';
-import { chanceSeries, percent, percentFine, seedsNote, spreadSeries, summaryList } from './readouts.js';
+import { chanceSeries, percent, percentFine, seedsLegend, spreadSeries, summaryList } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -39,10 +39,12 @@ export function createLengthsView() {
     const xDomain = axis === 'position' ? [1, Math.max(2, longest)] : [0, 1];
     const series = curves.map((curve, c) => spreadSeries({
       id: `pairs-${curve.pairs}`,
-      label: `${curve.pairs} pairs${curve.pairs === run.settings.pairs ? ' (trained)' : ''}${seedsNote(curve.seeds)}`,
+      label: `${curve.pairs} pairs${curve.pairs === run.settings.pairs ? ' (trained)' : ''}`,
       xs: curve.mean.map((_, i) => pairX(i, curve.pairs, axis)), curve, seeds: curve.seeds, colorIndex: c, points: true,
     }));
-    chart({ series: [...series, chanceSeries(chance(run.settings), xDomain)], xDomain, yDomain: [0, 1] });
+    chart({
+      series: [...series, chanceSeries(chance(run.settings), xDomain), ...seedsLegend(run.seeds.length)], xDomain, yDomain: [0, 1],
+    });
     svg.dataset.axis = axis;
     summaryList($('lengths-summary'), curves.map((curve) => [`${curve.pairs} pairs`, percentFine(curve.accuracy)]));
   };

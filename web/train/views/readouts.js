@@ -37,7 +37,15 @@ export function chanceSeries(level, [x0, x1]) {
   return { id: 'chance', label: `chance (${percentFine(level)})`, xs: [x0, x1], ys: [level, level], colorIndex: CHANCE_COLOR, style: 'dashed' };
 }
 
-/** How a run's seeds read in a legend: '' for one, 'mean of 3 seeds, band: lowest to highest'. */
+/** How a run's seeds read in a legend: '' for one, ' (mean of 3 seeds; band: lowest to highest seed)'. */
 export function seedsNote(seeds) {
   return seeds > 1 ? ` (mean of ${seeds} seeds; band: lowest to highest seed)` : '';
+}
+
+/**
+ * For a chart of several runs or lengths: a legend entry (no line) saying that lines are means
+ * over seeds and bands their range, when some series has more than one seed; else none.
+ */
+export function seedsLegend(seeds) {
+  return seeds > 1 ? [{ id: 'seeds-note', label: `lines: mean of ${seeds} seeds; bands: lowest to highest seed`, xs: [], ys: [], colorIndex: CHANCE_COLOR, style: 'faint' }] : [];
 }

@@ -6,7 +6,7 @@ import { createLineChart } from '../../shared/line-chart.js';
 import { middleIndex, positionsAt, runSummary } from '../runs.js';
 import { POSITIONAL_NAMES } from '../state.js';
 import { pairX } from './lengths.js';
-import { percent, percentFine, seedsNote, spreadSeries } from './readouts.js';
+import { percent, percentFine, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const PALETTE = 8;
@@ -47,7 +47,8 @@ export function createRunsTable({ onShow, onRemove }) {
       const curve = positionsAt(run, run.settings.pairs);
       if (!curve) return [];
       return [spreadSeries({
-        id: `run-${run.id}`, label: `${runName(run)}${seedsNote(curve.seeds)}`, curve, seeds: curve.seeds,
+        id: `run-${run.id}`, label: `${runName(run)}${curve.seeds > 1 ? ` (mean of ${curve.seeds} seeds, band: their range)` : ''}`,
+        curve, seeds: curve.seeds,
         xs: curve.mean.map((_, i) => pairX(i, curve.pairs, 'relative')), colorIndex: (run.id - 1) % PALETTE, points: true,
       })];
     });
