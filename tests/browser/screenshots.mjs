@@ -49,8 +49,10 @@ try {
       await train.page.waitForTimeout(SETTLE_MS);
       await train.page.screenshot({ path: join(folder, `train-before-${name}.png`) });
       const finished = trainAndWait(train.page, TRAIN_TIMEOUT_MS);
-      await train.page.waitForFunction((step) => [...document.querySelectorAll('#seed-progress li')]
-        .every((item) => Number(item.dataset.step) >= step), TRAIN_DURING_STEP, { timeout: TRAIN_TIMEOUT_MS });
+      await train.page.waitForFunction((step) => {
+        const seeds = [...document.querySelectorAll('#seed-progress li')];
+        return seeds.length > 0 && seeds.every((item) => Number(item.dataset.step) >= step);
+      }, TRAIN_DURING_STEP, { timeout: TRAIN_TIMEOUT_MS });
       await train.page.evaluate(() => document.querySelector('.train-intro').scrollIntoView());
       await train.page.screenshot({ path: join(folder, `train-during-${name}.png`) });
       await finished;

@@ -14,10 +14,10 @@ const LOSS_HEADROOM = 1.05;
 /** Returns {draw(run), progress(run)}. */
 export function createTrainingView() {
   const lossChart = createLineChart($('loss-chart'), {
-    xLabel: 'step', yLabel: 'training loss', xFormat: format(','), yFormat: format('.2~f'), legend: $('loss-legend'),
+    xLabel: 'step', yLabel: 'training loss', xFormat: format(',d'), yFormat: format('.2~f'), legend: $('loss-legend'),
   });
   const accuracyChart = createLineChart($('accuracy-chart'), {
-    xLabel: 'step', yLabel: 'held-out accuracy', xFormat: format(','), yFormat: percent, legend: $('accuracy-legend'),
+    xLabel: 'step', yLabel: 'held-out accuracy', xFormat: format(',d'), yFormat: percent, legend: $('accuracy-legend'),
   });
 
   function progress(run) {
