@@ -1,27 +1,22 @@
 // Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in one engine
 // worker per seed (runner.js) → the charts, live at every checkpoint and after training; the
-// runs table; saving and loading a model; exports.
-import { download } from '../shared/downloads.js';
-import { formatBytes } from '../shared/format.js';
+// runs table; the trained model's panel (saving and loading a model); exports.
 import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
-import { settingProblems } from './checks.js';
 import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
 import { createLink } from './link.js';
-import {
-  loadedSettings, MODEL_FILE_LIMIT, modelFileName, modelMeta, parseModelFile,
-} from './model-file.js';
-import { createRunner, evaluationOptions } from './runner.js';
+import { createRunner } from './runner.js';
 import { createRun } from './runs.js';
 import { runSeeds, taskOptions } from './state.js';
 import { createAttentionMap } from './views/attention-map.js';
 import { createLengthsView } from './views/lengths.js';
 import { createLooksView } from './views/looks.js';
+import { createModelPanel } from './views/model-panel.js';
 import { createPositionsView } from './views/positions.js';
 import { countFormat } from './views/readouts.js';
-import { createRunsTable, runName } from './views/runs-table.js';
+import { createRunsTable } from './views/runs-table.js';
 import { createTrainingView } from './views/training.js';
 import './train.css';
 
@@ -52,6 +47,23 @@ const looks = createLooksView();
 const attentionMap = createAttentionMap();
 const runsTable = createRunsTable({ onShow: (run) => show(run), onRemove: remove });
 const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));
+const modelPanel = createModelPanel({
+  runner,
+  settings: () => settings,
+  newId: () => nextId++,
+  onSelect(change) {
+    Object.assign(shown, change);
+    looks(shown.run, shown, settings);
+    drawAttention();
+  },
+  onLoaded(run) {
+    runs.push(run);
+    runsTable.overlay(run);
+    show(run);
+  },
+  onDone: () => showWasmMemory(),
+  notices,
+});
 
 // ---- what the charts show ---------------------------------------------------------------------
 
@@ -82,22 +94,11 @@ async function drawAttention() {
   }
 }
 
-function fillSelect(select, options, value) {
-  select.replaceChildren(...options.map(([optionValue, text]) => new Option(text, String(optionValue))));
-  select.value = String(value);
-}
-
 function drawShown() {
-  const run = shown?.run ?? null;
-  $('model-panel').dataset.run = run ? String(run.id) : '';
-  $('shown-run').textContent = run ? `${runName(run)}: ${run.label}` : 'No run yet: train one, or load a model.';
-  for (const id of ['save-model', 'export-csv', 'export-json', 'shown-seed', 'shown-length']) $(id).disabled = !run;
-  for (const id of ['after-training']) $(id).hidden = !run;
-  if (!run) return;
-  fillSelect($('shown-seed'), run.seeds.map((s, k) => [k, `seed ${s.seed}`]), shown.k);
-  fillSelect($('shown-length'), run.lengths.map((pairs) => [pairs, `${pairs} pairs${pairs === run.settings.pairs ? ' (trained)' : ''}`]), shown.pairs);
-  lengths(run, settings);
-  looks(run, shown, settings);
+  modelPanel(shown);
+  if (!shown) return;
+  lengths(shown.run, settings);
+  looks(shown.run, shown, settings);
   drawAttention();
 }
 
@@ -182,62 +183,6 @@ function pause() {
   }
 }
 
-// ---- saving and loading a model -----------------------------------------------------------------
-
-async function saveModel() {
-  if (!shown) return;
-  const { run, k } = shown;
-  try {
-    const saved = await runner.request(k, 'save', { id: run.id, meta: modelMeta(run, k) });
-    download(new Blob([JSON.stringify(saved)], { type: 'application/json' }), modelFileName(run, k));
-  } catch (error) {
-    notices.add(`The model could not be saved: ${error.message}`);
-  }
-}
-
-async function loadModel(file) {
-  const fail = (message) => {
-    $('model-status').textContent = `${file.name} was not loaded: ${message}`;
-    $('model-status').classList.add('error');
-  };
-  $('model-status').classList.remove('error');
-  if (file.size > MODEL_FILE_LIMIT) {
-    fail(`it takes ${formatBytes(file.size)}, and the page reads model files up to ${formatBytes(MODEL_FILE_LIMIT)}.`);
-    return;
-  }
-  $('model-status').textContent = `Loading ${file.name}…`;
-  let saved;
-  try {
-    saved = parseModelFile(await file.text());
-  } catch (error) {
-    fail(`${error.message}.`);
-    return;
-  }
-  const id = nextId++;
-  const run = { id, seeds: [null] };
-  try {
-    const { config } = await runner.request(0, 'load', { id, saved });
-    const read = loadedSettings(config, saved.meta, settings);
-    const problems = Object.values(settingProblems(read.settings));
-    if (problems.length > 0) throw new Error(problems.join(' '));
-    const loaded = createRun({ id, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
-    Object.assign(loaded.seeds[0], { checkpoints: read.checkpoints, step: read.checkpoints.at(-1)?.step ?? read.settings.steps });
-    if (Number.isFinite(saved.meta?.seconds)) loaded.seconds = saved.meta.seconds;
-    const { evaluations } = await runner.request(0, 'evaluate', { id, evaluation: evaluationOptions(loaded.settings, loaded.lengths) });
-    loaded.seeds[0].evaluations = evaluations;
-    runs.push(loaded);
-    runsTable.overlay(loaded);
-    $('model-status').textContent = `Loaded ${file.name} as run ${id}` +
-      (read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.');
-    show(loaded);
-  } catch (error) {
-    runner.release(run).catch(() => {});
-    fail(`${error.message}`);
-  } finally {
-    showWasmMemory();
-  }
-}
-
 // ---- settings ------------------------------------------------------------------------------------
 
 let hashTimer = 0;
@@ -265,22 +210,6 @@ const controls = createControls({
   onStop: () => runner.stop(),
 });
 
-$('shown-seed').addEventListener('change', (event) => {
-  shown.k = Number(event.target.value);
-  looks(shown.run, shown, settings);
-  drawAttention();
-});
-$('shown-length').addEventListener('change', (event) => {
-  shown.pairs = Number(event.target.value);
-  looks(shown.run, shown, settings);
-  drawAttention();
-});
-$('save-model').addEventListener('click', saveModel);
-$('load-file').addEventListener('change', (event) => {
-  const [file] = event.target.files;
-  event.target.value = '';
-  if (file) loadModel(file);
-});
 bindExports({ shownRun: () => shown?.run ?? null, onError: (error) => notices.add(`The PNG could not be made: ${error.message}`) });
 
 for (const documents of DOCUMENT_COUNTS) $('documents').append(new Option(`${documents} documents`, String(documents)));
