@@ -1,7 +1,8 @@
 // The Train page's controls: each sets one setting, its text parsed by state.js; text that
 // does not parse is named under the control (the setting keeps its last good value), and so
 // are the problems of settings that fail together (checks.js) and what the engine refused.
-// The presets, the Train / Pause / Stop buttons and what they may do now are here too.
+// The presets, the Train button and the Pause / Stop buttons beside the training chart, and
+// what they may do now, are here too.
 import { shorten } from '../shared/url-hash.js';
 import { headChoices, settingProblems } from './checks.js';
 import { PRESETS, presetRun } from './presets.js';
