@@ -124,6 +124,20 @@ function remove(run) {
 
 // ---- training ----------------------------------------------------------------------------------
 
+// Seeds report progress about 20 times a second each, and checkpoints as they come: the page
+// draws at most once a frame what they changed, so that it takes little time from training.
+const frames = new Map();  // what is waiting for the next frame → its drawing
+function nextFrame(what, draw) {
+  if (frames.size === 0) {
+    requestAnimationFrame(() => {
+      const draws = [...frames.values()];
+      frames.clear();
+      for (const pending of draws) pending();
+    });
+  }
+  frames.set(what, draw);
+}
+
 function progressText(run) {
   const step = Math.min(...run.seeds.map((s) => s.step));
   const total = run.settings.steps;
@@ -142,12 +156,13 @@ async function train() {
   drawLive();
   try {
     await runner.train(run, {
-      onCheckpoint: () => drawLive(),
-      onProgress() {
+      onCheckpoint: () => nextFrame('charts', drawLive),
+      onProgress: () => nextFrame('progress', () => {
         training.progress(run);
         status.progress(...progressText(run));
-      },
+      }),
     });
+    frames.clear();
     runs.push(run);
     runsTable.overlay(run);
     const step = Math.min(...run.seeds.map((s) => s.step));
@@ -156,6 +171,8 @@ async function train() {
       : `Stopped at step ${countFormat(step)} of ${countFormat(run.settings.steps)} after ${run.seconds.toFixed(1)} s; the charts show the model as it was then.`);
     show(run);
   } catch (error) {
+    frames.clear();
+    drawLive();
     run.status = 'failed';
     status.done(`The run could not train: ${error.message}`, true);
     controls.showEngineProblem(error.message);
