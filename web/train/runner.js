@@ -49,7 +49,8 @@ export function createRunner({ startWorker, onWorkerReady }) {
     return (active.elapsed + (active.paused ? 0 : performance.now() - active.activeSince)) / 1000;
   }
 
-  const whileRunning = () => (active.paused && !active.stopped ? new Promise((resolve) => active.wake.push(resolve)) : null);
+  // While the run is paused (and not stopped): a promise that resolves when it resumes or stops.
+  const untilResumed = () => (active.paused && !active.stopped ? new Promise((resolve) => active.wake.push(resolve)) : null);
 
   async function trainSeed(k, { onCheckpoint, onProgress }) {
     const { run } = active;
@@ -59,7 +60,7 @@ export function createRunner({ startWorker, onWorkerReady }) {
     seed.steps = started.steps;
     onProgress();
     while (!active.stopped) {
-      const waiting = whileRunning();
+      const waiting = untilResumed();
       if (waiting) {
         await waiting;
         continue;
