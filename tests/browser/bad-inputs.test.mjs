@@ -1,7 +1,7 @@
 // The page half of the bad-input catalogue (the JavaScript API's half is tests/js/errors.test.mjs):
 // bad inputs entered as a user enters them — the URL hash on load and changed through
 // location.hash, typing and pasting in the sentence box, the number boxes, the vector table,
-// the lab's link and sliders. For each: a visible message names the field and the bad value
+// the lab's link and sliders, the Train page's link, number boxes and model files. For each: a visible message names the field and the bad value
 // or the rule; a cheap interaction still answers afterwards (the page did not freeze); no
 // script ran (a marker global stays unset, no dialog opened, no markup was inserted). After
 // the whole table, in the same page, a known input gives exactly the numbers it gave before
@@ -10,7 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  TIMEOUT_MS, afterRedraw, exportedJson, longSampleText, openPage, startSuite, waitForRows,
+  TIMEOUT_MS, TRAIN_QUICK, afterRedraw, exportedJson, longSampleText, nodeEngine, openPage, startSuite, trainAndWait,
+  waitForRows,
 } from './helpers.mjs';
 
 const SENTENCE = '[data-testid="sentence-input"]';
@@ -316,6 +317,140 @@ async function assertLabResponsive(page) {
   }
 }
 
+// ---- the Train page's catalogue ------------------------------------------------------------
+
+const TRAIN_NOTICE = '[data-testid="link-notices"] .notice';
+const trainNotice = (...patterns) => (page) => messageOf(page, TRAIN_NOTICE, ...patterns);
+// A setting's message under its control, the control marked invalid, and Train waiting.
+const trainField = (id, ...patterns) => async (page) => {
+  const text = await messageOf(page, `#${id}-message`, ...patterns);
+  assert.equal(await page.getAttribute(`#${id}`, 'aria-invalid'), 'true', `#${id} is marked invalid`);
+  assert.ok(await page.isDisabled('[data-testid="train"]'), 'Train waits for a fix');
+  return text;
+};
+const modelStatus = (...patterns) => async (page) => {
+  await page.waitForFunction(() => document.getElementById('model-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+  return messageOf(page, '[data-testid="model-status"]', ...patterns);
+};
+const loadFile = (name, text) => (page) => page.setInputFiles('[data-testid="load-file"]', {
+  name, mimeType: 'application/json', buffer: Buffer.from(text),
+});
+const MODEL_FILE_LIMIT_MIB = 32;
+
+const TRAIN = [
+  // the link, changed in the address bar
+  { name: 'train hash: an unknown key', enter: hash('#zz=1'), expect: trainNotice(/unknown setting “zz”/) },
+  { name: 'train hash: zero heads and 999 layers', enter: hash('#heads=0&layers=999'),
+    expect: trainNotice(/heads \(heads\) must be a whole number from 1 to 16, got “0”/,
+      /layers \(layers\) must be a whole number from 1 to 8, got “999”/) },
+  { name: 'train hash: a learning rate of 0 and 1e300 steps', enter: hash('#lr=0&steps=1e300'),
+    expect: trainNotice(/lr \(learning rate\) must be a number above 0 and at most 1, got “0”/,
+      /steps \(steps\) must be a whole number from 1 to 100000, got “1e300”/) },
+  { name: 'train hash: NaN and Infinity', enter: hash('#lr=NaN&retrieval=Infinity'),
+    expect: trainNotice(/lr \(learning rate\) must be a number above 0 and at most 1, got “NaN”/,
+      /retrieval \(retrieval weight\) must be a number from 0 to 100, got “Infinity”/) },
+  { name: 'train hash: an unknown encoding and context', enter: hash('#pe=relative&context=both'),
+    expect: trainNotice(/pe \(positional encoding\) must be one of rope, alibi, none, learned, sinusoidal, got “relative”/,
+      /context \(context\) must be one of causal, prefix, got “both”/) },
+  { name: 'train hash: lengths that are not a list of numbers', enter: hash('#evalAt=16,,x'),
+    expect: trainNotice(/evalAt \(evaluate at\) must be up to 8 whole numbers from 1 to 256 separated by commas.*got “16,,x”/) },
+  { name: 'train hash: 9 seeds', enter: hash('#seeds=9'), expect: trainNotice(/seeds \(seeds side by side\) must be a whole number from 1 to 8, got “9”/) },
+  { name: 'train hash: malformed percent-encoding', enter: hash('#steps=%ZZ'), expect: trainNotice(/malformed percent-encoding in “steps=%ZZ”/) },
+  { name: 'train hash: markup as a value', enter: hash(`#pe=${encodeURIComponent(MARKUP)}`),
+    expect: trainNotice(/pe \(positional encoding\) must be one of .*, got “<img src=x onerror=/) },
+  { name: 'train hash: 100 KB', enter: hash(`#${repeat('steps=0&', 12_500)}`),
+    expect: async (page) => {
+      const text = await trainNotice(/steps \(steps\) must be a whole number from 1 to 100000, got “0”\.Dismiss$/)(page);
+      assert.ok(text.length < MAX_NOTICE_CHARS, `a notice of ${text.length} characters`);
+    } },
+  { name: 'train hash: 3 heads over dModel 32', enter: hash('#heads=3'),
+    expect: trainField('heads', /^3 heads cannot split dModel = 32 into equal slices: choose 1, 2, 4, 8, 16\.$/) },
+  { name: 'train hash: RoPE over heads of 3 dimensions', enter: hash('#dModel=12&heads=4'),
+    expect: trainField('heads', /RoPE rotates pairs of coordinates, so each head's width must be even: 4 heads over dModel = 12 give heads of 3 dimensions/) },
+  { name: 'train hash: 40 pairs of 32 keys', enter: hash('#pairs=40'),
+    expect: trainField('pairs', /^40 pairs need 40 distinct keys, but there are only 32 key symbols/) },
+  { name: 'train hash: evaluating at more pairs than keys', enter: hash('#evalAt=16,40'),
+    expect: trainField('evaluate-at', /^Evaluating at 40 pairs needs as many distinct keys, but there are only 32 key symbols/) },
+  { name: 'train hash: every objective weighing 0', enter: hash('#retrieval=0'),
+    expect: trainField('retrieval', /The objectives' weights add up to 0/) },
+
+  // the controls, typed into
+  { name: 'heads: 3 typed', enter: type('#heads', '3'), expect: trainField('heads', /^3 heads cannot split dModel = 32/) },
+  { name: 'steps: 0 typed', enter: type('#steps', '0'), expect: trainField('steps', /^The steps must be a whole number from 1 to 100000; got “0”\.$/) },
+  { name: 'learning rate: -1 typed', enter: type('#learning-rate', '-1'),
+    expect: trainField('learning-rate', /^The learning rate must be a number above 0 and at most 1; got “-1”\.$/) },
+  { name: 'learning rate: emptied', enter: type('#learning-rate', ''),
+    expect: trainField('learning-rate', /^The learning rate must be a number above 0 and at most 1; the box is empty\.$/) },
+  { name: 'dModel: 1e999 typed', enter: type('#d-model', '1e999'),
+    expect: trainField('d-model', /^The dModel must be a whole number from 1 to 256; (what is typed is not a number|got “1e999”)\.$/) },
+  { name: 'seeds: 9 typed', enter: type('#seeds', '9'), expect: trainField('seeds', /^The seeds side by side must be a whole number from 1 to 8; got “9”\.$/) },
+  { name: 'evaluate at: abc typed', enter: (page) => page.fill('#evaluate-at', 'abc'),
+    expect: trainField('evaluate-at', /^The evaluate at must be up to 8 whole numbers from 1 to 256 separated by commas, such as 16, 24, 32; got “abc”\.$/) },
+  { name: 'pairs: 33 typed over 32 keys', enter: type('#pairs', '33'),
+    expect: trainField('pairs', /^33 pairs need 33 distinct keys, but there are only 32 key symbols/) },
+
+  // what only the engine refuses
+  { name: 'a batch of 1 over three objectives, refused by the engine', start: '#batch=1&span=1&recall=1',
+    enter: (page) => page.click('[data-testid="train"]'),
+    expect: async (page) => {
+      await messageOf(page, '#batch-message', /training\.batch \(1\) is too small to give any objective of task\.mix a sequence/);
+      await page.waitForFunction(() => document.getElementById('train-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+      await messageOf(page, '[data-testid="train-status"]', /^The run could not train: .*training\.batch \(1\) is too small/);
+    } },
+
+  // model files
+  { name: 'load: a file that is not JSON', enter: loadFile('broken.json', '{"config": [1, 2'),
+    expect: modelStatus(/^broken\.json was not loaded: the file is not JSON \(/) },
+  { name: 'load: JSON that is not a saved model', enter: loadFile('list.json', '[1, 2, 3]'),
+    expect: modelStatus(/^list\.json was not loaded: the file holds no saved model: its JSON is not an object\.$/) },
+  { name: 'load: a saved model with a parameter of the wrong shape', enter: async (page) => {
+    const engine = await nodeEngine();
+    const model = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16 });
+    const saved = model.save();
+    model.delete();
+    saved.parameters['head.bias'] = { rows: 1, cols: 3, data: [0, 0, 0] };
+    await loadFile('shape.json', JSON.stringify(saved))(page);
+  }, expect: modelStatus(/^shape\.json was not loaded: .*head\.bias/) },
+  { name: 'load: markup and NaN in a saved model', enter: loadFile('<b>x</b>.json',
+    `{"format": "attention-playground-transformer", "version": 1, "config": {"vocab": "${MARKUP.replaceAll('"', "'")}"}}`),
+  expect: modelStatus(/^<b>x<\/b>\.json was not loaded: /) },
+  // made in the page: 33 MiB through the DevTools protocol would take seconds
+  { name: `load: a file over ${MODEL_FILE_LIMIT_MIB} MiB`, enter: (page) => page.evaluate((bytes) => {
+    const input = document.querySelector('[data-testid="load-file"]');
+    const files = new DataTransfer();
+    files.items.add(new File([new Uint8Array(bytes).fill(32)], 'huge.json', { type: 'application/json' }));
+    input.files = files.files;
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  }, (MODEL_FILE_LIMIT_MIB + 1) * 2 ** 20),
+    expect: modelStatus(/^huge\.json was not loaded: it takes 33\.0 MiB, and the page reads model files up to 32\.0 MiB\.$/) },
+];
+
+// The Train page back to the valid settings of `hash`, with no message on display.
+async function resetTrain(page, start) {
+  await page.evaluate(() => document.activeElement?.blur());
+  await setHash(page, start);
+  await page.waitForFunction(() => document.querySelector('[data-testid="link-notices"]').children.length === 0
+    && [...document.querySelectorAll('.field-message')].every((message) => message.hidden)
+    && !document.querySelector('[data-testid="train"]').disabled, null, { timeout: TIMEOUT_MS });
+}
+
+// A cheap interaction that must answer: the lengths chart's axis, there and back, seen in the hash.
+async function assertTrainResponsive(page) {
+  for (const [axis, written] of [['position', true], ['relative', false]]) {
+    await page.selectOption('#axis', axis, { timeout: TIMEOUT_MS });
+    await page.waitForFunction((expected) => location.hash.includes('axis=position') === expected, written, { timeout: TIMEOUT_MS });
+  }
+}
+
+// The quick run's numbers: its final accuracy by position, and worker 0's wasm memory.
+async function trainNumbers(page) {
+  assert.equal(await trainAndWait(page), 'finished');
+  return page.evaluate(() => ({
+    positions: document.getElementById('positions-chart').dataset.values,
+    wasmBytes: Number(document.querySelector('[data-testid="train-status"]').dataset.wasmBytes.split(',')[0]),
+  }));
+}
+
 // ---- the tests ----------------------------------------------------------------------------
 
 describe('bad inputs through the page', () => {
@@ -396,6 +531,41 @@ describe('bad inputs through the page', () => {
         && document.getElementById('mitigation-summary').textContent === expected.mitigation,
       [POSITION_PATH, first], { timeout: TIMEOUT_MS }).catch(() => {});
       assert.deepEqual(await labNumbers(page), first);
+    });
+    await close();
+  });
+
+  test(`the Train page: ${TRAIN.length + 1} bad inputs, each named, none freezing the page or running script; then the same run`, async (t) => {
+    const { page, close } = await openPage(suite, `train.html${TRAIN_QUICK}&zz=1`);
+    const dialogs = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      dialog.dismiss();
+    });
+    let first;
+    await t.test('train hash on load: an unknown key; then the quick run', async () => {
+      await trainNotice(/unknown setting “zz”/)(page);
+      await resetTrain(page, TRAIN_QUICK);
+      first = await trainNumbers(page);
+      await assertTrainResponsive(page);
+      await assertNoScriptRan(page, dialogs);
+    });
+    for (const entry of TRAIN) {
+      await t.test(entry.name, async () => {
+        await resetTrain(page, entry.start ?? '#steps=1400');
+        await entry.enter(page);
+        await entry.expect(page);
+        await assertTrainResponsive(page);
+        await assertNoScriptRan(page, dialogs);
+      });
+    }
+    await t.test('after the catalogue: the quick run gives the same numbers, in no more wasm memory', async (step) => {
+      await resetTrain(page, TRAIN_QUICK);
+      while (await page.locator('#runs-body tr').count() > 0) await page.click('#runs-body tr:first-child button:text("Remove")');
+      const again = await trainNumbers(page);
+      assert.equal(again.positions, first.positions);
+      step.diagnostic(`worker 0's wasm memory: ${first.wasmBytes} bytes after the first run, ${again.wasmBytes} after the catalogue`);
+      assert.ok(again.wasmBytes <= first.wasmBytes, `wasm memory grew from ${first.wasmBytes} to ${again.wasmBytes} bytes`);
     });
     await close();
   });

@@ -87,6 +87,18 @@ export async function assertEngineFailureShown(suite, path) {
   await close({ expectErrors: true });
 }
 
+/** The Train page's quick run (4 pairs of 8 keys and 8 values, dModel 16, 300 steps): trains in about a second. */
+export const TRAIN_QUICK = '#pairs=4&keys=8&values=8&dModel=16&steps=300&batch=32&every=50&heldOut=512&evalAt=4%2C6%2C8';
+const RUN_TIMEOUT_MS = 60_000;
+
+/** Clicks the Train page's Train and waits until the run is over: resolves to <html data-training> ('finished', 'stopped' or 'failed'). */
+export async function trainAndWait(page, timeout = RUN_TIMEOUT_MS) {
+  await page.click('[data-testid="train"]');
+  await page.waitForFunction(() => ['finished', 'stopped', 'failed'].includes(document.documentElement.dataset.training),
+    null, { timeout });
+  return page.evaluate(() => document.documentElement.dataset.training);
+}
+
 /** Waits until the heatmap shows `rows` rows (and, by default, nothing is computing). */
 export async function waitForRows(page, rows, timeout = TIMEOUT_MS) {
   await page.waitForFunction((expected) => {

@@ -1,11 +1,12 @@
-// Screenshots of both pages for looking at them, not a test: desktop (1400×1000) and phone
+// Screenshots of the pages for looking at them, not a test: desktop (1400×1000) and phone
 // (390×844), light and dark, the playground under a causal mask (so masked cells and their
-// legend show) and the lab. Usage, after `node scripts/build.mjs wasm web`:
+// legend show), the lab, and the Train page before, during and after the default run
+// (ATTN_TRAIN_HASH, e.g. '#seeds=3', changes the run). Usage, after `node scripts/build.mjs wasm web`:
 //   node tests/browser/screenshots.mjs [label]     → build/screenshots/<label>/*.png
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DESKTOP, openPage, startSuite, waitForRows } from './helpers.mjs';
+import { DESKTOP, openPage, startSuite, trainAndWait, waitForRows } from './helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const VIEWPORTS = { desktop: DESKTOP, phone: PHONE };
@@ -14,6 +15,9 @@ const PLAYGROUND_HASH = '#c=1&h=2';  // causal: the upper triangle is masked; tw
 const PLAYGROUND_ROWS = 6;
 const LAB_CHART = '#position-chart .series path';
 const SETTLE_MS = 300;              // the hash write and the ResizeObserver's redraw
+const TRAIN_HASH = process.env.ATTN_TRAIN_HASH ?? '';
+const TRAIN_DURING_STEP = 700;      // the 'during' picture: once every seed has passed this step
+const TRAIN_TIMEOUT_MS = 600_000;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const label = process.argv[2] ?? 'latest';
@@ -40,6 +44,28 @@ try {
       await lab.page.waitForTimeout(SETTLE_MS);
       await lab.page.screenshot({ path: join(folder, `lab-${name}.png`) });
       await lab.close();
+
+      const train = await openPage(suite, `train.html${TRAIN_HASH}`, { viewport, colorScheme });
+      await train.page.waitForTimeout(SETTLE_MS);
+      await train.page.screenshot({ path: join(folder, `train-before-${name}.png`) });
+      const finished = trainAndWait(train.page, TRAIN_TIMEOUT_MS);
+      await train.page.waitForFunction((step) => {
+        const seeds = [...document.querySelectorAll('#seed-progress li')];
+        return seeds.length > 0 && seeds.every((item) => Number(item.dataset.step) >= step);
+      }, TRAIN_DURING_STEP, { timeout: TRAIN_TIMEOUT_MS });
+      await train.page.evaluate(() => document.querySelector('.train-intro').scrollIntoView());
+      await train.page.screenshot({ path: join(folder, `train-during-${name}.png`) });
+      await finished;
+      await train.page.waitForTimeout(SETTLE_MS);
+      await train.page.evaluate(() => window.scrollTo(0, 0));
+      await train.page.screenshot({ path: join(folder, `train-after-${name}.png`), fullPage: true });
+      await train.page.evaluate(() => document.querySelector('.train-layout').scrollIntoView());
+      await train.page.screenshot({ path: join(folder, `train-top-${name}.png`) });  // docs/train-desktop.png
+      for (const [part, selector] of [['positions', 'section:has(#positions-chart)'], ['lengths', 'section:has(#lengths-chart)'],
+        ['looks', 'section:has(#looks-chart)'], ['attention', 'section:has(#attention-map)'], ['runs', 'section:has(#runs-body)']]) {
+        await train.page.locator(selector).screenshot({ path: join(folder, `train-${part}-${name}.png`) });
+      }
+      await train.close();
     }
   }
   console.log(`screenshots: ${folder}`);

@@ -17,8 +17,8 @@ const links = (html) => [...html.match(/<nav\b[\s\S]*?<\/nav>/)[0].matchAll(/<a 
 describe('the pages of web/', () => {
   const pages = renderPages(web);
 
-  test('keep the file names links point at: index.html and lab.html', () => {
-    assert.deepEqual(pages.map(({ file }) => file), ['index.html', 'lab.html']);
+  test('keep the file names links point at: index.html, lab.html and train.html', () => {
+    assert.deepEqual(pages.map(({ file }) => file), ['index.html', 'lab.html', 'train.html']);
   });
 
   for (const [k, { file, html }] of pages.entries()) {
@@ -49,19 +49,20 @@ describe('the layout', () => {
   const layout = '<html><head>\n{{head}}\n</head><body><nav><ul>\n{{navigation}}\n</ul></nav>\n{{body}}\n</body></html>';
   const source = '<head>\n  <title>T</title>\n</head>\n<body>\n  <main>M</main>\n</body>\n';
 
-  test('a third page is one more entry in the list: its link comes last, marked current on its page', () => {
-    const third = { source: 'train/train.html', link: 'Train & test', scripts: ['train/train.js'] };
-    const html = renderPage(layout, third, source, [...PAGES, third]);
-    assert.deepEqual(links(html).at(-1), { href: 'train.html', current: true, text: 'Train &#38; test' });
+  test('another page is one more entry in the list: its link comes last, marked current on its page', () => {
+    const another = { source: 'notes/notes.html', link: 'Notes & tests', scripts: ['notes/notes.js'] };
+    const html = renderPage(layout, another, source, [...PAGES, another]);
+    assert.deepEqual(links(html).at(-1), { href: 'notes.html', current: true, text: 'Notes &#38; tests' });
     assert.equal(links(html).filter((link) => link.current).length, 1);
     assert.ok(html.includes('<head>\n  <title>T</title>\n</head>'));
     assert.ok(html.includes('<main>M</main>'));
   });
 
   test('pages and scripts land side by side in dist/: a name twice is refused', () => {
-    assert.deepEqual(distFiles(), ['index.html', 'main.js', 'worker.js', 'lab.html', 'lab.js', 'lab-worker.js']);
-    const third = { source: 'train/train.html', link: 'Train', scripts: ['train/train.js', 'train/worker.js'] };
-    assert.throws(() => distFiles([...PAGES, third]), /worker\.js would be written twice to dist\//);
+    assert.deepEqual(distFiles(), ['index.html', 'main.js', 'worker.js', 'lab.html', 'lab.js', 'lab-worker.js',
+      'train.html', 'train.js', 'train-worker.js']);
+    const another = { source: 'notes/notes.html', link: 'Notes', scripts: ['notes/notes.js', 'notes/worker.js'] };
+    assert.throws(() => distFiles([...PAGES, another]), /worker\.js would be written twice to dist\//);
   });
 
   test('a page without a head or a body, or a layout slot of no known name, is refused with its name', () => {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { renderPages } from '../../scripts/build-web.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PAGES = ['index.html', 'lab.html'];
+const PAGES = ['index.html', 'lab.html', 'train.html'];
 const NPM_REGISTRY = 'https://registry.npmjs.org/';
 
 // [name, pattern]: ways to turn a string into markup (HTML_SINKS) or into code (CODE_SINKS).

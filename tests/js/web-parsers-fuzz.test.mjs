@@ -1,6 +1,6 @@
 // Seeded fuzzing of the page's parsers of user-controlled text: the URL-hash state of the
-// playground (web/playground/state.js) and of the lab (web/lab/state.js), which run in the browser and so
-// are out of libFuzzer's reach, and the
+// playground (web/playground/state.js), of the lab (web/lab/state.js) and of the Train page
+// (web/train/state.js), which run in the browser and so are out of libFuzzer's reach, and the
 // tokenizer the page calls, engine.tokenize, whose core fuzz_text covers: here its
 // JavaScript side (lone surrogates, UTF-16 offsets). Random and mutated inputs;
 // invariants checked on each.
@@ -9,6 +9,7 @@ import test from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
 import { DEFAULTS as LAB_DEFAULTS, parseHash as parseLabHash, toHash as labHash } from '../../web/lab/state.js';
 import { LIMITS, formatHash, formatLink, parseHash } from '../../web/playground/state.js';
+import { DEFAULTS as TRAIN_DEFAULTS, parseHash as parseTrainHash, toHash as trainHash } from '../../web/train/state.js';
 import { mulberry32, pick, randomInt } from './reference.mjs';
 
 const engine = await createAttention();
@@ -129,6 +130,29 @@ test('the lab’s parseHash names each value its controls cannot take', () => {
     'causal must be 0 or 1, got “abc”',
     'unknown setting “zz”',
   ]);
+});
+
+// The Train page's link: numbers of every kind, lists, choices.
+const TRAIN_PIECES = ['pairs', 'keys', 'values', 'answers', 'retrieval', 'span', 'recall', 'spanItems', 'layers', 'dModel',
+  'heads', 'mlp', 'pe', 'context', 'steps', 'batch', 'lr', 'seed', 'seeds', 'every', 'heldOut', 'evalAt', 'axis', 'target',
+  'example', 'zz', '=', '&', '%', '%2', '%2C', ',', '0', '1', '-1', '2', '8', '16', '32', '0.5', '1e-3', '1e300', '1e6', 'NaN',
+  'Infinity', '2147483648', 'rope', 'alibi', 'learned', 'prefix', 'ends', 'position', 'first', ' ', '+', 'x'.repeat(300)];
+
+test('the Train page’s parseHash never throws, keeps settings within their rules, and round-trips them', () => {
+  const random = mulberry32(20261124);
+  for (let i = 0; i < CASES; ++i) {
+    const hash = randomText(random, TRAIN_PIECES, 12);
+    let parsed;
+    assert.doesNotThrow(() => { parsed = parseTrainHash(hash); }, `parseHash(${JSON.stringify(hash)})`);
+    const { settings, problems } = parsed;
+    for (const problem of problems) assert.ok(problem.length < 200 + MAX_SHOWN_VALUE, `a long problem for ${JSON.stringify(hash)}: ${problem}`);
+    assert.deepEqual(Object.keys(settings).sort(), Object.keys(TRAIN_DEFAULTS).sort());
+    assert.ok(settings.heads >= 1 && settings.heads <= 16 && settings.seeds >= 1 && settings.seeds <= 8, JSON.stringify(settings));
+    assert.ok(settings.learningRate > 0 && settings.learningRate <= 1 && settings.retrieval >= 0, JSON.stringify(settings));
+    assert.ok(settings.evaluateAt.every((pairs) => Number.isInteger(pairs) && pairs >= 1 && pairs <= 256), JSON.stringify(settings));
+    const again = parseTrainHash(trainHash(settings));
+    assert.deepEqual(again, { settings, problems: [] }, `the kept settings of ${JSON.stringify(hash)} do not round-trip`);
+  }
 });
 
 test('engine.tokenize never throws on page text; tokens are ordered spans that cover every visible character', () => {

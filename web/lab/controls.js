@@ -2,7 +2,7 @@
 // the settings shown in them and their read-outs, and what each control sets, with the scope
 // of what that changes (mechanisms feed every chart; the needle's settings only charts 3–4).
 import { format } from 'd3-format';
-import { DOCUMENT_COUNTS, SOURCE } from './published-data.js';
+import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { LENGTHS, PRESETS, RANGES, SLOPE_LOG_RANGE, sliderToSlope, WINDOWS } from './state.js';
 
 const $ = (id) => document.getElementById(id);

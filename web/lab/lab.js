@@ -2,6 +2,7 @@
 // module workers (lab-worker.js: one answers the live curves, the other the needle
 // experiments, so that sliders stay live while a grid is computed) → the five charts.
 import { createNotices, showEngineStatus } from '../shared/page/status.js';
+import { createPublishedChart } from '../shared/published-chart.js';
 import { Superseded, createWorkerClient } from '../shared/worker/client.js';
 import { readControl, setUpControls, showSettings } from './controls.js';
 import { createLink } from './link.js';
@@ -9,7 +10,6 @@ import { experimentLength, gridLengths, modelOptions, needleOptions, ROPE_BASES,
 import { createMitigationView } from './views/mitigation.js';
 import { createNeedleView } from './views/needle.js';
 import { createPositionView } from './views/position.js';
-import { createPublishedView } from './views/published.js';
 import { createRopeView } from './views/rope.js';
 import './lab.css';
 
@@ -25,7 +25,8 @@ const position = createPositionView();
 const rope = createRopeView();
 const needle = createNeedleView();
 const mitigation = createMitigationView();
-const published = createPublishedView();
+const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));
+const published = (settings) => drawPublished(settings.documents);
 const results = { curves: null, needle: null, grid: null, mitigation: null };
 
 function drawAll() {

@@ -1,7 +1,7 @@
 // The lab's link: the settings in the URL hash (state.js spells them), read on load and when
 // the address changes, with a notice naming what the lab ignored, and written back as the
 // settings change, to the address bar and to the "Link to these settings" anchor.
-import { DOCUMENT_COUNTS } from './published-data.js';
+import { DOCUMENT_COUNTS } from '../shared/published-data.js';
 import { parseHash, toHash } from './state.js';
 
 /** {read() → the settings the hash holds, write(settings)}; notices: where the link's problems go. */

@@ -1,12 +1,12 @@
 // Line charts, drawn with d3 into an <svg>: axes (linear or logarithmic) with their titles,
-// one path per series (solid, dashed or dotted, coloured by CSS class series-K), optional
-// point markers with their values as tooltips, and a legend kept as an HTML list beside the
-// chart (<ul class="chart-legend">). Its styles, line-chart.css, come with it into the page's
-// bundled CSS.
+// one path per series (solid, dashed, dotted or faint, coloured by CSS class series-K), an
+// optional band around a series (a spread, shaded in its colour), optional point markers with
+// their values as tooltips, and a legend kept as an HTML list beside the chart (<ul
+// class="chart-legend">). Its styles, line-chart.css, come with it into the page's bundled CSS.
 import { axisBottom, axisLeft } from 'd3-axis';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
-import { line } from 'd3-shape';
+import { area, line } from 'd3-shape';
 import './line-chart.css';
 
 const MARGIN = { top: 14, right: 18, bottom: 44, left: 60 };
@@ -19,10 +19,13 @@ const LABEL_OFFSET_PX = 34;      // axis titles sit this far outside the plot
 
 /**
  * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog}) where each series
- * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted', points: boolean}.
- * With yLog, values ≤ 0 leave a gap.
+ * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted' | 'faint', points:
+ * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series)}.
+ * With yLog, values ≤ 0 leave a gap. With integerX the x axis ticks only whole numbers.
  */
-export function createLineChart(svg, { xLabel, yLabel, xLog = false, xFormat, yFormat, height = DEFAULT_HEIGHT_PX, legend }) {
+export function createLineChart(svg, {
+  xLabel, yLabel, xLog = false, xFormat, yFormat, height = DEFAULT_HEIGHT_PX, legend, integerX = false,
+}) {
   const root = select(svg).attr('height', height);
   const plot = root.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
   const xAxis = plot.append('g').attr('class', 'axis x-axis');
@@ -40,8 +43,10 @@ export function createLineChart(svg, { xLabel, yLabel, xLog = false, xFormat, yF
     const x = (xLog ? scaleLog() : scaleLinear()).domain(xDomain).range([0, innerWidth]);
     const y = (yLog ? scaleLog() : scaleLinear()).domain(yDomain).nice(Y_TICKS).range([innerHeight, 0]);
 
-    xAxis.attr('transform', `translate(0,${innerHeight})`)
-      .call(axisBottom(x).ticks(Math.max(2, Math.round(innerWidth * X_TICKS_PER_PX)), xFormat));
+    const xTicks = Math.max(2, Math.round(innerWidth * X_TICKS_PER_PX));
+    const bottom = axisBottom(x).ticks(xTicks, xFormat);
+    if (integerX) bottom.tickValues(x.ticks(xTicks).filter(Number.isInteger));
+    xAxis.attr('transform', `translate(0,${innerHeight})`).call(bottom);
     yAxis.call(axisLeft(y).ticks(Y_TICKS, yFormat));
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
     yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
@@ -50,9 +55,16 @@ export function createLineChart(svg, { xLabel, yLabel, xLog = false, xFormat, yF
     const path = line().defined(([, value]) => shown(value)).x(([xv]) => x(xv)).y(([, yv]) => y(yv));
     const pointsOf = (s) => s.xs.map((xv, k) => [xv, s.ys[k]]).filter(([xv]) => !xLog || xv > 0);
     const markersOf = (s) => (s.points ? pointsOf(s).filter(([, yv]) => shown(yv)).map((p) => ({ p, s })) : []);
+    const shade = area().defined(([, low, high]) => shown(low) && shown(high))
+      .x(([xv]) => x(xv)).y0(([, low]) => y(low)).y1(([, , high]) => y(high));
+    const bandOf = (s) => s.xs.map((xv, k) => [xv, s.band.lows[k], s.band.highs[k]]).filter(([xv]) => !xLog || xv > 0);
     const groups = lines.selectAll('g.series').data(series).join('g')
-      .attr('class', (s) => `series series-${s.colorIndex} ${s.style ?? 'solid'}`);
-    groups.selectAll('path').data((s) => [s]).join('path').attr('d', (s) => path(pointsOf(s)));
+      .attr('class', (s) => `series series-${s.colorIndex} ${s.style ?? 'solid'}`)
+      .attr('data-series', (s) => s.id ?? null);
+    groups.selectAll('path.band').data((s) => (s.band ? [s] : []))
+      .join((enter) => enter.insert('path', ':first-child')).attr('class', 'band')
+      .attr('d', (s) => shade(bandOf(s)));
+    groups.selectAll('path.line').data((s) => [s]).join('path').attr('class', 'line').attr('d', (s) => path(pointsOf(s)));
     groups.selectAll('circle').data(markersOf).join('circle')
       .attr('cx', ({ p }) => x(p[0])).attr('cy', ({ p }) => y(p[1])).attr('r', POINT_RADIUS_PX)
       .selectAll('title').data((d) => [d]).join('title')

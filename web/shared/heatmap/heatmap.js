@@ -1,8 +1,9 @@
 // The attention matrix on a canvas: one panel per head on display (small multiples, or one
 // large), cells filled through ImageData from the precomputed colour table (one 32-bit write
 // per cell) and scaled up without smoothing, masked cells hatched, token labels thinned to
-// what fits, the selected query row outlined. A panel's cell image is made once per colour
-// mapping, so hovering, selecting a query or resizing only repaints.
+// what fits, the selected query row outlined, and marked columns (such as the tokens a query
+// should find) outlined too. A panel's cell image is made once per colour mapping, so
+// hovering, selecting a query or resizing only repaints.
 // Pointer and keyboard: hover or arrow keys show a cell in the tooltip, click or Enter
 // selects the query row, Ctrl + wheel or + / − / 0 zoom. Long inputs arrive already pooled into
 // blocks (pooling.js); labels and hit tests work in token positions either way.
@@ -114,7 +115,12 @@ function hatchPattern(context, back, stroke) {
  * onZoom({i, j, factor}) to zoom around cell (i, j), or onZoom(null) for the whole matrix.
  * Returns {draw(model)}. A model is
  *   {tokens: [{text, unknown}], n, region: {row0, col0, size}, block, pooling, query,
- *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked}], value, domain}.
+ *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title}], value, domain,
+ *    marked, names, columns}.
+ * Optional: a panel's title (default "Head h of H"); its scores (without them the tooltip shows
+ * the weight alone); marked, token positions whose columns are outlined and whose labels are
+ * always drawn and stand out; names {query, key}, what the tooltip calls a row and a column
+ * (default 'query', 'key'); columns, the most panels side by side (default: as many as fit).
  */
 export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   const context = canvas.getContext('2d');
@@ -125,6 +131,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   let labelWidth = 0; // of the widest row label, measured once per model
   let layout = null;
   let cursor = null;  // {panel, i, j}: the cell under the pointer or the keyboard cursor
+  let marked = new Set();  // token positions whose columns are outlined
 
   // The panel's cell image for this colour mapping, made again only when the mapping changed.
   function cachedImage(panel, value, [lo, hi]) {
@@ -152,7 +159,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const labelPx = labelWidth + LABEL_GAP_PX;
     const count = model.panels.length;
     const columns = count === 1 ? 1
-      : Math.max(1, Math.min(count, Math.floor((width + PANEL_GAP_PX) / (labelPx + MIN_PANEL_SIDE_PX + PANEL_GAP_PX))));
+      : Math.max(1, Math.min(count, model.columns ?? count,
+        Math.floor((width + PANEL_GAP_PX) / (labelPx + MIN_PANEL_SIDE_PX + PANEL_GAP_PX))));
     const side = Math.max(1, Math.min(MAX_SIDE_PX, model.region.size * MAX_CELL_PX,
       Math.floor((width - columns * labelPx - (columns - 1) * PANEL_GAP_PX) / columns)));
     const panelHeight = TITLE_PX + labelPx + side;
@@ -171,21 +179,32 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   function drawLabels(rect, cellPx, colors) {
     const { row0, col0, size } = model.region;
     const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
-    const first = (start) => Math.ceil(start / step) * step;
+    // Every step-th label, and the selected query's and the marked tokens' always, without
+    // the thinned ones that would touch them.
+    const standouts = [model.query, ...marked];
+    const shown = (start) => {
+      const end = start + size;
+      const own = standouts.filter((t) => t >= start && t < end);
+      const labels = new Set(own);
+      for (let t = Math.ceil(start / step) * step; t < end; t += step) {
+        if (own.every((s) => Math.abs(t - s) >= step)) labels.add(t);
+      }
+      return [...labels];
+    };
     const style = (t) => {
       const token = model.tokens[t];
-      const selected = t === model.query;
+      const selected = t === model.query || marked.has(t);
       context.font = `${token.unknown ? 'italic ' : ''}${selected ? 'bold ' : ''}${FONT_PX}px system-ui, sans-serif`;
       context.fillStyle = selected ? colors.accent : token.unknown ? colors.unknown : colors.text;
       return label(token.text);
     };
     context.textBaseline = 'middle';
     context.textAlign = 'right';
-    for (let t = first(row0); t < row0 + size; t += step) {
+    for (const t of shown(row0)) {
       context.fillText(style(t), rect.x - LABEL_GAP_PX, rect.y + (t - row0 + 0.5) * cellPx, MAX_LABEL_PX);
     }
     context.textAlign = 'left';
-    for (let t = first(col0); t < col0 + size; t += step) {
+    for (const t of shown(col0)) {
       context.save();
       context.translate(rect.x + (t - col0 + 0.5) * cellPx, rect.y - LABEL_GAP_PX);
       context.rotate(-Math.PI / 2);
@@ -226,7 +245,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       context.fillStyle = colors.title;
       context.textAlign = 'left';
       context.textBaseline = 'alphabetic';
-      context.fillText(`Head ${panel.head + 1} of ${panel.heads}`, rect.x, rect.y - layout.labelPx - TITLE_PX / 3);
+      context.fillText(panel.title ?? `Head ${panel.head + 1} of ${panel.heads}`, rect.x, rect.y - layout.labelPx - TITLE_PX / 3);
       context.imageSmoothingEnabled = false;
       context.save();
       context.beginPath();
@@ -241,12 +260,16 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       if (model.query >= row0 && model.query < row0 + size) {
         outline(rect, cellPx, model.query, col0, 1, size, colors.accent);
       }
+      for (const t of marked) {
+        if (t >= col0 && t < col0 + size) outline(rect, cellPx, row0, t, size, 1, colors.accent);
+      }
       if (cursor?.panel === p) outline(rect, cellPx, cursor.i, cursor.j, 1, 1, colors.text);
     });
     canvas.dataset.rows = String(size);
     canvas.dataset.cols = String(size);
     canvas.dataset.heads = String(model.panels.length);
     canvas.dataset.block = String(model.block);
+    canvas.dataset.marked = [...marked].join(',');
   }
 
   // Token position under a CSS-pixel point: {panel, i, j}, or {panel, i, j: null} over the row labels.
@@ -275,9 +298,10 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const r = Math.floor((cell.i - row0) / block);
     const c = Math.floor((cell.j - col0) / block);
     const k = r * panel.cellCols + c;
-    const lines = [`Head ${panel.head + 1}`];
+    const lines = [panel.title ?? `Head ${panel.head + 1}`];
+    const { query: rowName = 'query', key: columnName = 'key' } = model.names ?? {};
     if (block === 1) {
-      lines.push(`query #${cell.i} “${model.tokens[cell.i].text}”`, `key #${cell.j} “${model.tokens[cell.j].text}”`);
+      lines.push(`${rowName} #${cell.i} “${model.tokens[cell.i].text}”`, `${columnName} #${cell.j} “${model.tokens[cell.j].text}”`);
       tooltip.dataset.query = String(cell.i);
       tooltip.dataset.key = String(cell.j);
     } else {
@@ -288,13 +312,16 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       delete tooltip.dataset.query;
       delete tooltip.dataset.key;
     }
+    const scores = panel.scores !== undefined;
     if (panel.masked[k]) {
-      lines.push('masked: score -Infinity, weight 0');
+      lines.push(scores ? 'masked: score -Infinity, weight 0' : 'masked: weight 0');
     } else {
-      lines.push(`score ${formatNumber(panel.scores[k])}`, `weight ${formatNumber(panel.weights[k])}`);
+      lines.push(...(scores ? [`score ${formatNumber(panel.scores[k])}`] : []), `weight ${formatNumber(panel.weights[k])}`);
     }
     tooltip.dataset.head = String(panel.head);
-    tooltip.dataset.score = String(panel.scores[k]);
+    tooltip.dataset.panel = String(cell.panel);
+    if (scores) tooltip.dataset.score = String(panel.scores[k]);
+    else delete tooltip.dataset.score;
     tooltip.dataset.weight = String(panel.weights[k]);
     tooltip.replaceChildren(...lines.map((line) => {
       const div = document.createElement('div');
@@ -392,6 +419,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   return {
     draw(next) {
       model = next;
+      marked = new Set(model.marked ?? []);
       images = model.panels.map((panel) => cachedImage(panel, model.value, model.domain));
       labelWidth = measureLabels();
       if (cursor && (cursor.panel >= model.panels.length || cursor.i >= model.n || cursor.j >= model.n)) cursor = null;

@@ -5,4 +5,5 @@
 export const PAGES = [
   { source: 'playground/index.html', link: 'Playground', scripts: ['playground/main.js', 'playground/worker.js'] },
   { source: 'lab/lab.html', link: 'Lost in the middle lab', scripts: ['lab/lab.js', 'lab/lab-worker.js'] },
+  { source: 'train/train.html', link: 'Train', scripts: ['train/train.js', 'train/train-worker.js'] },
 ];

@@ -1,0 +1,271 @@
+// The Train page in Chromium: a short run (4 pairs of 8 keys and 8 values, dModel 16, 300
+// steps) trained in the page's worker, its curves drawn at every checkpoint with the numbers
+// the engine gives in Node for the same options; the charts after training; the attention map
+// with hover values equal to the engine's; save and load; pause, resume and stop with two
+// seeds; the link; exports; a configuration the page refuses, named; memory that does not grow
+// run after run; the phone layout; a failed engine load.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, nodeEngine, openPage, startSuite,
+  trainAndWait,
+} from './helpers.mjs';
+import { parseHash, taskOptions, trainerOptions } from '../../web/train/state.js';
+
+const QUICK_CHECKPOINTS = 6;
+const RUN_TIMEOUT_MS = 60_000;
+const TOLERANCE = 1e-6;          // numbers that crossed the worker boundary as doubles
+const WEIGHT_TOLERANCE = 1e-6;   // float32 weights, compared as the tooltip prints them in full
+const SCAN_STEPS = 12;  // a grid of points hovered over the attention map
+const PHONE = { width: 390, height: 844 };
+const TALL = { width: 1400, height: 1800 };  // the attention map of two layers in view whole
+
+let suite;
+before(async () => { suite = await startSuite({ prefix: '/train/sub/path/' }); });
+after(async () => { await suite?.close(); });
+
+// The points of an SVG path drawn by d3-shape's line: "M x,y L x,y ...".
+const pointCount = (d) => (d ? d.split(/[ML]/).filter(Boolean).length : 0);
+
+async function pathOf(page, chart, series, kind = 'line') {
+  return page.getAttribute(`#${chart} [data-series="${series}"] path.${kind}`, 'd');
+}
+
+async function curves(page) {
+  return JSON.parse((await downloadOf(page, '#export-json')).bytes.toString('utf8'));
+}
+
+describe('Train page', () => {
+  test('trains a short run in the worker: progress, curves at every checkpoint equal to the engine’s, charts after training, the runs table', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    assert.equal(await trainAndWait(page), 'finished');
+    assert.equal(await page.getAttribute('#seed-progress li', 'data-step'), '300');
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Trained 300 steps \(one seed\) in [\d.]+ s\.$/);
+
+    // chart 1: a point per checkpoint, chance dashed
+    assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), String(QUICK_CHECKPOINTS));
+    assert.equal(pointCount(await pathOf(page, 'accuracy-chart', 'accuracy')), QUICK_CHECKPOINTS);
+    assert.equal(pointCount(await pathOf(page, 'loss-chart', 'loss')), QUICK_CHECKPOINTS);
+    assert.equal(pointCount(await page.getAttribute('#accuracy-chart [data-series="chance"].dashed path.line', 'd')), 2);
+    // chart 2: the latest checkpoint bold, the earlier ones faint
+    assert.equal(await page.getAttribute('#positions-chart', 'data-step'), '300');
+    assert.equal(await page.locator('#positions-chart .series.faint').count(), QUICK_CHECKPOINTS - 1);
+    assert.equal(pointCount(await pathOf(page, 'positions-chart', 'latest')), 4);
+
+    // the same options trained by the engine in Node give the same numbers
+    const { settings } = parseHash(QUICK);
+    const engine = await nodeEngine();
+    const expected = engine.trainRetrieval(trainerOptions(settings, settings.seed));
+    const file = await curves(page);
+    const [seed] = file.seeds;
+    assert.deepEqual(seed.checkpoints.map((c) => c.step), expected.checkpoints.map((c) => c.step));
+    for (const [k, checkpoint] of expected.checkpoints.entries()) {
+      assertClose(seed.checkpoints[k].accuracyByPosition, Array.from(checkpoint.accuracyByPosition), TOLERANCE, `checkpoint ${k}`);
+      assert.ok(Math.abs(seed.checkpoints[k].loss - checkpoint.loss) <= TOLERANCE, `loss at checkpoint ${k}`);
+    }
+    const shown = (await page.getAttribute('#positions-chart', 'data-values')).split(',').map(Number);
+    assertClose(shown, Array.from(expected.checkpoints.at(-1).accuracyByPosition), TOLERANCE, 'chart 2\'s latest curve');
+    assert.deepEqual(seed.evaluations.map((e) => e.pairs), [4, 6, 8]);
+    for (const evaluation of seed.evaluations) {
+      const fromEngine = engine.evaluateRetrieval(expected.model, {
+        task: taskOptions(settings), pairs: evaluation.pairs, sequences: settings.sequences, context: 'causal',
+      });
+      assertClose(evaluation.accuracyByPosition, Array.from(fromEngine.accuracyByPosition), TOLERANCE, `${evaluation.pairs} pairs`);
+      assertClose(evaluation.attention.toValue.flat(2), fromEngine.attention.toValue.flatMap((l) => l.flatMap((h) => Array.from(h))),
+        TOLERANCE, `attention on the value at ${evaluation.pairs} pairs`);
+    }
+    expected.model.delete();
+
+    // charts 3 and 4, after training
+    for (const [pairs, points] of [[4, 4], [6, 6], [8, 8]]) {
+      assert.equal(pointCount(await pathOf(page, 'lengths-chart', `pairs-${pairs}`)), points, `${pairs} pairs`);
+    }
+    assert.equal(await page.locator('#looks-chart .series').count(), 2 * 2 + 1, 'a line per layer and head, and the accuracy');
+    await page.selectOption('#axis', 'position');
+    await page.waitForFunction(() => document.getElementById('lengths-chart').dataset.axis === 'position', null, { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => location.hash.includes('axis=position'), null, { timeout: TIMEOUT_MS });
+    // the runs table, and the run overlaid
+    assert.equal(await page.locator('#runs-body tr').count(), 1);
+    const accuracy = await page.textContent('#runs-body tr td:nth-child(5)');
+    assert.equal(accuracy, `${(100 * seed.evaluations[0].accuracy).toFixed(1)}%`);
+    assert.equal(await page.getAttribute('#overlay-chart', 'data-runs'), 'run-1');
+    await close();
+  });
+
+  test('the attention map: tokens labelled, the queried pair marked, hover values equal to the engine’s; save then load gives the same model', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}&example=3`, { viewport: TALL });
+    assert.equal(await trainAndWait(page), 'finished');
+    await page.waitForFunction(() => document.getElementById('attention-map').dataset.rows === '10', null, { timeout: TIMEOUT_MS });
+    const saved = JSON.parse((await downloadOf(page, '[data-testid="save-model"]')).bytes.toString('utf8'));
+    assert.equal(saved.format, 'attention-playground-transformer');
+    assert.equal(saved.meta.format, 'attention-playground-train-run');
+    assert.equal(saved.meta.checkpoints.length, QUICK_CHECKPOINTS);
+
+    // the engine in Node: the saved model's attention on the same held-out sequence
+    const engine = await nodeEngine();
+    const model = engine.loadTransformer(saved);
+    const { settings } = parseHash(QUICK);
+    const batch = engine.retrievalBatch({ task: taskOptions(settings), objective: 'retrieval', pairs: 4, batch: 1, seed: 3 });
+    const { weights } = model.attention({ tokens: batch.tokens });
+    model.delete();
+    const queried = batch.queried[0];
+    assert.equal(await page.getAttribute('#attention-map', 'data-marked'), `${2 * queried},${2 * queried + 1}`);
+    assert.equal(await page.getAttribute('#attention-map', 'data-heads'), '4', 'two layers of two heads');
+    assert.match(await page.textContent('[data-testid="attention-summary"]'), new RegExp(`pair ${queried + 1} of 4: k${batch.tokens[2 * queried]} → v`));
+
+    await page.evaluate(() => document.getElementById('attention-map').scrollIntoView());
+    const box = await page.locator('#attention-map').boundingBox();
+    assert.ok(box.y > -1 && box.y + box.height <= TALL.height, `the attention map is in view: ${JSON.stringify(box)}`);
+    const found = new Map();
+    for (let a = 0; a < SCAN_STEPS; ++a) {
+      for (let b = 0; b < SCAN_STEPS; ++b) {
+        await page.mouse.move(box.x + ((b + 0.5) / SCAN_STEPS) * box.width, box.y + ((a + 0.5) / SCAN_STEPS) * box.height);
+        const tip = await page.evaluate(() => {
+          const tooltip = document.getElementById('attention-tooltip');
+          return tooltip.hidden || tooltip.dataset.query === undefined ? null : { ...tooltip.dataset, text: tooltip.textContent };
+        });
+        if (tip) found.set(`${tip.panel}:${tip.query}:${tip.key}`, tip);
+      }
+    }
+    assert.ok(found.size >= 40, `found only ${found.size} cells by hovering`);
+    const T = batch.length;
+    for (const tip of found.values()) {
+      const layer = Math.floor(Number(tip.panel) / 2);
+      const head = Number(tip.panel) % 2;
+      const expected = weights[layer][head].data[Number(tip.query) * T + Number(tip.key)];
+      assert.ok(Math.abs(Number(tip.weight) - expected) <= WEIGHT_TOLERANCE, `L${layer + 1}H${head + 1} ${tip.query},${tip.key}: ${tip.weight} vs ${expected}`);
+      assert.equal(tip.score, undefined, 'no score: the model gives weights');
+      assert.match(tip.text, /^Layer \d · head \d/);
+    }
+
+    // load the file back: a second run, the same numbers
+    const before = await curves(page);
+    await page.setInputFiles('[data-testid="load-file"]', {
+      name: 'model.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saved)),
+    });
+    await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 2, null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="model-status"]'), /^Loaded model\.json as run 2\.$/);
+    const loaded = await curves(page);
+    assert.equal(loaded.run.source, 'loaded');
+    assert.deepEqual(loaded.seeds[0].evaluations, before.seeds[0].evaluations, 'the loaded model measures as the saved one');
+    assert.deepEqual(loaded.seeds[0].checkpoints, before.seeds[0].checkpoints, 'its curves come back from the file');
+    assert.equal(await page.textContent('#runs-body tr:nth-child(2) td:nth-child(5)'), await page.textContent('#runs-body tr:nth-child(1) td:nth-child(5)'));
+
+    // a file that is not a model: named, nothing added
+    await page.setInputFiles('[data-testid="load-file"]', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "x"}') });
+    await page.waitForFunction(() => document.getElementById('model-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="model-status"]'), /^notes\.json was not loaded: .*format/);
+    assert.equal(await page.locator('#runs-body tr').count(), 2);
+    await close();
+  });
+
+  test('pause, resume and stop two seeds side by side; stop keeps what was measured', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK.replace('steps=300', 'steps=20000')}&seeds=2`);
+    await page.click('[data-testid="train"]');
+    const steps = () => page.$$eval('#seed-progress li', (items) => items.map((item) => Number(item.dataset.step)));
+    await page.waitForFunction(() => [...document.querySelectorAll('#seed-progress li')].length === 2
+      && [...document.querySelectorAll('#seed-progress li')].every((item) => Number(item.dataset.step) >= 120), null, { timeout: RUN_TIMEOUT_MS });
+    await page.click('[data-testid="pause"]');
+    assert.equal(await page.textContent('[data-testid="pause"]'), 'Resume');
+    await page.waitForTimeout(300);  // a chunk of training already asked for may still land
+    const paused = await steps();
+    await page.waitForTimeout(700);
+    assert.deepEqual(await steps(), paused, 'no step while paused');
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(2 seeds side by side\)/);
+    await page.click('[data-testid="pause"]');
+    await page.waitForFunction((before) => [...document.querySelectorAll('#seed-progress li')]
+      .every((item, k) => Number(item.dataset.step) > before[k]), paused, { timeout: RUN_TIMEOUT_MS });
+    assert.ok(await page.isVisible('#accuracy-chart [data-series="accuracy"] path.band'), 'two seeds: a band');
+    await page.click('[data-testid="stop"]');
+    await page.waitForFunction(() => document.documentElement.dataset.training === 'stopped', null, { timeout: RUN_TIMEOUT_MS });
+    const stopped = await steps();
+    assert.ok(stopped.every((step) => step < 20000), `stopped at ${stopped}`);
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Stopped at step [\d,]+ of 20,000/);
+    assert.equal(await page.textContent('#runs-body tr td:nth-child(4)'), 'stopped');
+    const file = await curves(page);
+    assert.deepEqual(file.seeds.map((s) => s.seed), [0, 1]);
+    assert.ok(file.seeds.every((s) => s.checkpoints.length >= 2 && s.evaluations.length === 3), 'both seeds kept their curves and were measured');
+    await close();
+  });
+
+  test('the settings live in the link: controls, presets and a shared link', async () => {
+    const { page, close } = await openPage(suite, 'train.html');
+    await page.click('button[data-preset="alibi"]');
+    await page.waitForFunction(() => location.hash === '#pe=alibi', null, { timeout: TIMEOUT_MS });
+    await page.fill('#steps', '800');
+    await page.selectOption('#context', 'prefix');
+    await page.check('#mlp');
+    await page.fill('#evaluate-at', '16, 20');
+    await page.waitForFunction(() => location.hash === '#mlp=1&pe=alibi&context=prefix&steps=800&evalAt=16%2C20', null, { timeout: TIMEOUT_MS });
+    const link = await page.getAttribute('#share-link', 'href');
+
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+      .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') || control.textContent.trim()))
+      .map((control) => control.id || control.outerHTML));
+    assert.deepEqual(unlabelled, [], 'every control has a label');
+    await close();
+    const again = await openPage(suite, `train.html${link}`);
+    assert.deepEqual(await again.page.evaluate(() => ['positional', 'context', 'steps', 'evaluate-at']
+      .map((id) => document.getElementById(id).value)), ['alibi', 'prefix', '800', '16,20']);
+    assert.ok(await again.page.isChecked('#mlp'));
+    await again.page.click('button[data-preset="quick"]');
+    await again.page.waitForFunction((hash) => location.hash === hash, QUICK, { timeout: TIMEOUT_MS });
+    await again.close();
+  });
+
+  test('a configuration the engine cannot train is named under its setting, and Train waits for a fix', async () => {
+    const { page, close } = await openPage(suite, 'train.html#heads=3&pairs=40&evalAt=16');
+    assert.match(await page.textContent('#heads-message'), /^3 heads cannot split dModel = 32 into equal slices: choose 1, 2, 4, 8, 16\.$/);
+    assert.match(await page.textContent('#pairs-message'), /^40 pairs need 40 distinct keys, but there are only 32 key symbols/);
+    assert.ok(await page.isDisabled('[data-testid="train"]'));
+    await page.fill('#heads', '4');
+    await page.fill('#pairs', '16');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="train"]').disabled, null, { timeout: TIMEOUT_MS });
+    await page.fill('#d-model', '12');
+    await page.waitForFunction(() => /RoPE rotates pairs of coordinates/.test(document.getElementById('heads-message').textContent),
+      null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('#heads-message'), /4 heads over dModel = 12 give heads of 3 dimensions\. With RoPE choose 1, 2, 3, 6 heads\./);
+    assert.equal(await page.getAttribute('#heads', 'aria-invalid'), 'true');
+    await close();
+  });
+
+  test('exports: the charts as PNG, the curves as CSV; run after run the workers keep the same wasm memory', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    assert.equal(await trainAndWait(page), 'finished');
+    const memory = async () => Number((await page.getAttribute('[data-testid="train-status"]', 'data-wasm-bytes')).split(',')[0]);
+    const first = await memory();
+    for (const target of ['accuracy-chart', 'lengths-chart', 'attention-map']) {
+      const png = await downloadOf(page, `button[data-png="${target}"]`);
+      assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${target}: a PNG`);
+      assert.ok(png.bytes.length > 2000, `${target}: ${png.bytes.length} bytes`);
+    }
+    const csv = (await downloadOf(page, '#export-csv')).bytes.toString('utf8').split('\n');
+    assert.equal(csv[0], 'seed,kind,step,pairs,measure,position,value');
+    assert.equal(csv[1].split(',').slice(0, 5).join(), '0,checkpoint,50,4,loss');
+    for (let k = 0; k < 2; ++k) {
+      await page.click('#runs-body tr:first-child button:text("Remove")');
+      assert.equal(await trainAndWait(page), 'finished');
+    }
+    assert.equal(await page.locator('#runs-body tr').count(), 1);
+    assert.equal(await memory(), first, 'the worker\'s wasm memory after three runs');
+    await close();
+  });
+
+  test('at phone width the controls stack above the charts and nothing overflows sideways', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`, { viewport: PHONE });
+    const layout = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      controls: document.getElementById('controls').getBoundingClientRect().toJSON(),
+      main: document.getElementById('train-main').getBoundingClientRect().toJSON(),
+      chart: document.getElementById('positions-chart').getBoundingClientRect().width,
+    }));
+    assert.ok(layout.scrollWidth <= PHONE.width, `the page is ${layout.scrollWidth} px wide`);
+    assert.ok(layout.main.top >= layout.controls.bottom, 'the charts come after the controls');
+    assert.ok(layout.chart <= PHONE.width, `a chart ${layout.chart} px wide`);
+    await close();
+  });
+
+  test('a failed engine load is shown', async () => {
+    await assertEngineFailureShown(suite, 'train.html');
+  });
+});

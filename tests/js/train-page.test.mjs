@@ -1,0 +1,236 @@
+// The Train page's modules that need no browser (web/train/): its settings and their link,
+// the checks of settings that fail together, the presets, the engine options a run stands
+// for, the runs' means and spreads, the model file's meta read back defensively, the curves'
+// CSV and JSON, and which setting an engine message names.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { settingProblems } from '../../web/train/checks.js';
+import { fieldOfEngineError } from '../../web/train/controls.js';
+import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js';
+import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
+import { PRESETS, presetRun } from '../../web/train/presets.js';
+import {
+  checkpointPositions, checkpointSeries, createRun, middleIndex, positionsAt, runSummary, spread,
+} from '../../web/train/runs.js';
+import {
+  DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
+} from '../../web/train/state.js';
+import { maskedCells, tokenLabel } from '../../web/train/views/attention-map.js';
+
+const settingsWith = (changes) => ({ ...structuredClone(DEFAULTS), ...changes });
+
+describe('Train settings and their link', () => {
+  test('an empty hash gives the default run: 2 layers, dModel 32, 2 heads, RoPE, 16 pairs of 32 and 32, batch 64, 1,400 steps', () => {
+    const { settings, problems } = parseHash('');
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      { ...settings },
+      {
+        pairs: 16, keys: 32, values: 32, answers: 'uniform', retrieval: 1, runningSpan: 0, serialRecall: 0, spanItems: 4,
+        layers: 2, dModel: 32, heads: 2, mlp: false, positional: 'rope', context: 'causal', steps: 1400, batch: 64,
+        learningRate: 0.01, seed: 0, seeds: 1, every: 100, sequences: 2048, evaluateAt: [16, 24, 32],
+        axis: 'relative', target: 'value', example: 1,
+      },
+    );
+    assert.equal(toHash(settings), '');
+  });
+
+  test('a link keeps only what differs from the defaults and reads back the same settings', () => {
+    const settings = settingsWith({ positional: 'alibi', steps: 300, learningRate: 0.003, mlp: true, evaluateAt: [8, 12], seeds: 3 });
+    const hash = toHash(settings);
+    assert.equal(hash, '#mlp=1&pe=alibi&steps=300&lr=0.003&seeds=3&evalAt=8%2C12');
+    assert.deepEqual(parseHash(hash), { settings, problems: [] });
+  });
+
+  test('a bad value is named with the setting, its rule and what the link held; the rest is kept', () => {
+    const { settings, problems } = parseHash('#heads=0&pe=relative&lr=0&steps=1e3&evalAt=16,x&mlp=yes&zz=1&pairs=8');
+    assert.equal(settings.pairs, 8);
+    assert.equal(settings.heads, 2);
+    assert.deepEqual(problems, [
+      'heads (heads) must be a whole number from 1 to 16, got “0”',
+      'pe (positional encoding) must be one of rope, alibi, none, learned, sinusoidal, got “relative”',
+      'lr (learning rate) must be a number above 0 and at most 1, got “0”',
+      'steps (steps) must be a whole number from 1 to 100000, got “1e3”',
+      'evalAt (evaluate at) must be up to 8 whole numbers from 1 to 256 separated by commas, such as 16, 24, 32, got “16,x”',
+      'mlp (MLP) must be 0 or 1, got “yes”',
+      'unknown setting “zz”',
+    ]);
+  });
+
+  test('a typed list of lengths is read with spaces, sorted, and without repeats', () => {
+    assert.deepEqual(parseField('evaluateAt', ' 32, 16 ,24,16 '), [16, 24, 32]);
+    assert.throws(() => parseField('evaluateAt', ''), /whole numbers from 1 to 256/);
+    assert.throws(() => parseField('seeds', '9'), /a whole number from 1 to 8/);
+  });
+});
+
+describe('Train checks of settings that fail together', () => {
+  test('the default run has no problem', () => {
+    assert.deepEqual(settingProblems(settingsWith({})), {});
+  });
+
+  test('heads that do not divide dModel are named, with the counts that do', () => {
+    assert.deepEqual(settingProblems(settingsWith({ heads: 3 })), {
+      heads: '3 heads cannot split dModel = 32 into equal slices: choose 1, 2, 4, 8, 16.',
+    });
+  });
+
+  test('RoPE over heads of odd width is named, with the counts that give even widths', () => {
+    const { heads } = settingProblems(settingsWith({ dModel: 12, heads: 4 }));
+    assert.equal(heads, 'RoPE rotates pairs of coordinates, so each head\'s width must be even: 4 heads over dModel = 12 ' +
+      'give heads of 3 dimensions. With RoPE choose 1, 2, 3, 6 heads.');
+    assert.deepEqual(settingProblems(settingsWith({ dModel: 12, heads: 4, positional: 'alibi' })), {});
+  });
+
+  test('more pairs than key symbols, at the trained length or any evaluated one, are named', () => {
+    const problems = settingProblems(settingsWith({ pairs: 40, keys: 32, evaluateAt: [16, 40, 48] }));
+    assert.match(problems.pairs, /^40 pairs need 40 distinct keys, but there are only 32 key symbols/);
+    assert.match(problems.evaluateAt, /^Evaluating at 40, 48 pairs needs as many distinct keys/);
+  });
+
+  test('objectives that all weigh 0, and a running span longer than the pairs, are named', () => {
+    assert.match(settingProblems(settingsWith({ retrieval: 0 })).retrieval, /weights add up to 0/);
+    assert.match(settingProblems(settingsWith({ runningSpan: 1, spanItems: 20 })).spanItems, /running span of 20 items/);
+    assert.deepEqual(settingProblems(settingsWith({ spanItems: 20 })), {}, 'the span items matter only with a running span');
+  });
+});
+
+describe('Train presets and engine options', () => {
+  test('one preset per positional encoding, with every other setting of the run the default', () => {
+    const encodings = PRESETS.filter((p) => Object.keys(p.settings).join() === 'positional').map((p) => p.settings.positional);
+    assert.deepEqual(encodings.sort(), ['alibi', 'learned', 'none', 'rope', 'sinusoidal']);
+    for (const preset of PRESETS.filter((p) => encodings.includes(p.id))) {
+      const run = presetRun(preset);
+      for (const name of RUN_FIELDS.filter((n) => n !== 'seeds' && n !== 'positional')) {
+        assert.deepEqual(run[name], DEFAULTS[name], `${preset.id}: ${name}`);
+      }
+    }
+    assert.deepEqual(settingProblems(settingsWith(presetRun(PRESETS.find((p) => p.id === 'quick')))), {});
+  });
+
+  test('a run stands for engine.retrievalTrainer options, one seed each, evaluated at the trained length too', () => {
+    const settings = settingsWith({ pairs: 20, evaluateAt: [24, 32], runningSpan: 0.5, context: 'prefix' });
+    assert.deepEqual(evaluationLengths(settings), [20, 24, 32]);
+    assert.deepEqual(trainerOptions(settings, 7), {
+      task: { pairs: 20, keys: 32, values: 32, answerPositions: 'uniform', mix: { retrieval: 1, runningSpan: 0.5, serialRecall: 0 }, span: 4 },
+      model: { layers: 2, dModel: 32, heads: 2, mlp: false, positional: { type: 'rope' }, context: 'prefix' },
+      training: { steps: 1400, batch: 64, learningRate: 0.01, seed: 7 },
+      evaluation: { every: 100, sequences: 2048, pairs: [20, 24, 32] },
+    });
+    assert.equal(describeRun(settings), 'RoPE bidirectional, 2L d32 2H; 20 pairs of 32/32, retrieval 1 + span 0.5; 1400 steps × 64, lr 0.01');
+  });
+});
+
+// A run of two seeds with three checkpoints each (the second seed one behind), evaluated at 4 and 6 pairs.
+function twoSeedRun() {
+  const run = createRun({ id: 1, settings: settingsWith({ pairs: 4, keys: 8, values: 8, evaluateAt: [6] }), seeds: [0, 1] });
+  run.seeds[0].checkpoints = [
+    { step: 50, loss: 2, accuracy: 0.2, accuracyByPosition: [0.2, 0.1, 0.1, 0.4] },
+    { step: 100, loss: 1, accuracy: 0.5, accuracyByPosition: [0.9, 0.3, 0.3, 0.5] },
+  ];
+  run.seeds[1].checkpoints = [{ step: 50, loss: 3, accuracy: 0.1, accuracyByPosition: [0.4, 0.1, 0.1, 0.2] }];
+  const evaluation = (pairs, byPosition) => ({
+    pairs, accuracy: byPosition.reduce((a, b) => a + b) / pairs, loss: 1, accuracyByPosition: byPosition,
+    attention: { toValue: [[byPosition]], toKey: [[byPosition]], toFirst: [[byPosition]] },
+  });
+  run.seeds[0].evaluations = [evaluation(4, [1, 0.5, 0.25, 0.75]), evaluation(6, [1, 0.5, 0.5, 0.5, 0.5, 0.5])];
+  run.seeds[1].evaluations = [evaluation(4, [0.5, 0.25, 0.25, 0.5]), evaluation(6, [1, 0, 0, 0, 0, 1])];
+  return run;
+}
+
+describe('Train runs: means and spreads over seeds', () => {
+  test('spread is the element-wise mean, lowest and highest', () => {
+    assert.deepEqual(spread([[1, 4], [3, 2]]), { mean: [2, 3], low: [1, 2], high: [3, 4] });
+  });
+
+  test('checkpoints aggregate over the seeds that reached them', () => {
+    const run = twoSeedRun();
+    assert.deepEqual(checkpointSeries(run), {
+      steps: [50, 100], seeds: [2, 1],
+      loss: { mean: [2.5, 1], low: [2, 1], high: [3, 1] },
+      accuracy: { mean: [0.15000000000000002, 0.5], low: [0.1, 0.5], high: [0.2, 0.5] },
+    });
+    assert.deepEqual(checkpointPositions(run, 0), {
+      step: 50, seeds: 2, mean: [0.30000000000000004, 0.1, 0.1, 0.30000000000000004], low: [0.2, 0.1, 0.1, 0.2], high: [0.4, 0.1, 0.1, 0.4],
+    });
+  });
+
+  test('the table reads the first, middle and last pair at the trained length', () => {
+    const run = twoSeedRun();
+    assert.equal(middleIndex(16), 7);
+    assert.equal(middleIndex(4), 1);
+    assert.deepEqual(runSummary(run), { accuracy: 0.5, first: 0.75, middle: 0.375, last: 0.625 });
+    assert.ok(Math.abs(positionsAt(run, 6).accuracy - (3.5 / 6 + 2 / 6) / 2) < 1e-12);
+    assert.equal(runSummary(createRun({ id: 2, settings: settingsWith({}), seeds: [0] })), null);
+  });
+});
+
+describe('Train model files', () => {
+  test('a file that is not JSON, or not an object, is named', () => {
+    assert.throws(() => parseModelFile('{"config": '), /^Error: the file is not JSON \(/);
+    assert.throws(() => parseModelFile('[1, 2]'), /its JSON is not an object/);
+    assert.throws(() => parseModelFile('null'), /its JSON is not an object/);
+  });
+
+  const config = { vocab: 19, outputs: 8, layers: 1, dModel: 16, heads: 4, mlp: true, positional: { type: 'alibi' }, maxLength: 512, seed: 5 };
+
+  test('the meta a model is saved with reads back as the run\'s settings and curves', () => {
+    const run = twoSeedRun();
+    const meta = modelMeta(run, 0);
+    assert.equal(meta.format, META_FORMAT);
+    const { settings, checkpoints, notes } = loadedSettings(config, JSON.parse(JSON.stringify(meta)), settingsWith({}));
+    assert.deepEqual(notes, []);
+    assert.equal(settings.pairs, 4);
+    assert.deepEqual([settings.layers, settings.dModel, settings.heads, settings.mlp, settings.positional, settings.seed, settings.seeds],
+      [1, 16, 4, true, 'alibi', 5, 1], 'the model\'s own fields come from its config');
+    assert.deepEqual(checkpoints, run.seeds[0].checkpoints);
+  });
+
+  test('a file without the page\'s meta takes the task from the model, and bad curves are left out and named', () => {
+    const { settings, notes } = loadedSettings(config, undefined, settingsWith({}));
+    assert.deepEqual([settings.keys, settings.values, settings.pairs, settings.evaluateAt], [8, 8, 8, []]);
+    assert.match(notes[0], /holds no settings of this page/);
+    const meta = { ...modelMeta(twoSeedRun(), 0), checkpoints: [{ step: 50, loss: 'x', accuracy: 2, accuracyByPosition: [] }] };
+    const read = loadedSettings(config, meta, settingsWith({}));
+    assert.deepEqual(read.checkpoints, []);
+    assert.match(read.notes.join(), /training curves do not read as checkpoints/);
+    const hostile = loadedSettings(config, { format: META_FORMAT, link: '#heads=<b>&zz=1', checkpoints: 'no' }, settingsWith({}));
+    assert.deepEqual(hostile.notes, ['its settings: heads (heads) must be a whole number from 1 to 16, got “<b>”',
+      'its settings: unknown setting “zz”', 'its training curves do not read as checkpoints of this run, and are not shown']);
+  });
+});
+
+describe('Train exports and read-outs', () => {
+  test('the curves\' JSON holds the run\'s link and each seed\'s checkpoints and evaluations', () => {
+    const json = curvesJson(twoSeedRun());
+    assert.equal(json.format, CURVES_FORMAT);
+    assert.equal(json.run.link, '#pairs=4&keys=8&values=8&evalAt=6');
+    assert.equal(json.seeds.length, 2);
+    assert.equal(json.seeds[1].checkpoints[0].loss, 3);
+  });
+
+  test('the curves\' CSV has one number a line', () => {
+    const lines = curvesCsv(twoSeedRun()).trim().split('\n');
+    assert.equal(lines[0], 'seed,kind,step,pairs,measure,position,value');
+    assert.equal(lines[1], '0,checkpoint,50,4,loss,,2');
+    assert.ok(lines.includes('1,evaluation,0,6,attention_to_first_L1H1,6,1'));
+    // per seed: checkpoints × (2 + 4); evaluations (2 + 4·4) at 4 pairs and (2 + 6·4) at 6
+    assert.equal(lines.length - 1, (2 * 6 + 18 + 26) + (1 * 6 + 18 + 26));
+  });
+
+  test('an engine message is traced to the setting it names', () => {
+    assert.equal(fieldOfEngineError('task.pairs must be from 1 to task.keys (8), since …'), 'pairs');
+    assert.equal(fieldOfEngineError('retrievalTrainer: training.batch (1) is too small'), 'batch');
+    assert.equal(fieldOfEngineError('task.mix.runningSpan must be a finite number ≥ 0'), 'runningSpan');
+    assert.equal(fieldOfEngineError('heads (3) must divide dModel (32)'), 'heads');
+    assert.equal(fieldOfEngineError('training diverged at step 3: the loss is NaN'), null);
+  });
+
+  test('tokens read as keys, values, cues and the query; a causal mask hides what comes later, a prefix sees itself', () => {
+    const task = { keys: 8, values: 8 };
+    assert.deepEqual([3, 8, 15, 16, 17, 18, 3].map((t, i, all) => tokenLabel(t, task, i === all.length - 1)),
+      ['k3', 'v0', 'v7', 'SEP', 'RS', 'FR', 'q=k3']);
+    assert.deepEqual(Array.from(maskedCells(3, 0)), [0, 1, 1, 0, 0, 1, 0, 0, 0]);
+    assert.deepEqual(Array.from(maskedCells(3, 2)), [0, 0, 1, 0, 0, 1, 0, 0, 0]);
+  });
+});

@@ -1,0 +1,71 @@
+// The Train page's files: each chart as PNG (a button with data-png naming its <svg>, or the
+// attention map's canvas), the shown run's curves as CSV and JSON, and the text of those files.
+import { download, downloadCanvas, downloadChart, csvField } from '../shared/downloads.js';
+import { toHash } from './state.js';
+
+export const CURVES_FORMAT = 'attention-playground-train-curves';
+const ATTENTION_FIELDS = { toValue: 'attention_to_value', toKey: 'attention_to_key', toFirst: 'attention_to_first' };
+
+/** The JSON file of a run's curves: its settings (as a link), and per seed its checkpoints and evaluations. */
+export function curvesJson(run) {
+  return {
+    format: CURVES_FORMAT,
+    version: 1,
+    run: {
+      id: run.id, label: run.label, source: run.source, status: run.status, seconds: run.seconds,
+      link: toHash(run.settings), settings: run.settings,
+    },
+    seeds: run.seeds.map(({ seed, step, steps, checkpoints, evaluations }) => ({ seed, step, steps, checkpoints, evaluations: evaluations ?? [] })),
+  };
+}
+
+/**
+ * The CSV file of a run's curves, one number a line: seed, kind (checkpoint or evaluation),
+ * step, pairs, measure (loss, accuracy, accuracy_by_position, attention_to_value_L1H2 …),
+ * position (from 1; empty for a whole-set number), value.
+ */
+export function curvesCsv(run) {
+  const lines = ['seed,kind,step,pairs,measure,position,value'];
+  const add = (seed, kind, step, pairs, measure, position, value) => {
+    lines.push([seed, kind, step, pairs, csvField(measure), position, value].join(','));
+  };
+  for (const seed of run.seeds) {
+    for (const c of seed.checkpoints) {
+      add(seed.seed, 'checkpoint', c.step, run.settings.pairs, 'loss', '', c.loss);
+      add(seed.seed, 'checkpoint', c.step, run.settings.pairs, 'accuracy', '', c.accuracy);
+      c.accuracyByPosition.forEach((v, i) => add(seed.seed, 'checkpoint', c.step, run.settings.pairs, 'accuracy_by_position', i + 1, v));
+    }
+    for (const e of seed.evaluations ?? []) {
+      add(seed.seed, 'evaluation', seed.step, e.pairs, 'loss', '', e.loss);
+      add(seed.seed, 'evaluation', seed.step, e.pairs, 'accuracy', '', e.accuracy);
+      e.accuracyByPosition.forEach((v, i) => add(seed.seed, 'evaluation', seed.step, e.pairs, 'accuracy_by_position', i + 1, v));
+      for (const [field, name] of Object.entries(ATTENTION_FIELDS)) {
+        e.attention[field].forEach((layer, l) => layer.forEach((values, h) => values.forEach((v, i) => {
+          add(seed.seed, 'evaluation', seed.step, e.pairs, `${name}_L${l + 1}H${h + 1}`, i + 1, v);
+        })));
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Binds the PNG buttons and the curves' CSV and JSON buttons; shownRun() is the run they export. */
+export function bindExports({ shownRun, onError }) {
+  for (const element of document.querySelectorAll('button[data-png]')) {
+    element.addEventListener('click', () => {
+      const target = document.getElementById(element.dataset.png);
+      const filename = `attention-playground-train-${element.dataset.png}.png`;
+      if (target instanceof HTMLCanvasElement) downloadCanvas(target, filename);
+      else downloadChart(target, filename, { legend: document.getElementById(element.dataset.legend) }).catch(onError);
+    });
+  }
+  const name = (run, extension) => `attention-playground-train-run${run.id}-curves.${extension}`;
+  document.getElementById('export-csv').addEventListener('click', () => {
+    const run = shownRun();
+    if (run) download(new Blob([curvesCsv(run)], { type: 'text/csv' }), name(run, 'csv'));
+  });
+  document.getElementById('export-json').addEventListener('click', () => {
+    const run = shownRun();
+    if (run) download(new Blob([`${JSON.stringify(curvesJson(run), null, 1)}\n`], { type: 'application/json' }), name(run, 'json'));
+  });
+}

@@ -1,0 +1,97 @@
+// The page's runs: what each seed of a run measured (checkpoints while training, evaluations
+// after), and what the charts and the runs table read from them: the mean over seeds with the
+// spread (lowest to highest seed), and the accuracy at the first, middle and last pair.
+import { describeRun, evaluationLengths } from './state.js';
+
+/**
+ * A new run: {id, settings, label, source ('trained' or 'loaded'), status, seeds: [{seed,
+ * step, steps, checkpoints, evaluations}], seconds}.
+ */
+export function createRun({ id, settings, seeds, source = 'trained', fileName = null }) {
+  return {
+    id, settings, source, fileName,
+    label: describeRun(settings),
+    status: source === 'loaded' ? 'loaded' : 'training',
+    seeds: seeds.map((seed) => ({ seed, step: 0, steps: settings.steps, checkpoints: [], evaluations: null })),
+    seconds: 0,
+    lengths: evaluationLengths(settings),
+  };
+}
+
+/** Element-wise mean, lowest and highest of equally long rows of numbers: {mean, low, high}. */
+export function spread(rows) {
+  const length = rows[0]?.length ?? 0;
+  const mean = new Array(length).fill(0);
+  const low = new Array(length).fill(Infinity);
+  const high = new Array(length).fill(-Infinity);
+  for (const row of rows) {
+    for (let k = 0; k < length; ++k) {
+      mean[k] += row[k] / rows.length;
+      low[k] = Math.min(low[k], row[k]);
+      high[k] = Math.max(high[k], row[k]);
+    }
+  }
+  return { mean, low, high };
+}
+
+/**
+ * The run's checkpoints over its seeds: {steps, loss, accuracy} where loss and accuracy are
+ * spreads, checkpoint by checkpoint over the seeds that have reached it, and `seeds` how many
+ * that is at each.
+ */
+export function checkpointSeries(run) {
+  const longest = Math.max(0, ...run.seeds.map((s) => s.checkpoints.length));
+  const steps = [];
+  const loss = { mean: [], low: [], high: [] };
+  const accuracy = { mean: [], low: [], high: [] };
+  const seeds = [];
+  for (let k = 0; k < longest; ++k) {
+    const reached = run.seeds.map((s) => s.checkpoints[k]).filter(Boolean);
+    steps.push(reached[0].step);
+    seeds.push(reached.length);
+    for (const [target, field] of [[loss, 'loss'], [accuracy, 'accuracy']]) {
+      const { mean, low, high } = spread(reached.map((c) => [c[field]]));
+      target.mean.push(mean[0]);
+      target.low.push(low[0]);
+      target.high.push(high[0]);
+    }
+  }
+  return { steps, loss, accuracy, seeds };
+}
+
+/** Accuracy by position at checkpoint k over the seeds that reached it: a spread, with the step. */
+export function checkpointPositions(run, k) {
+  const reached = run.seeds.map((s) => s.checkpoints[k]).filter(Boolean);
+  if (reached.length === 0) return null;
+  return { step: reached[0].step, seeds: reached.length, ...spread(reached.map((c) => c.accuracyByPosition)) };
+}
+
+/** The evaluations of every seed at `pairs` pairs (after training), or [] before. */
+export function evaluationsAt(run, pairs) {
+  return run.seeds.map((s) => s.evaluations?.find((e) => e.pairs === pairs)).filter(Boolean);
+}
+
+/** Accuracy by position at `pairs` pairs over the seeds: a spread with the mean accuracy, or null. */
+export function positionsAt(run, pairs) {
+  const evaluations = evaluationsAt(run, pairs);
+  if (evaluations.length === 0) return null;
+  const accuracy = evaluations.reduce((sum, e) => sum + e.accuracy, 0) / evaluations.length;
+  return { pairs, accuracy, seeds: evaluations.length, ...spread(evaluations.map((e) => e.accuracyByPosition)) };
+}
+
+/** The middle of k positions, counted from 0: ⌊(k − 1) / 2⌋ (pair 8 of 16). */
+export const middleIndex = (k) => Math.floor((k - 1) / 2);
+
+/**
+ * What the runs table says of a run after training, at its trained length: {accuracy, first,
+ * middle, last} (means over seeds), or null before its evaluations.
+ */
+export function runSummary(run) {
+  const curve = positionsAt(run, run.settings.pairs);
+  if (!curve) return null;
+  const k = curve.mean.length;
+  return { accuracy: curve.accuracy, first: curve.mean[0], middle: curve.mean[middleIndex(k)], last: curve.mean[k - 1] };
+}
+
+/** The chance level of an answer: one of `values` value symbols. */
+export const chance = (settings) => 1 / settings.values;

@@ -1,0 +1,120 @@
+// The Train page's engine thread. The page runs one per seed, so that a multi-core machine
+// trains seeds in parallel. Each holds at most one RetrievalTrainer (the run being trained)
+// and the trained models of the runs the page keeps, by run id; everything it stops using is
+// deleted, since wasm memory is not garbage-collected. Training goes in chunks of about
+// `budgetMs` of work, so that the page's pause and stop take effect within one chunk.
+// Messages: shared/worker/client.js.
+import { serveEngine } from '../shared/worker/server.js';
+
+let training = null;       // {id, trainer}: the run being trained
+const models = new Map();  // run id → TransformerModel
+
+const plainCheckpoint = ({ step, loss, accuracy, accuracyByPosition }) => ({
+  step, loss, accuracy, accuracyByPosition: Array.from(accuracyByPosition),
+});
+
+const byHead = (layers) => layers.map((heads) => heads.map((values) => Array.from(values)));
+
+const plainEvaluation = ({ pairs, accuracy, loss, accuracyByPosition, attention }) => ({
+  pairs, accuracy, loss, accuracyByPosition: Array.from(accuracyByPosition),
+  attention: { toValue: byHead(attention.toValue), toKey: byHead(attention.toKey), toFirst: byHead(attention.toFirst) },
+});
+
+function dropTraining() {
+  training?.trainer.delete();
+  training = null;
+}
+
+function release(id) {
+  models.get(id)?.delete();
+  models.delete(id);
+  if (training?.id === id) dropTraining();
+}
+
+function trainerOf(id) {
+  if (training?.id !== id) throw new Error(`run ${id} is not being trained in this worker`);
+  return training.trainer;
+}
+
+function modelOf(id) {
+  const model = models.get(id);
+  if (!model) throw new Error(`run ${id} has no model in this worker`);
+  return model;
+}
+
+// The model measured on the fixed held-out set at each number of pairs.
+function evaluate(engine, model, { task, lengths, sequences, context }) {
+  return lengths.map((pairs) => plainEvaluation(engine.evaluateRetrieval(model, { task, pairs, sequences, context })));
+}
+
+const handlers = {
+  // A new trainer for run `id` (its model is drawn from options.training.seed).
+  start(engine, { id, options }) {
+    dropTraining();
+    release(id);
+    const trainer = engine.retrievalTrainer(options);
+    training = { id, trainer };
+    return { step: trainer.step, steps: trainer.steps, memoryBytes: engine.memoryBytes };
+  },
+
+  // Trains until about budgetMs have passed, the next checkpoint (returned), or the end.
+  advance(engine, { id, budgetMs }) {
+    const trainer = trainerOf(id);
+    const started = performance.now();
+    const checkpoints = [];
+    while (!trainer.finished && checkpoints.length === 0 && performance.now() - started < budgetMs) {
+      const checkpoint = trainer.advance(1);
+      if (checkpoint) checkpoints.push(plainCheckpoint(checkpoint));
+    }
+    return { step: trainer.step, steps: trainer.steps, finished: trainer.finished, checkpoints };
+  },
+
+  // Ends the training of run `id` where it is (finished, or stopped): keeps its model, frees
+  // the trainer, and measures the model at each evaluation length.
+  finish(engine, { id, evaluation }) {
+    const model = trainerOf(id).model();
+    dropTraining();
+    models.set(id, model);
+    return { evaluations: evaluate(engine, model, evaluation), memoryBytes: engine.memoryBytes };
+  },
+
+  // A model from a file's parsed JSON, checked by the engine, kept as run `id`.
+  load(engine, { id, saved }) {
+    const model = engine.loadTransformer(saved);
+    release(id);
+    models.set(id, model);
+    return { config: model.config, memoryBytes: engine.memoryBytes };
+  },
+
+  // Run `id`'s model measured at each evaluation length.
+  evaluate(engine, { id, evaluation }) {
+    return { evaluations: evaluate(engine, modelOf(id), evaluation), memoryBytes: engine.memoryBytes };
+  },
+
+  // One held-out sequence (drawn from `seed`) and the model's attention on it, per layer and
+  // head; with the queried pair, the right answer and the model's (its largest logit).
+  attention(engine, { id, task, pairs, seed, context }) {
+    const model = modelOf(id);
+    const batch = engine.retrievalBatch({ task, objective: 'retrieval', pairs, batch: 1, seed });
+    const prefix = context === 'prefix' ? 2 * pairs : 0;  // the 2k context tokens, as the trainer sets it
+    const { weights } = model.attention({ tokens: batch.tokens, prefix });
+    const logits = model.logits({ tokens: batch.tokens, batch: 1, answers: 1, prefix }).data;
+    const answer = logits.indexOf(Math.max(...logits));
+    return {
+      tokens: Array.from(batch.tokens), length: batch.length, prefix, queried: batch.queried[0], target: batch.targets[0], answer,
+      weights: weights.map((heads) => heads.map((matrix) => matrix.data)),
+    };
+  },
+
+  // What model.save() writes, with `meta` beside it.
+  save(engine, { id, meta }) {
+    return { ...modelOf(id).save(), meta };
+  },
+
+  release(engine, { id }) {
+    release(id);
+    return { memoryBytes: engine.memoryBytes };
+  },
+};
+
+serveEngine(handlers);

@@ -1,0 +1,266 @@
+// Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in one engine
+// worker per seed (runner.js) → the charts, live at every checkpoint and after training; the
+// runs table; the trained model's panel (saving and loading a model); exports.
+import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
+import { createPublishedChart } from '../shared/published-chart.js';
+import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
+import { createControls } from './controls.js';
+import { bindExports } from './exports.js';
+import { createLink } from './link.js';
+import { createRunner } from './runner.js';
+import { createRun } from './runs.js';
+import { runSeeds, taskOptions } from './state.js';
+import { createAttentionMap } from './views/attention-map.js';
+import { createLengthsView } from './views/lengths.js';
+import { createLooksView } from './views/looks.js';
+import { createModelPanel } from './views/model-panel.js';
+import { createPositionsView } from './views/positions.js';
+import { countFormat } from './views/readouts.js';
+import { createRunsTable } from './views/runs-table.js';
+import { createTrainingView } from './views/training.js';
+import './train.css';
+
+const TYPING_DEBOUNCE_MS = 300;
+const PUBLISHED_DOCUMENTS = 20;
+
+const $ = (id) => document.getElementById(id);
+const notices = createNotices($('notices'));
+const link = createLink({ notices: createNotices($('link-notices')) });
+const status = createProgressLine($('train-progress'), $('train-status'));
+const settings = link.read();
+const runner = createRunner({
+  startWorker: () => new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' }),
+  onWorkerReady(count) {
+    document.documentElement.dataset.workers = String(count);
+  },
+});
+
+const runs = [];      // the runs the table keeps
+let nextId = 1;
+let shown = null;     // {run, k: the seed's index, pairs}: what charts 3–5 show
+let live = null;      // the run charts 1–2 show: the one training, else the shown one
+
+const training = createTrainingView();
+const positions = createPositionsView();
+const lengths = createLengthsView();
+const looks = createLooksView();
+const attentionMap = createAttentionMap();
+const runsTable = createRunsTable({ onShow: (run) => show(run), onRemove: remove });
+const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));
+const modelPanel = createModelPanel({
+  runner,
+  settings: () => settings,
+  newId: () => nextId++,
+  onSelect(change) {
+    Object.assign(shown, change);
+    looks(shown.run, shown, settings);
+    drawAttention();
+  },
+  onLoaded(run) {
+    runs.push(run);
+    runsTable.overlay(run);
+    show(run);
+  },
+  onDone: () => showWasmMemory(),
+  notices,
+});
+
+// ---- what the charts show ---------------------------------------------------------------------
+
+// Before any run the charts show their axes for the settings on display.
+function drawLive() {
+  const run = live ?? createRun({ id: 0, settings, seeds: [] });
+  training.progress(run);
+  training.draw(run);
+  positions(run);
+}
+
+function showWasmMemory() {
+  $('train-status').dataset.wasmBytes = runner.memory().join(',');
+}
+
+let attentionRequest = 0;
+async function drawAttention() {
+  if (!shown) return;
+  const { run, k, pairs } = shown;
+  const ticket = ++attentionRequest;
+  try {
+    const sequence = await runner.request(k, 'attention', {
+      id: run.id, task: taskOptions(run.settings), pairs, seed: settings.example, context: run.settings.context,
+    });
+    if (ticket === attentionRequest && shown?.run === run) attentionMap.draw(sequence, run);
+  } catch (error) {
+    if (error.name !== 'Superseded') notices.add(`The attention map could not be drawn: ${error.message}`);
+  }
+}
+
+function drawShown() {
+  modelPanel(shown);
+  if (!shown) return;
+  lengths(shown.run, settings);
+  looks(shown.run, shown, settings);
+  drawAttention();
+}
+
+function show(run) {
+  shown = { run, k: 0, pairs: run.settings.pairs };
+  if (!runner.training()) live = run;
+  drawLive();
+  drawShown();
+  runsTable.draw(runs, run);
+}
+
+function remove(run) {
+  runs.splice(runs.indexOf(run), 1);
+  runner.release(run).then(showWasmMemory, (error) => notices.add(`Run ${run.id}'s models could not be freed: ${error.message}`));
+  if (shown?.run === run) {
+    shown = runs.length > 0 ? { run: runs.at(-1), k: 0, pairs: runs.at(-1).settings.pairs } : null;
+    if (!runner.training()) live = shown?.run ?? null;
+    if (!shown) attentionMap.clear();
+    drawShown();
+  }
+  runsTable.draw(runs, shown?.run ?? null);
+}
+
+// ---- training ----------------------------------------------------------------------------------
+
+// Seeds report progress about 20 times a second each, and checkpoints as they come: the page
+// draws at most once a frame what they changed, so that it takes little time from training.
+const frames = new Map();  // what is waiting for the next frame → its drawing
+function nextFrame(what, draw) {
+  if (frames.size === 0) {
+    requestAnimationFrame(() => {
+      const draws = [...frames.values()];
+      frames.clear();
+      for (const pending of draws) pending();
+    });
+  }
+  frames.set(what, draw);
+}
+
+function progressText(run) {
+  const step = Math.min(...run.seeds.map((s) => s.step));
+  const total = run.settings.steps;
+  const seeds = run.seeds.length === 1 ? `seed ${run.seeds[0].seed}` : `${run.seeds.length} seeds side by side`;
+  const word = run.status === 'paused' ? 'Paused' : 'Training';
+  return [`${word} (${seeds}): step ${countFormat(step)} of ${countFormat(total)}, ${run.seconds.toFixed(1)} s`, step / total];
+}
+
+async function train() {
+  if (runner.training() || !controls.ready()) return;
+  const run = createRun({ id: nextId++, settings: structuredClone(settings), seeds: runSeeds(settings) });
+  live = run;
+  controls.setTraining('training');
+  document.documentElement.dataset.training = 'running';
+  status.progress(...progressText(run));
+  drawLive();
+  try {
+    await runner.train(run, {
+      onCheckpoint: () => nextFrame('charts', drawLive),
+      onProgress: () => nextFrame('progress', () => {
+        training.progress(run);
+        status.progress(...progressText(run));
+      }),
+    });
+    frames.clear();
+    runs.push(run);
+    runsTable.overlay(run);
+    const step = Math.min(...run.seeds.map((s) => s.step));
+    status.done(run.status === 'finished'
+      ? `Trained ${countFormat(run.settings.steps)} steps (${run.seeds.length === 1 ? 'one seed' : `${run.seeds.length} seeds side by side`}) in ${run.seconds.toFixed(1)} s.`
+      : `Stopped at step ${countFormat(step)} of ${countFormat(run.settings.steps)} after ${run.seconds.toFixed(1)} s; the charts show the model as it was then.`);
+    show(run);
+  } catch (error) {
+    frames.clear();
+    drawLive();
+    run.status = 'failed';
+    status.done(`The run could not train: ${error.message}`, true);
+    controls.showEngineProblem(error.message);
+    live = shown?.run ?? null;
+  } finally {
+    controls.setTraining('idle');
+    document.documentElement.dataset.training = run.status;
+    $('train-status').dataset.runStatus = run.status;
+    showWasmMemory();
+  }
+}
+
+function pause() {
+  if (runner.paused()) {
+    runner.resume();
+    controls.setTraining('training');
+  } else {
+    runner.pause();
+    controls.setTraining('paused');
+  }
+  const run = runner.training();
+  if (run) {
+    status.progress(...progressText(run));
+    document.documentElement.dataset.training = runner.paused() ? 'paused' : 'running';
+  }
+}
+
+// ---- settings ------------------------------------------------------------------------------------
+
+let hashTimer = 0;
+// What a change of settings redraws: the charts read a few of them; a run's own stay its own.
+function change(changes, { debounce = false } = {}) {
+  Object.assign(settings, changes);
+  controls.sync();
+  clearTimeout(hashTimer);
+  if (debounce) hashTimer = setTimeout(() => link.write(settings), TYPING_DEBOUNCE_MS);
+  else link.write(settings);
+  if ('seeds' in changes) runner.warm(settings.seeds);
+  if (!live) drawLive();
+  if (!shown) return;
+  if ('axis' in changes) lengths(shown.run, settings);
+  if ('target' in changes) looks(shown.run, shown, settings);
+  if ('example' in changes) drawAttention();
+}
+
+const controls = createControls({
+  settings,
+  onChange: change,
+  onPreset: (preset) => change(preset),
+  onTrain: train,
+  onPause: pause,
+  onStop: () => runner.stop(),
+});
+
+bindExports({ shownRun: () => shown?.run ?? null, onError: (error) => notices.add(`The PNG could not be made: ${error.message}`) });
+
+for (const documents of DOCUMENT_COUNTS) $('documents').append(new Option(`${documents} documents`, String(documents)));
+$('documents').value = String(PUBLISHED_DOCUMENTS);
+$('documents').addEventListener('change', () => drawPublished(Number($('documents').value)));
+$('published-source').textContent = `Source: ${SOURCE.match(/^.*?\)/)?.[0] ?? SOURCE}. ` +
+  'Multi-document question answering, accuracy by the position of the answer document, transcribed from the paper\'s tables.';
+
+window.addEventListener('hashchange', () => {
+  Object.assign(settings, link.read());
+  controls.sync();
+  runner.warm(settings.seeds);
+  if (shown) drawShown();
+});
+let drawnWidth = 0;
+new ResizeObserver(([entry]) => {
+  if (entry.contentRect.width === drawnWidth) return;
+  drawnWidth = entry.contentRect.width;
+  drawLive();
+  if (shown) {
+    lengths(shown.run, settings);
+    looks(shown.run, shown, settings);
+    attentionMap.redraw();
+  }
+  runsTable.redraw();
+  drawPublished(Number($('documents').value));
+}).observe($('train-main'));
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => attentionMap.redraw());
+
+controls.sync();
+link.write(settings);
+drawLive();
+drawShown();
+runsTable.draw(runs, null);
+drawPublished(PUBLISHED_DOCUMENTS);
+runner.warm(settings.seeds);
+showEngineStatus($('engine-status'), runner.ready(), ({ version }) => `Engine ${version} ready: WebAssembly in one worker per seed.`);

@@ -1,0 +1,95 @@
+// Chart 5, the trained model's attention on one held-out sequence, per layer and head, in the
+// heatmap view the playground draws (shared/heatmap/): tokens labelled as keys (k5), values
+// (v12), the separator and the final query (q=k5); the queried pair's key and value marked;
+// the final position's row outlined (a click selects another row); hover for the weight.
+import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
+import { createLegend } from '../../shared/heatmap/legend.js';
+import { summaryList } from './readouts.js';
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * A token's label: with K key and V value symbols, keys are tokens 0..K−1 (k0…), values
+ * K..K+V−1 (v0…, their class ids), then SEP and the cues of the other objectives. The last
+ * token of a retrieval sequence is the query, a key: q=k5.
+ */
+export function tokenLabel(token, { keys, values }, isQuery = false) {
+  if (token < keys) return isQuery ? `q=k${token}` : `k${token}`;
+  if (token < keys + values) return `v${token - keys}`;
+  return ['SEP', 'RS', 'FR'][token - keys - values] ?? `#${token}`;
+}
+
+/**
+ * Which cells of a T×T attention matrix no query may see: under a causal mask a query sees
+ * itself and the tokens before it; with a prefix the first `prefix` tokens also see each other
+ * both ways. 1 for masked.
+ */
+export function maskedCells(T, prefix) {
+  const masked = new Uint8Array(T * T);
+  for (let i = 0; i < T; ++i) {
+    for (let j = i + 1; j < T; ++j) masked[i * T + j] = i < prefix && j < prefix ? 0 : 1;
+  }
+  return masked;
+}
+
+/** Returns {draw(sequence, run), redraw(), clear()}. sequence: the worker's 'attention' answer. */
+export function createAttentionMap() {
+  const canvas = $('attention-map');
+  let shown = null;  // {model, sequence}
+  let query = null;
+  const heatmap = createHeatmap(canvas, $('attention-tooltip'), {
+    onSelectQuery(i) {
+      query = i;
+      redraw();
+    },
+    onZoom() {},  // sequences of the task fit on screen whole
+  });
+  const updateLegend = createLegend({
+    bar: $('attention-legend-bar'), axis: $('attention-legend-axis'), title: $('attention-legend-title'),
+    swatches: $('attention-legend-swatches'),
+  });
+
+  function redraw() {
+    if (!shown) return;
+    const { model } = shown;
+    heatmap.draw({ ...model, query: query ?? model.query });
+    updateLegend({ heading: 'Attention weight', domain: model.domain });
+  }
+
+  return {
+    draw(sequence, run) {
+      const { keys, values } = run.settings;
+      const T = sequence.length;
+      const masked = maskedCells(T, sequence.prefix);
+      const layers = sequence.weights.length;
+      const heads = sequence.weights[0].length;
+      const panels = sequence.weights.flatMap((layer, l) => layer.map((weights, h) => ({
+        head: h, heads, title: `Layer ${l + 1} · head ${h + 1}`, cellRows: T, cellCols: T, weights, masked,
+      })));
+      const tokens = sequence.tokens.map((token, t) => ({ text: tokenLabel(token, { keys, values }, t === T - 1) }));
+      const q = sequence.queried;
+      const model = {
+        tokens, n: T, region: { row0: 0, col0: 0, size: T }, block: 1, pooling: 'max', query: T - 1, panels,
+        value: 'weights', domain: colorDomain(panels, 'weights'), marked: [2 * q, 2 * q + 1],
+        names: { query: 'position', key: 'looks at' }, columns: heads,
+      };
+      shown = { model, sequence };
+      query = null;
+      canvas.dataset.layers = String(layers);
+      redraw();
+      const right = sequence.answer === sequence.target;
+      summaryList($('attention-summary'), [
+        ['queried', `pair ${q + 1} of ${sequence.tokens.length / 2 - 1}: ${tokens[2 * q].text} → ${tokens[2 * q + 1].text}`],
+        ['the model answers', `v${sequence.answer}, ${right ? 'right' : `wrong (the answer is v${sequence.target})`}`],
+      ]);
+      $('attention-summary').dataset.right = String(right);
+    },
+    redraw,
+    clear() {
+      shown = null;
+      canvas.dataset.rows = '0';
+      canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+      $('attention-summary').replaceChildren();
+    },
+  };
+}

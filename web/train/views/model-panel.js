@@ -1,0 +1,102 @@
+// The trained model's panel: which run it shows, and which seed's model and number of pairs
+// charts 4 and 5 show; saving that model to a file, and loading a model from one as a run of
+// its own (the engine checks the model; model-file.js reads the page's part of the file).
+import { download } from '../../shared/downloads.js';
+import { formatBytes } from '../../shared/format.js';
+import { settingProblems } from '../checks.js';
+import {
+  loadedSettings, MODEL_FILE_LIMIT, modelFileName, modelMeta, parseModelFile,
+} from '../model-file.js';
+import { evaluationOptions } from '../runner.js';
+import { createRun } from '../runs.js';
+import { runName } from './runs-table.js';
+
+const $ = (id) => document.getElementById(id);
+
+function fillSelect(select, options, value) {
+  select.replaceChildren(...options.map(([optionValue, text]) => new Option(text, String(optionValue))));
+  select.value = String(value);
+}
+
+/**
+ * Binds the panel: runner (runner.js), settings() the page's settings (a file without its
+ * own takes the task from them), newId() a run id, onSelect({k} or {pairs}) when a select
+ * changes, onLoaded(run) when a file has become a run, onDone() after every load or save,
+ * notices for what could not be saved. Returns draw(shown), shown being {run, k, pairs} or null.
+ */
+export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, onDone, notices }) {
+  let shown = null;
+  const status = $('model-status');
+
+  function fail(file, message) {
+    status.textContent = `${file.name} was not loaded: ${message}`;
+    status.classList.add('error');
+  }
+
+  async function save() {
+    if (!shown) return;
+    const { run, k } = shown;
+    try {
+      const saved = await runner.request(k, 'save', { id: run.id, meta: modelMeta(run, k) });
+      download(new Blob([JSON.stringify(saved)], { type: 'application/json' }), modelFileName(run, k));
+    } catch (error) {
+      notices.add(`The model could not be saved: ${error.message}`);
+    }
+  }
+
+  async function load(file) {
+    status.classList.remove('error');
+    if (file.size > MODEL_FILE_LIMIT) {
+      fail(file, `it takes ${formatBytes(file.size)}, and the page reads model files up to ${formatBytes(MODEL_FILE_LIMIT)}.`);
+      return;
+    }
+    status.textContent = `Loading ${file.name}…`;
+    let saved;
+    try {
+      saved = parseModelFile(await file.text());
+    } catch (error) {
+      fail(file, `${error.message}.`);
+      return;
+    }
+    const id = newId();
+    try {
+      const { config } = await runner.request(0, 'load', { id, saved });
+      const read = loadedSettings(config, saved.meta, settings());
+      const problems = Object.values(settingProblems(read.settings));
+      if (problems.length > 0) throw new Error(problems.join(' '));
+      const run = createRun({ id, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
+      Object.assign(run.seeds[0], { checkpoints: read.checkpoints, step: read.checkpoints.at(-1)?.step ?? read.settings.steps });
+      if (Number.isFinite(saved.meta?.seconds)) run.seconds = saved.meta.seconds;
+      const { evaluations } = await runner.request(0, 'evaluate', { id, evaluation: evaluationOptions(run.settings, run.lengths) });
+      run.seeds[0].evaluations = evaluations;
+      status.textContent = `Loaded ${file.name} as run ${id}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`;
+      onLoaded(run);
+    } catch (error) {
+      runner.release({ id, seeds: [null] }).catch(() => {});
+      fail(file, error.message);
+    } finally {
+      onDone();
+    }
+  }
+
+  $('shown-seed').addEventListener('change', (event) => onSelect({ k: Number(event.target.value) }));
+  $('shown-length').addEventListener('change', (event) => onSelect({ pairs: Number(event.target.value) }));
+  $('save-model').addEventListener('click', save);
+  $('load-file').addEventListener('change', (event) => {
+    const [file] = event.target.files;
+    event.target.value = '';
+    if (file) load(file);
+  });
+
+  return function draw(next) {
+    shown = next;
+    const run = shown?.run ?? null;
+    $('model-panel').dataset.run = run ? String(run.id) : '';
+    $('shown-run').textContent = run ? `${runName(run)}: ${run.label}` : 'No run yet: train one, or load a model.';
+    for (const id of ['save-model', 'export-csv', 'export-json', 'shown-seed', 'shown-length']) $(id).disabled = !run;
+    $('after-training').hidden = !run;
+    if (!run) return;
+    fillSelect($('shown-seed'), run.seeds.map((s, k) => [k, `seed ${s.seed}`]), shown.k);
+    fillSelect($('shown-length'), run.lengths.map((pairs) => [pairs, `${pairs} pairs${pairs === run.settings.pairs ? ' (trained)' : ''}`]), shown.pairs);
+  };
+}

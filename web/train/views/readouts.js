@@ -1,0 +1,51 @@
+// How the Train page's read-outs write their numbers, its summary lists, and the series every
+// chart of a run draws: a mean over seeds with its spread as a band.
+import { format } from 'd3-format';
+
+export const percent = format('.0%');
+export const percentFine = format('.1%');
+export const lossFormat = format('.3~f');
+export const weightFormat = format('.2~f');
+export const countFormat = format(',');
+
+export const CHANCE_COLOR = 3;  // series-3, the palette's grey
+
+/** Fills the <dl> `element` with [term, value] pairs. */
+export function summaryList(element, entries) {
+  element.replaceChildren(...entries.flatMap(([term, value]) => {
+    const dt = document.createElement('dt');
+    dt.textContent = term;
+    const dd = document.createElement('dd');
+    dd.textContent = value;
+    return [dt, dd];
+  }));
+}
+
+/**
+ * A chart series of a spread {mean, low, high} at xs: the mean as the line, and the band from
+ * the lowest to the highest seed when there is more than one.
+ */
+export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = 0, points = false }) {
+  return {
+    id, label, xs, ys: curve.mean, colorIndex, points,
+    band: seeds > 1 ? { lows: curve.low, highs: curve.high } : undefined,
+  };
+}
+
+/** The dashed line of chance, 1 / value symbols, across [x0, x1]. */
+export function chanceSeries(level, [x0, x1]) {
+  return { id: 'chance', label: `chance (${percentFine(level)})`, xs: [x0, x1], ys: [level, level], colorIndex: CHANCE_COLOR, style: 'dashed' };
+}
+
+/** How a run's seeds read in a legend: '' for one, ' (mean of 3 seeds; band: lowest to highest seed)'. */
+export function seedsNote(seeds) {
+  return seeds > 1 ? ` (mean of ${seeds} seeds; band: lowest to highest seed)` : '';
+}
+
+/**
+ * For a chart of several runs or lengths: a legend entry (no line) saying that lines are means
+ * over seeds and bands their range, when some series has more than one seed; else none.
+ */
+export function seedsLegend(seeds) {
+  return seeds > 1 ? [{ id: 'seeds-note', label: `lines: mean of ${seeds} seeds; bands: lowest to highest seed`, xs: [], ys: [], colorIndex: CHANCE_COLOR, style: 'faint' }] : [];
+}

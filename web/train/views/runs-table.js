@@ -1,0 +1,118 @@
+// Chart 6, the runs: a table that keeps every finished (or stopped, or loaded) run with its
+// settings, seeds, accuracy at the trained length and at its first, middle and last pair, and
+// time; a checkbox overlays a run's accuracy by position on the chart below it, Show brings a
+// run back into the charts above, Remove drops it (and frees its models).
+import { createLineChart } from '../../shared/line-chart.js';
+import { middleIndex, positionsAt, runSummary } from '../runs.js';
+import { POSITIONAL_NAMES } from '../state.js';
+import { pairX } from './lengths.js';
+import { percent, percentFine, spreadSeries } from './readouts.js';
+
+const $ = (id) => document.getElementById(id);
+const PALETTE = 8;
+const TIME_DIGITS = 1;
+
+function cell(text, className) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+function button(text, onClick, label) {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.textContent = text;
+  element.setAttribute('aria-label', label);
+  element.addEventListener('click', onClick);
+  return element;
+}
+
+const statusWords = { finished: 'finished', stopped: 'stopped', loaded: 'loaded' };
+
+/** The name of a run in the table and the overlay's legend: #3 RoPE (or #4 loaded model.json). */
+export const runName = (run) => `#${run.id} ${run.source === 'loaded' ? `loaded ${run.fileName}` : POSITIONAL_NAMES[run.settings.positional]}`;
+
+/** Returns draw(runs, shownRun); callbacks onShow(run), onRemove(run). */
+export function createRunsTable({ onShow, onRemove }) {
+  const overlaid = new Set();  // ids of the runs on the overlay chart
+  const chart = createLineChart($('overlay-chart'), {
+    xLabel: 'position of the queried pair (first → last)', yLabel: 'accuracy', xFormat: percent, yFormat: percent,
+    legend: $('overlay-legend'),
+  });
+  let last = { runs: [], shown: null };
+
+  function drawOverlay(runs) {
+    const series = runs.filter((run) => overlaid.has(run.id)).flatMap((run) => {
+      const curve = positionsAt(run, run.settings.pairs);
+      if (!curve) return [];
+      return [spreadSeries({
+        id: `run-${run.id}`, label: `${runName(run)}${curve.seeds > 1 ? ` (mean of ${curve.seeds} seeds, band: their range)` : ''}`,
+        curve, seeds: curve.seeds,
+        xs: curve.mean.map((_, i) => pairX(i, curve.pairs, 'relative')), colorIndex: (run.id - 1) % PALETTE, points: true,
+      })];
+    });
+    chart({ series, xDomain: [0, 1], yDomain: [0, 1] });
+    $('overlay-chart').dataset.runs = series.map((s) => s.id).join(',');
+  }
+
+  function draw(runs, shown) {
+    last = { runs, shown };
+    for (const id of overlaid) if (!runs.some((run) => run.id === id)) overlaid.delete(id);
+    const rows = runs.map((run) => {
+      const summary = runSummary(run);
+      const k = run.settings.pairs;
+      const row = document.createElement('tr');
+      row.dataset.run = String(run.id);
+      if (run === shown) row.classList.add('selected');
+      const check = document.createElement('input');
+      check.type = 'checkbox';
+      check.checked = overlaid.has(run.id);
+      check.setAttribute('aria-label', `Overlay run ${run.id}`);
+      check.addEventListener('change', () => {
+        if (check.checked) overlaid.add(run.id);
+        else overlaid.delete(run.id);
+        drawOverlay(last.runs);
+      });
+      const overlay = document.createElement('td');
+      overlay.append(check);
+      const name = cell(runName(run));
+      const label = document.createElement('div');
+      label.className = 'muted small';
+      label.textContent = run.label;
+      name.append(label);
+      const actions = document.createElement('td');
+      const buttons = document.createElement('div');
+      buttons.className = 'actions';
+      actions.append(buttons);
+      buttons.append(
+        button('Show', () => onShow(run), `Show run ${run.id} in the charts`),
+        button('Remove', () => onRemove(run), `Remove run ${run.id}`),
+      );
+      row.append(
+        overlay, name,
+        cell(run.seeds.map((s) => s.seed).join(', '), 'number'),
+        cell(statusWords[run.status] ?? run.status),
+        cell(summary ? percentFine(summary.accuracy) : '—', 'number'),
+        cell(summary ? percent(summary.first) : '—', 'number'),
+        cell(summary ? `${percent(summary.middle)} (${middleIndex(k) + 1})` : '—', 'number'),
+        cell(summary ? percent(summary.last) : '—', 'number'),
+        cell(run.source === 'loaded' ? '—' : `${run.seconds.toFixed(TIME_DIGITS)} s`, 'number'),
+        actions,
+      );
+      return row;
+    });
+    $('runs-body').replaceChildren(...rows);
+    $('runs-empty').hidden = runs.length > 0;
+    drawOverlay(runs);
+  }
+
+  return {
+    draw,
+    /** Puts a run on the overlay chart (each new run is). */
+    overlay(run) {
+      overlaid.add(run.id);
+    },
+    redraw: () => draw(last.runs, last.shown),
+  };
+}
