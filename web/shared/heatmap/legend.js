@@ -10,14 +10,19 @@ const AXIS_HEIGHT_PX = 24;
 const AXIS_MARGIN_PX = 8;   // room for the first and last tick labels
 const TICKS = 5;
 
-/** Fills the legend's parts once; returns update({title, domain}). */
-export function createLegend({ bar, axis, title, swatches }) {
+/**
+ * Fills the legend's parts once; returns update({title, domain}). `specials`: whether the
+ * swatches list NaN and ±Infinity as well as the masked cells (weights that a model's softmax
+ * made are never either).
+ */
+export function createLegend({ bar, axis, title, swatches, specials = true }) {
   bar.width = COLOR_STEPS;
   bar.height = 1;
   const image = new ImageData(COLOR_STEPS, 1);
   image.data.set(COLOR_TABLE);
   bar.getContext('2d').putImageData(image, 0, 0);
-  swatches.replaceChildren(...[MASKED, ...Object.values(SPECIAL_COLORS)].map(({ css, className, label }) => {
+  const listed = specials ? [MASKED, ...Object.values(SPECIAL_COLORS)] : [MASKED];
+  swatches.replaceChildren(...listed.map(({ css, className, label }) => {
     const item = document.createElement('li');
     const swatch = document.createElement('span');
     swatch.className = `swatch${className ? ` ${className}` : ''}`;

@@ -46,7 +46,7 @@ export function createAttentionMap() {
   });
   const updateLegend = createLegend({
     bar: $('attention-legend-bar'), axis: $('attention-legend-axis'), title: $('attention-legend-title'),
-    swatches: $('attention-legend-swatches'),
+    swatches: $('attention-legend-swatches'), specials: false,
   });
 
   function redraw() {
