@@ -85,11 +85,13 @@ void layernorm_backward(float* dx, float* dweight, float* dbias, const float* do
   for (long r = 0; r < rows; ++r) {
     const float* gradient = dout + r * C;
     const float* row = x + r * C;
+    // locals, so that the stores below cannot be taken to change them (and the loops vectorise)
+    const float row_mean = mean[r], row_rstd = rstd[r];
     // pass 1: the two means the input's gradient subtracts (through the mean and the variance).
     float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
 #pragma omp simd reduction(+ : dnorm_mean, dnorm_norm_mean)
     for (long c = 0; c < C; ++c) {
-      const float norm = (row[c] - mean[r]) * rstd[r];
+      const float norm = (row[c] - row_mean) * row_rstd;
       const float dnorm = weight[c] * gradient[c];
       dnorm_mean += dnorm;
       dnorm_norm_mean += dnorm * norm;
@@ -98,12 +100,13 @@ void layernorm_backward(float* dx, float* dweight, float* dbias, const float* do
     dnorm_norm_mean /= C;
     // pass 2: accumulate the parameters' gradients and add the input's.
     float* dinput = dx + r * C;
+#pragma omp simd
     for (long c = 0; c < C; ++c) {
-      const float norm = (row[c] - mean[r]) * rstd[r];
+      const float norm = (row[c] - row_mean) * row_rstd;
       const float dnorm = weight[c] * gradient[c];
       dbias[c] += gradient[c];
       dweight[c] += norm * gradient[c];
-      dinput[c] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[r];
+      dinput[c] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * row_rstd;
     }
   }
 }
