@@ -414,7 +414,7 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
             continue;
           }
           if (new_max > row_max[r]) {
-            const float correction = fast_exp(row_max[r] - new_max);
+            const float correction = fast_exp_nonpositive(row_max[r] - new_max);
             row_total[r] *= correction;
             for (long t = 0; t < dvh; ++t) out[r * ldc + t] *= correction;
             row_max[r] = new_max;
