@@ -127,18 +127,26 @@ struct RowContext {
 };
 
 // Calls visit(first_key, cols) once for each key tile that meets `keys` (the keys a block of
-// query rows sees, attn::key_intervals): tiles start on multiples of kFlashTileCols and hold
-// kFlashTileCols keys (fewer at the end of m). Tiles outside both intervals (above the
-// diagonal under a causal mask, outside every row's window) are never computed.
+// query rows sees, attn::key_intervals), with the part of the tile the intervals cover: tiles
+// start on multiples of kFlashTileCols and hold kFlashTileCols keys (fewer at the end of m);
+// the part starts on a multiple of `align` (which divides kFlashTileCols). Tiles outside both
+// intervals (above the diagonal under a causal mask, outside every row's window) are never
+// computed, nor the keys of a tile past the last one the block sees (the diagonal's tile).
 template <class Visit>
-void for_each_key_tile(const Intervals& keys, long m, Visit&& visit) {
+void for_each_key_tile(const Intervals& keys, long m, long align, Visit&& visit) {
   long next_tile = 0;  // a tile meeting both intervals is visited once
   for (int s = 0; s < keys.count; ++s) {
     const long last_tile = (keys.end[s] + kFlashTileCols - 1) / kFlashTileCols;
     for (long tile = std::max(keys.begin[s] / kFlashTileCols, next_tile); tile < last_tile;
          ++tile) {
-      const long first_key = tile * kFlashTileCols;
-      visit(first_key, std::min(kFlashTileCols, m - first_key));
+      const long tile_begin = tile * kFlashTileCols;
+      const long tile_end = std::min(tile_begin + kFlashTileCols, m);
+      // The tile meets interval s, and the next one too when that starts inside it.
+      const bool next_meets = s + 1 < keys.count && keys.begin[s + 1] < tile_end;
+      long first_key = std::max(tile_begin, keys.begin[s]);
+      first_key -= first_key % align;
+      const long end = std::min(tile_end, next_meets ? keys.end[s + 1] : keys.end[s]);
+      visit(first_key, end - first_key);
     }
     next_tile = std::max(next_tile, last_tile);
   }
@@ -194,15 +202,16 @@ template <Layout kLayout = Layout::normal>
                        cols - vector_cols, accumulate);
 }
 
-// scores (block_rows×cols, row stride ld) = q rows [i0, i0 + block_rows) · the packed key
-// tile of keys [j0, j0 + cols) (q arrives already multiplied by the scale).
+// scores (block_rows×cols, row stride ld) = q rows [i0, i0 + block_rows) · keys [j0, j0 + cols)
+// of one packed key tile (q arrives already multiplied by the scale).
 [[gnu::always_inline]] inline void tile_scores(const Head& head,
                                                const std::vector<float>& key_tiles, long i0,
                                                long block_rows, long j0, long cols, float* scores,
                                                long ld) {
-  blocked_matmul(head.q + i0 * head.dh, head.dh,
-                 key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols,
-                 kFlashTileCols, scores, ld, block_rows, head.dh, cols, false);
+  blocked_matmul(
+      head.q + i0 * head.dh, head.dh,
+      key_tiles.data() + (j0 / kFlashTileCols) * head.dh * kFlashTileCols + j0 % kFlashTileCols,
+      kFlashTileCols, scores, ld, block_rows, head.dh, cols, false);
 }
 
 // ---- The flash kernel's packed operands ----------------------------------------------------
@@ -339,7 +348,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     float* block_scores = scores + i0 * m;
     float* block_weights = weights + i0 * m;
     // pass 1: scores = q·kᵀ, tile by tile.
-    for_each_key_tile(keys, head.m, [&](long j0, long cols) {
+    for_each_key_tile(keys, head.m, 1, [&](long j0, long cols) {
       tile_scores(head, key_tiles, i0, block_rows, j0, cols, block_scores + j0, m);
     });
     for (long r = 0; r < block_rows; ++r) {
@@ -352,7 +361,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
     // pass 4: context = weights · v over the same tiles (all other weights are zero).
     float* out = context + i0 * ldc;
     for (long r = 0; r < block_rows; ++r) std::fill(out + r * ldc, out + r * ldc + head.dvh, 0.0f);
-    for_each_key_tile(keys, head.m, [&](long j0, long cols) {
+    for_each_key_tile(keys, head.m, 1, [&](long j0, long cols) {
       blocked_matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
                      cols, head.dvh, true);
     });
@@ -386,7 +395,7 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
     }
     const Intervals keys = key_intervals(visible, block_rows);
 
-    for_each_key_tile(keys, m, [&](long j0, long cols) {
+    for_each_key_tile(keys, m, kPanelCols, [&](long j0, long cols) {
       // pass 1: the tile's scores, whole groups of rows by whole panels of keys (the rows and
       // keys that complete them are zeros, their scores never read).
       const long key_panel_count = (cols + kPanelCols - 1) / kPanelCols;
