@@ -1,6 +1,7 @@
 #include "attn/kernels.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "row_ops.hpp"
@@ -214,6 +215,10 @@ template <Layout kLayout = Layout::normal>
       kFlashTileCols, scores, ld, block_rows, head.dh, cols, false);
 }
 
+// The flash kernel's scratch: every element is written before it is read, so none is zeroed.
+using Buffer = std::unique_ptr<float[]>;
+Buffer uninitialized(std::size_t size) { return Buffer(new float[size]); }
+
 // ---- The flash kernel's packed operands ----------------------------------------------------
 //
 // The flash kernel's products read both operands from buffers laid out for them, so that the
@@ -275,25 +280,28 @@ inline void panel_rows(std::size_t rows, const float* a, const float* b, float* 
 // kᵀ in panels, straight from k (m×dh, row stride ldk): panel p holds keys [p·kPanelCols,
 // (p+1)·kPanelCols) as dh rows of kPanelCols, the keys past m zero. A key tile starting at
 // j0 is the kFlashTileCols / kPanelCols panels from panel j0 / kPanelCols on.
-std::vector<float> pack_key_panels(const float* k, long ldk, long dh, long m) {
+Buffer pack_key_panels(const float* k, long ldk, long dh, long m) {
   const long panels = (m + kPanelCols - 1) / kPanelCols;
-  std::vector<float> packed(static_cast<std::size_t>(panels) * dh * kPanelCols, 0.0f);
-  for (long key = 0; key < m; ++key) {
-    float* column = packed.data() + (key / kPanelCols) * dh * kPanelCols + key % kPanelCols;
-    const float* row = k + key * ldk;
-    for (long t = 0; t < dh; ++t) column[t * kPanelCols] = row[t];
+  Buffer packed = uninitialized(static_cast<std::size_t>(panels) * dh * kPanelCols);
+  for (long key = 0; key < panels * static_cast<long>(kPanelCols); ++key) {
+    float* column = packed.get() + (key / kPanelCols) * dh * kPanelCols + key % kPanelCols;
+    if (key < m) {
+      for (long t = 0; t < dh; ++t) column[t * kPanelCols] = k[key * ldk + t];
+    } else {
+      for (long t = 0; t < dh; ++t) column[t * kPanelCols] = 0.0f;
+    }
   }
   return packed;
 }
 
 // Columns [0, panels·kPanelCols) of v (m×dvh, row stride ldv) in panels: panel p holds the
 // columns [p·kPanelCols, (p+1)·kPanelCols) as m rows of kPanelCols.
-std::vector<float> pack_value_panels(const float* v, long ldv, long m, long panels) {
-  std::vector<float> packed(static_cast<std::size_t>(panels) * m * kPanelCols);
+Buffer pack_value_panels(const float* v, long ldv, long m, long panels) {
+  Buffer packed = uninitialized(static_cast<std::size_t>(panels) * m * kPanelCols);
   for (long key = 0; key < m; ++key) {
     for (long p = 0; p < panels; ++p) {
       const float* from = v + key * ldv + p * kPanelCols;
-      std::copy(from, from + kPanelCols, packed.data() + (p * m + key) * kPanelCols);
+      std::copy(from, from + kPanelCols, packed.get() + (p * m + key) * kPanelCols);
     }
   }
   return packed;
@@ -304,10 +312,13 @@ std::vector<float> pack_value_panels(const float* v, long ldv, long m, long pane
 // rows that complete the last group are zero.
 void pack_query_rows(const float* q, long dh, long rows, float* packed) {
   const long groups = (rows + kPanelRows - 1) / kPanelRows;
-  std::fill(packed, packed + groups * kPanelRows * dh, 0.0f);
-  for (long r = 0; r < rows; ++r) {
+  for (long r = 0; r < groups * static_cast<long>(kPanelRows); ++r) {
     float* to = packed + (r / kPanelRows) * dh * kPanelRows + r % kPanelRows;
-    for (long t = 0; t < dh; ++t) to[t * kPanelRows] = q[r * dh + t];
+    if (r < rows) {
+      for (long t = 0; t < dh; ++t) to[t * kPanelRows] = q[r * dh + t];
+    } else {
+      for (long t = 0; t < dh; ++t) to[t * kPanelRows] = 0.0f;
+    }
   }
 }
 
@@ -371,14 +382,14 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
 void attend_flash(const Head& head, float* context, std::size_t ldc) {
   const long n = head.n, m = head.m, dh = head.dh, dvh = head.dvh;
   const RowContext rows{head};
-  const std::vector<float> key_panels = pack_key_panels(head.k, head.ldk, dh, m);
+  const Buffer key_panels = pack_key_panels(head.k, head.ldk, dh, m);
   // v's whole panels; the columns after them (dvh not a multiple of kPanelCols) are read in
   // place.
   const long value_panel_count = dvh / static_cast<long>(kPanelCols);
   const long panel_cols = value_panel_count * static_cast<long>(kPanelCols);
-  const std::vector<float> value_panels = pack_value_panels(head.v, head.ldv, m, value_panel_count);
-  std::vector<float> query_rows(kFlashTileRows * dh);        // the block's q rows, packed
-  std::vector<float> tile(kFlashTileRows * kFlashTileCols);  // scores, then unnormalised weights
+  const Buffer value_panels = pack_value_panels(head.v, head.ldv, m, value_panel_count);
+  const Buffer query_rows = uninitialized(kFlashTileRows * dh);        // the block's q rows, packed
+  const Buffer tile = uninitialized(kFlashTileRows * kFlashTileCols);  // scores, then weights
   float row_max[kFlashTileRows], row_total[kFlashTileRows];
   VisibleKeys visible[kFlashTileRows];
 
@@ -386,7 +397,7 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
     const long block_rows = std::min(kFlashTileRows, n - i0);
     const long row_groups = (block_rows + kPanelRows - 1) / kPanelRows;
     float* out = context + i0 * ldc;
-    pack_query_rows(head.q + i0 * dh, dh, block_rows, query_rows.data());
+    pack_query_rows(head.q + i0 * dh, dh, block_rows, query_rows.get());
     for (long r = 0; r < block_rows; ++r) {
       visible[r] = visible_keys(head.mask, i0 + r, n, m);
       row_max[r] = row_ops::kMinusInfinity;
@@ -399,17 +410,17 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
       // pass 1: the tile's scores, whole groups of rows by whole panels of keys (the rows and
       // keys that complete them are zeros, their scores never read).
       const long key_panel_count = (cols + kPanelCols - 1) / kPanelCols;
-      const float* tile_keys = key_panels.data() + (j0 / kPanelCols) * dh * kPanelCols;
+      const float* tile_keys = key_panels.get() + (j0 / kPanelCols) * dh * kPanelCols;
       for (long g = 0; g < row_groups; ++g) {
         for (long p = 0; p < key_panel_count; ++p) {
           panel_block<kPanelRows, 1, kPanelRows>(
-              query_rows.data() + g * kPanelRows * dh, tile_keys + p * dh * kPanelCols,
-              tile.data() + g * kPanelRows * kFlashTileCols + p * kPanelCols, kFlashTileCols, dh,
+              query_rows.get() + g * kPanelRows * dh, tile_keys + p * dh * kPanelCols,
+              tile.get() + g * kPanelRows * kFlashTileCols + p * kPanelCols, kFlashTileCols, dh,
               false);
         }
       }
       for (long r = 0; r < block_rows; ++r) {
-        float* scores = tile.data() + r * kFlashTileCols;
+        float* scores = tile.get() + r * kFlashTileCols;
         // pass 2: positional bias, mask, the tile's row maximum.
         const float tile_max = row_ops::bias_and_mask(scores, cols, j0, rows.position(i0 + r),
                                                       visible[r], rows.slope());
@@ -437,14 +448,14 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
       for (long r0 = 0; r0 < block_rows; r0 += kPanelRows) {
         const std::size_t group_rows = std::min<long>(kPanelRows, block_rows - r0);
         for (long p = 0; p < value_panel_count; ++p) {
-          panel_rows<kPanelRows, kFlashTileCols, 1>(group_rows, tile.data() + r0 * kFlashTileCols,
-                                                    value_panels.data() + (p * m + j0) * kPanelCols,
+          panel_rows<kPanelRows, kFlashTileCols, 1>(group_rows, tile.get() + r0 * kFlashTileCols,
+                                                    value_panels.get() + (p * m + j0) * kPanelCols,
                                                     out + r0 * ldc + p * kPanelCols, ldc, cols,
                                                     true);
         }
       }
       if (panel_cols < dvh) {
-        blocked_matmul(tile.data(), kFlashTileCols, head.v + j0 * head.ldv + panel_cols, head.ldv,
+        blocked_matmul(tile.get(), kFlashTileCols, head.v + j0 * head.ldv + panel_cols, head.ldv,
                        out + panel_cols, ldc, block_rows, cols, dvh - panel_cols, true);
       }
     });
