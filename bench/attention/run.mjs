@@ -3,9 +3,10 @@
 //   js-loop                            js_attention.mjs, the straightforward JavaScript loop
 //   native                             the same core built natively (build/native/bench/bench_native,
 //                                      from native_bench.cpp)
-// all measured in this run, and each engine row as a share of the wasm f32x4 mul+add peak that
-// bench/run.mjs measured (peak.cpp). Variants are interleaved round by round and the median
-// reported.
+// then engine-flash with several heads (HEAD_CASES: 8 heads of 64 columns, 2 heads of 32), all
+// measured in this run, and each engine row as a share of the
+// wasm f32x4 mul+add peak that bench/run.mjs measured (peak.cpp). Variants are interleaved round
+// by round and the median reported.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import createAttention from '../../dist/wasm/attention.mjs';
@@ -16,10 +17,25 @@ const SIZES = [256, 1024, 4096, 16384];
 const JS_LOOP_MAX_N = 4096;        // beyond, one JS-loop call takes minutes
 const ROUNDS = { 256: 9, 1024: 7, 4096: 3, 16384: 3 };
 const NATIVE_ROUNDS = 5;
+// n queries and keys, heads × headWidth columns (d = heads · headWidth), flash, not causal.
+const HEAD_CASES = [
+  { n: 512, heads: 8, headWidth: 64 },
+  { n: 256, heads: 2, headWidth: 32 },
+  { n: 1024, heads: 2, headWidth: 32 },
+];
+const HEAD_ROUNDS = 9;
+// Node runs wasm on its baseline tier until a background compile of each hot function finishes;
+// on a busy machine the kernels still ran on it 200 ms into the run (n=256 at a third of its
+// speed). Both kernels and several heads are warmed up for this long before anything is timed.
+const WARM_UP_MS = 1500;
+// Each round times a batch of calls lasting at least this long and takes the time per call: timed
+// one by one, right after 15 ms of the JavaScript loop, an n=256 flash call took 0.65 ms instead
+// of 0.5 (its code and data cold), which no longer weighs on the median.
+const BATCH_MS = 5;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 // q·kᵀ and weights·v: a multiply and an add per (query, visible key) pair and per dimension.
-const flops = (n, causal) => 4 * D * (causal ? (n * (n + 1)) / 2 : n * n);
+const flops = (n, causal, d = D) => 4 * d * (causal ? (n * (n + 1)) / 2 : n * n);
 
 function randomMatrix(rows, cols, seed) {
   const data = new Float32Array(rows * cols);
@@ -45,12 +61,34 @@ function runNative(root) {
   return output.trim().split('\n').map((line) => JSON.parse(line));
 }
 
+// Sets variant.seconds to the time per call of each round, variants interleaved round by round,
+// each round a batch of calls lasting about BATCH_MS (one call for the slow ones).
+function timeInterleaved(variants, rounds) {
+  for (const variant of variants) {
+    const start = performance.now();
+    variant.run();
+    variant.batch = Math.max(1, Math.ceil(BATCH_MS / (performance.now() - start)));
+    variant.seconds = [];
+  }
+  for (let round = 0; round < rounds; ++round) {
+    for (const variant of variants) {
+      const start = performance.now();
+      for (let call = 0; call < variant.batch; ++call) variant.run();
+      variant.seconds.push((performance.now() - start) / 1000 / variant.batch);
+    }
+  }
+}
+
 // {results, table}: one row per (n, causal, variant), and the markdown table with its note.
 // machine.wasmPeakGflops is the peak measured by bench/run.mjs.
 export async function runAttentionBenchmark({ root, machine }) {
   const engine = await createAttention();
   const warm = randomMatrix(256, D, 1);
-  for (let i = 0; i < 5; ++i) engine.attention(warm, warm, warm, { kernel: 'flash' });
+  for (const start = performance.now(); performance.now() - start < WARM_UP_MS;) {
+    for (const kernel of ['flash', 'materialized']) {
+      for (const heads of [1, 2]) engine.attention(warm, warm, warm, { kernel, heads });
+    }
+  }
 
   const results = [];
   for (const n of SIZES) {
@@ -65,28 +103,31 @@ export async function runAttentionBenchmark({ root, machine }) {
         variants.push({ name: 'js-loop', causal, run: () => jsAttention(inputs[0].data, inputs[1].data, inputs[2].data, n, D, causal) });
       }
     }
-    const rounds = ROUNDS[n];
-    for (const variant of variants) variant.seconds = [];
-    for (let round = 0; round < rounds; ++round) {
-      for (const variant of variants) {
-        const start = performance.now();
-        variant.run();
-        variant.seconds.push((performance.now() - start) / 1000);
-      }
-    }
+    timeInterleaved(variants, ROUNDS[n]);
     for (const variant of variants) {
       const seconds = median(variant.seconds);
       const memory = variant.name.startsWith('engine')
         ? await engineMemory(variant.name.slice('engine-'.length), n, variant.causal, inputs) : null;
-      results.push({ n, d: D, causal: variant.causal, variant: variant.name, seconds, gflops: flops(n, variant.causal) / seconds / 1e9, memoryBytes: memory });
+      results.push({ n, d: D, heads: 1, causal: variant.causal, variant: variant.name, seconds, gflops: flops(n, variant.causal) / seconds / 1e9, memoryBytes: memory });
       console.error(`bench: n=${n} causal=${variant.causal} ${variant.name} ${(seconds * 1000).toFixed(1)} ms`);
     }
   }
   for (const row of runNative(root)) {
-    results.push({ n: row.n, d: row.d, causal: row.causal, variant: `native-${row.kernel}`, seconds: row.seconds, gflops: flops(row.n, row.causal) / row.seconds / 1e9, memoryBytes: null });
+    results.push({ n: row.n, d: row.d, heads: 1, causal: row.causal, variant: `native-${row.kernel}`, seconds: row.seconds, gflops: flops(row.n, row.causal) / row.seconds / 1e9, memoryBytes: null });
+  }
+  const headCases = HEAD_CASES.map(({ n, heads, headWidth }) => {
+    const d = heads * headWidth;
+    const inputs = [randomMatrix(n, d, 5), randomMatrix(n, d, 6), randomMatrix(n, d, 7)];
+    return { n, d, heads, run: () => engine.attention(...inputs, { kernel: 'flash', heads }) };
+  });
+  timeInterleaved(headCases, HEAD_ROUNDS);
+  for (const { n, d, heads, seconds: all } of headCases) {
+    const seconds = median(all);
+    results.push({ n, d, heads, causal: false, variant: 'engine-flash', seconds, gflops: flops(n, false, d) / seconds / 1e9, memoryBytes: null });
+    console.error(`bench: n=${n} ${heads} heads of ${d / heads} engine-flash ${(seconds * 1000).toFixed(1)} ms`);
   }
   for (const row of results) {
-    const js = results.find((r) => r.n === row.n && r.causal === row.causal && r.variant === 'js-loop');
+    const js = results.find((r) => r.n === row.n && r.d === row.d && r.heads === row.heads && r.causal === row.causal && r.variant === 'js-loop');
     row.timesJsLoop = js ? js.seconds / row.seconds : null;
     row.fractionOfWasmPeak = row.variant.startsWith('engine') ? row.gflops / machine.wasmPeakGflops : null;
   }
@@ -96,12 +137,12 @@ export async function runAttentionBenchmark({ root, machine }) {
 function attentionTable(results) {
   const fmt = (value, digits = 1) => (value === null ? '—' : value.toFixed(digits));
   const lines = [
-    '| n | causal | variant | ms | GFLOP/s | × JS loop | % of wasm peak | wasm memory (MiB) |',
-    '|---:|:---:|---|---:|---:|---:|---:|---:|',
+    '| n | heads × width | causal | variant | ms | GFLOP/s | × JS loop | % of wasm peak | wasm memory (MiB) |',
+    '|---:|:---:|:---:|---|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
-    lines.push(`| ${r.n} | ${r.causal ? 'yes' : 'no'} | ${r.variant} | ${fmt(r.seconds * 1000, 2)} | ${fmt(r.gflops)} | ${fmt(r.timesJsLoop)} | ${r.fractionOfWasmPeak === null ? '—' : (100 * r.fractionOfWasmPeak).toFixed(0)} | ${r.memoryBytes === null ? '—' : (r.memoryBytes / 2 ** 20).toFixed(0)} |`);
+    lines.push(`| ${r.n} | ${r.heads} × ${r.d / r.heads} | ${r.causal ? 'yes' : 'no'} | ${r.variant} | ${fmt(r.seconds * 1000, 2)} | ${fmt(r.gflops)} | ${fmt(r.timesJsLoop)} | ${r.fractionOfWasmPeak === null ? '—' : (100 * r.fractionOfWasmPeak).toFixed(0)} | ${r.memoryBytes === null ? '—' : (r.memoryBytes / 2 ** 20).toFixed(0)} |`);
   }
-  lines.push('', 'GFLOP/s counts 4·d per visible (query, key) pair: 4·n²·d, or 4·d·n(n+1)/2 under a causal mask. bench/results.json has the raw numbers.');
+  lines.push('', 'GFLOP/s counts 4·d per visible (query, key) pair, d = heads × width: 4·n²·d, or 4·d·n(n+1)/2 under a causal mask. bench/results.json has the raw numbers.');
   return lines.join('\n');
 }

@@ -46,7 +46,7 @@ inline float bias_and_mask(float* scores, long count, long first_key, long posit
 
 // weights[c] ← the unnormalised weight of scores[c] (masked → 0), for c in [0, count);
 // returns their sum. scores and weights may be the same array.
-// softmax: exp(s - shift); naive-softmax: exp(s), overflow and all; sum: s itself.
+// softmax: exp(s - shift), s ≤ shift; naive-softmax: exp(s), overflow and all; sum: s itself.
 inline float unnormalised_weights(const float* scores, float* weights, long count,
                                   Normalization normalization, float shift) {
   float total = 0.0f;
@@ -57,13 +57,14 @@ inline float unnormalised_weights(const float* scores, float* weights, long coun
       simd::Vec totals = {};
       long c = 0;
       for (; c + static_cast<long>(simd::kLanes) <= count; c += simd::kLanes) {
-        const simd::Vec lanes = fast_exp(simd::load(scores + c) - shift_lanes);  // masked → 0
+        const simd::Vec lanes =
+            fast_exp_nonpositive(simd::load(scores + c) - shift_lanes);  // masked → 0
         simd::store(weights + c, lanes);
         totals += lanes;
       }
       for (std::size_t lane = 0; lane < simd::kLanes; ++lane) total += totals[lane];
       for (; c < count; ++c) {
-        weights[c] = fast_exp(scores[c] - shift);
+        weights[c] = fast_exp_nonpositive(scores[c] - shift);
         total += weights[c];
       }
       break;

@@ -50,6 +50,25 @@ test("'flash' equals 'materialized' and the reference on random shapes and optio
   }
 });
 
+test("'flash' equals 'materialized' and the reference at head widths of whole packed panels and more", () => {
+  // The flash kernel packs kᵀ and v in panels of 8 columns and reads v's columns after the last
+  // whole panel in place: heads of 8, 32 and 64 (the page's and the trainer's), and 40 / 12.
+  const random = mulberry32(304);
+  for (const [dh, dvh] of [[8, 8], [32, 32], [64, 64], [40, 12]]) {
+    for (const [n, m] of [[61, 135], [133, 70], [130, 259]]) {
+      const heads = pick(random, [1, 2]);
+      const q = randomMatrix(random, n, heads * dh), k = randomMatrix(random, m, heads * dh);
+      const v = randomMatrix(random, m, heads * dvh);
+      const options = randomOptions(random, heads);
+      const label = `dh=${dh} dvh=${dvh} n=${n} m=${m} ${JSON.stringify(options)}`;
+      const flash = engine.attention(q, k, v, { ...options, kernel: 'flash' });
+      const materialized = engine.attention(q, k, v, { ...options, kernel: 'materialized' });
+      assertMatrixClose(flash.context, toRows(materialized.context), { ...TOL, label: `${label} flash vs materialized` });
+      assertMatrixClose(flash.context, attentionReference(q, k, v, options).context, { ...TOL, label: `${label} flash vs reference` });
+    }
+  }
+});
+
 test("'flash' with the teaching normalisations equals 'materialized'", () => {
   const random = mulberry32(301);
   for (const [n, m] of SHAPES) {

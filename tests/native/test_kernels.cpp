@@ -86,3 +86,33 @@ TEST_CASE("flash: context equals the materialised context for every option", "[k
     }
   }
 }
+
+TEST_CASE("flash: heads as wide as the packed panels and wider equal the materialised context",
+          "[kernels]") {
+  // The flash kernel packs kᵀ and v in panels of 8 columns in wasm (32 with AVX-512) and reads
+  // the columns after the last whole panel in place: widths of whole panels, of panels and a
+  // remainder, and narrower than one panel.
+  std::mt19937 rng(54);
+  const auto [dh, dvh] =
+      GENERATE(table<long, long>({{8, 8}, {32, 32}, {64, 64}, {40, 12}, {24, 72}}));
+  const long heads = GENERATE(1L, 3L);
+  const std::vector<attn::AttentionOptions> grid = helpers::option_grid(heads);
+  constexpr long rows = attn::kernels::kFlashTileRows, cols = attn::kernels::kFlashTileCols;
+  // Every seventh option of the grid (7 is prime to its inner sizes: normalisations, masks,
+  // encodings and scales all appear).
+  for (std::size_t i = 0; i < grid.size(); i += 7) {
+    for (auto [n, m] : {std::pair{rows - 3, cols + 7}, {2 * rows + 5, 2 * cols + 3}}) {
+      INFO(helpers::describe(grid[i])
+           << ", n " << n << ", m " << m << ", dh " << dh << ", dvh " << dvh);
+      const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng, 0.0f, 1.0f);
+      const attn::Matrix k = helpers::random_matrix(m, heads * dh, rng, 0.0f, 1.0f);
+      const attn::Matrix v = helpers::random_matrix(m, heads * dvh, rng);
+      attn::AttentionOptions options = grid[i];
+      options.kernel = attn::Kernel::materialized;
+      const auto materialized = attn::attention(q, k, v, options);
+      options.kernel = attn::Kernel::flash;
+      const auto flash = attn::attention(q, k, v, options);
+      CHECK_CLOSE(flash.context, materialized.context, 1e-5);
+    }
+  }
+}
