@@ -3,21 +3,25 @@
 // machine line:
 //   attention  attention/run.mjs: the engine's attention kernels against a JavaScript loop and
 //              the same core built natively
+//   peers      attention/peers/run.mjs: the engine's attention against onnxruntime-web (wasm, one
+//              thread and N) and TensorFlow.js (wasm), with issue #13's targets
 //   train      train/run.mjs: the default training run (2 layers, dModel 32, 2 heads, batch 64,
 //              1,400 steps) in Node and natively, and side by side with TensorFlow.js
 // Writes bench/results.json with a section per part. Progress goes to stderr.
 //
-//   node bench/run.mjs [attention] [train]    (default: both; a selection prints only)
+//   node bench/run.mjs [attention] [peers] [train]    (default: all; a selection prints only)
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runPeersBenchmark } from './attention/peers/run.mjs';
 import { runAttentionBenchmark } from './attention/run.mjs';
 import { runTrainingBenchmark } from './train/run.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PARTS = {
   attention: { title: 'Attention', run: runAttentionBenchmark },
+  peers: { title: 'Attention against its peers', run: runPeersBenchmark },
   train: { title: 'Training', run: runTrainingBenchmark },
 };
 const PEAK_ITERATIONS = 2e7;

@@ -24,13 +24,14 @@ export async function createTfjsPeer() {
   const attend = (q, k, v) => tf.tidy(() => {
     const { n, heads, d } = shape;
     const width = heads * d;
-    const qHeads = tf.split(tf.mul(tf.tensor2d(q, [n, width]), 1 / Math.sqrt(d)), heads, 1); // H × n×d
-    const kHeads = tf.split(tf.transpose(tf.tensor2d(k, [n, width])), heads, 0);              // H × d×n
-    const vHeads = tf.split(tf.tensor2d(v, [n, width]), heads, 1);                            // H × n×d
+    const split = (x, axis) => (heads > 1 ? tf.split(x, heads, axis) : [x]);
+    const qHeads = split(tf.mul(tf.tensor2d(q, [n, width]), 1 / Math.sqrt(d)), 1);  // H × n×d
+    const kHeads = split(tf.transpose(tf.tensor2d(k, [n, width])), 0);             // H × d×n
+    const vHeads = split(tf.tensor2d(v, [n, width]), 1);                            // H × n×d
     const contexts = qHeads.map((qh, h) => {
-      const scores = tf.matMul(qh, kHeads[h]);                                                // n×n
+      const scores = tf.matMul(qh, kHeads[h]);                                     // n×n
       const weights = tf.softmax(mask ? tf.add(scores, mask) : scores);
-      return tf.matMul(weights, vHeads[h]);                                                   // n×d
+      return tf.matMul(weights, vHeads[h]);                                        // n×d
     });
     return heads > 1 ? tf.concat(contexts, 1) : contexts[0];
   });
