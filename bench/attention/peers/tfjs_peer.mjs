@@ -10,12 +10,14 @@
 //   - 1/√d scales q (n·d products), not the n×n scores;
 //   - the causal mask (causal_mask.mjs) is an n×n tensor added to the scores, made once per
 //     shape, as onnxruntime-web's graph holds it once.
+import { getThreadsCount } from '@tensorflow/tfjs-backend-wasm';
 import { loadTensorFlow } from '../../tfjs.mjs';
 import { causalMask } from './causal_mask.mjs';
 
-// {prepare, run, release}: `prepare(shape)` builds what a shape ({n, heads, d, causal}) keeps
-// between calls; `run(q, k, v)` computes the context (a Float32Array n×(H·d)) from
-// Float32Arrays, copying them in and the result out as a caller pays it.
+// {about, prepare, run, release, tensors}: `prepare(shape)` builds what a shape ({n, heads, d,
+// causal}) keeps between calls; `run(q, k, v)` computes the context (a Float32Array n×(H·d))
+// from Float32Arrays, copying them in and the result out as a caller pays it; `about` is
+// {version, backend, simd, threads}; `tensors()` counts TF.js's live tensors.
 export async function createTfjsPeer() {
   const tf = await loadTensorFlow();
   let shape = null;
@@ -37,6 +39,10 @@ export async function createTfjsPeer() {
   });
 
   return {
+    about: {
+      version: tf.version_core, backend: tf.getBackend(),
+      simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: getThreadsCount(),
+    },
     prepare(next) {
       mask?.dispose();
       shape = next;
