@@ -1,6 +1,6 @@
-// `npm run bench`: measures the machine once (CPU, cores, Node, and the wasm f32x4 mul+add
-// peak of attention/peak.cpp), then runs each part and prints its markdown table under the
-// machine line:
+// `npm run bench`: measures the machine once (CPU, cores, Node, the load average, and the wasm
+// f32x4 mul+add peak of attention/peak.cpp), then runs each part and prints its markdown table
+// under the machine line:
 //   attention  attention/run.mjs: the engine's attention kernels against a JavaScript loop and
 //              the same core built natively
 //   peers      attention/peers/run.mjs: the engine's attention against onnxruntime-web (wasm, one
@@ -50,12 +50,13 @@ function measurePeak() {
 function measureMachine() {
   return {
     cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version,
-    date: new Date().toISOString().slice(0, 10), wasmPeakGflops: measurePeak(),
+    date: new Date().toISOString().slice(0, 10), loadAverage: os.loadavg()[0], wasmPeakGflops: measurePeak(),
   };
 }
 
 const machineLine = (machine) =>
   `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}; ` +
+  `load average ${machine.loadAverage.toFixed(2)} at the start (1 minute); ` +
   `wasm f32x4 mul+add peak ${machine.wasmPeakGflops.toFixed(1)} GFLOP/s`;
 
 async function main() {
