@@ -82,12 +82,20 @@ function jsMultiHead(q, k, v, { n, heads, d, causal }) {
 // settleMs?: an untimed pause after each timed call}.
 // `inputs` are {q, k, v} as {rows, cols, data}; contexts are Float32Arrays n×(H·d).
 
+// The materialised kernel passes `reuse` (as the page's worker does): its H n×n score and weight
+// matrices are still copied to JavaScript on every call, but into the same arrays, not into
+// fresh ones whose collection would land in the timing of whichever variant runs next on this
+// thread (at n = 4,096, 128 MiB a call made TF.js's times jump from 170 to 370 ms).
 function engineVariant(engine, kernel) {
   let call = null;
   return {
     name: `engine-${kernel}`,
     prepare(shape, { q, k, v }) {
-      call = () => engine.attention(q, k, v, { kernel, causal: shape.causal, heads: shape.heads }).context.data;
+      const options = { kernel, causal: shape.causal, heads: shape.heads };
+      let previous = null;
+      call = kernel === 'materialized'
+        ? () => (previous = engine.attention(q, k, v, { ...options, reuse: previous })).context.data
+        : () => engine.attention(q, k, v, options).context.data;
     },
     run() {
       const start = performance.now();
