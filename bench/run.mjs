@@ -1,5 +1,5 @@
 // `npm run bench`: measures the machine once (CPU, cores, Node, the load average, and the wasm
-// f32x4 mul+add peak of attention/peak.cpp), then runs each part and prints its markdown table
+// f32x4 mul+add peak of attention/peak.cpp; the load average again at the end), then runs each part and prints its markdown table
 // under the machine line:
 //   attention  attention/run.mjs: the engine's attention kernels against a JavaScript loop and
 //              the same core built natively
@@ -56,7 +56,7 @@ function measureMachine() {
 
 const machineLine = (machine) =>
   `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}; ` +
-  `load average ${machine.loadAverage.toFixed(2)} at the start (1 minute); ` +
+  `load average ${machine.loadAverage.toFixed(2)} at the start, ${machine.loadAverageEnd.toFixed(2)} at the end (1 minute); ` +
   `wasm f32x4 mul+add peak ${machine.wasmPeakGflops.toFixed(1)} GFLOP/s`;
 
 async function main() {
@@ -72,6 +72,7 @@ async function main() {
     console.error(`bench: ${part}`);
     sections[part] = await PARTS[part].run({ root, machine });
   }
+  machine.loadAverageEnd = os.loadavg()[0];
   console.log(`\n${machineLine(machine)}`);
   for (const part of parts) console.log(`\n### ${PARTS[part].title}\n\n${sections[part].table}`);
   if (parts.length === Object.keys(PARTS).length) {
