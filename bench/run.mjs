@@ -1,6 +1,6 @@
 // `npm run bench`: measures the machine once (CPU, cores, Node, the load average, and the wasm
-// f32x4 mul+add peak of attention/peak.cpp; the load average again at the end), then runs each part and prints its markdown table
-// under the machine line:
+// f32x4 mul+add peak of attention/peak.cpp; the load average again at the end), then runs each
+// part and prints its markdown table under the machine line:
 //   attention  attention/run.mjs: the engine's attention kernels against a JavaScript loop and
 //              the same core built natively
 //   peers      attention/peers/run.mjs: the engine's attention against onnxruntime-web (wasm, one
