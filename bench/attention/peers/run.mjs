@@ -8,8 +8,8 @@
 // for attention at d = 64 with n = 256, 1,024 and 4,096 (one head) and 8 heads × 512 (q, k and
 // v 512×512), causal and not. Every timed call takes the inputs as Float32Arrays and returns the
 // context as one, so copies in and out are included. Before timing, every variant's output is
-// held to the engine's flash kernel, and the engine to the JavaScript loop at the small sizes;
-// a disagreement stops the benchmark. Prints engine ÷ peer per size and the targets of issue #13.
+// held to the engine's flash kernel, and the engine to the JavaScript loop at n = 256 and
+// 8 × 512; a disagreement stops the benchmark. Prints engine ÷ peer per size and the targets of issue #13.
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import createAttention, * as attentionApi from '../../../dist/wasm/attention.mjs';
@@ -40,20 +40,20 @@ const cores = os.cpus().length;
 const POOL_WORKERS = [...new Set([Math.max(1, cores - 1), Math.min(2, cores)])].sort((a, b) => a - b);
 const ORT_THREADS = [...new Set([1, ...POOL_WORKERS])].sort((a, b) => a - b);
 
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const sizeLabel = ({ n, heads }) => (heads === 1 ? `${n}` : `${heads} × ${n}`);
+const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
 // Issue #13's targets: the engine's speed over the peer's, at every size.
 const TARGETS = [
   { label: 'one thread ≥ 1.5× onnxruntime-web with one thread, no mask', causal: false, engine: 'engine-flash', peer: 'ort-1', ratio: 1.5 },
   { label: 'causal ≥ 2.5× onnxruntime-web with one thread', causal: true, engine: 'engine-flash', peer: 'ort-1', ratio: 2.5 },
   ...POOL_WORKERS.map((workers) => ({
-    label: `${workers} worker${workers === 1 ? '' : 's'} ≥ 1.2× onnxruntime-web with ${workers} thread${workers === 1 ? '' : 's'}, no mask`,
+    label: `${plural(workers, 'worker')} ≥ 1.2× onnxruntime-web with ${plural(workers, 'thread')}, no mask`,
     causal: false, engine: `engine-${workers}-workers`, peer: `ort-${workers}`, ratio: 1.2,
   })),
 ];
 const POOL_MISSING = 'createAttentionPool not available';
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const sizeLabel = ({ n, heads }) => (heads === 1 ? `${n}` : `${heads} × ${n}`);
-const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 function largestDifference(a, b) {
   if (a.length !== b.length) throw new Error(`outputs of ${a.length} and ${b.length} elements`);
