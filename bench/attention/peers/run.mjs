@@ -27,12 +27,16 @@ const CASES = [
   { n: 4096, heads: 1, rounds: 7, jsCheck: false },
   { n: 512, heads: 8, rounds: 11, jsCheck: true },
 ];
+const WARM_UP_ROUNDS = 5;
 const TOLERANCE = 1e-4;                   // largest |Δ| of a context element against the engine's
 const MATERIALIZED_MAX_BYTES = 2 ** 29;   // as ../run.mjs: its score and weight matrices fit twice in 1 GiB
-// onnxruntime-web's thread pool keeps its threads spinning for about 30 ms after a call
-// (measured: a core's worth of CPU time), which would take a core from the variant that runs
-// next; the rounds wait this long after each of its multi-threaded calls, untimed.
-const ORT_SPIN_MS = 60;
+// Each timed call starts with this process idle: onnxruntime-web's thread pool keeps its threads
+// spinning for about 30 ms after a call (a core's worth of CPU time, measured), longer when the
+// machine is busy, which would take a core from the variant that runs next. After each call the
+// rounds wait, untimed, until the process used under IDLE_SHARE of a core over IDLE_WINDOW_MS.
+const IDLE_WINDOW_MS = 10;
+const IDLE_SHARE = 0.2;
+const IDLE_MAX_MS = 1000;
 
 // The worker count the pool would use (every core but the page's), and 2, on which the
 // two-core machines the benchmark runs on see threads at work.
@@ -54,6 +58,17 @@ const TARGETS = [
   })),
 ];
 const POOL_MISSING = 'createAttentionPool not available';
+
+// Resolves once this process, all its threads together, is idle (above), or after IDLE_MAX_MS.
+async function untilIdle() {
+  const start = performance.now();
+  while (performance.now() - start < IDLE_MAX_MS) {
+    const before = process.cpuUsage();
+    await sleep(IDLE_WINDOW_MS);
+    const { user, system } = process.cpuUsage(before);
+    if ((user + system) / 1000 < IDLE_SHARE * IDLE_WINDOW_MS) return;
+  }
+}
 
 function largestDifference(a, b) {
   if (a.length !== b.length) throw new Error(`outputs of ${a.length} and ${b.length} elements`);
@@ -78,8 +93,7 @@ function jsMultiHead(q, k, v, { n, heads, d, causal }) {
   return context;
 }
 
-// A variant: {name, prepare(shape, inputs)?, run(keep) → {ms, context}, release()?,
-// settleMs?: an untimed pause after each timed call}.
+// A variant: {name, prepare(shape, inputs)?, run(keep) → {ms, context}, release()?}.
 // `inputs` are {q, k, v} as {rows, cols, data}; contexts are Float32Arrays n×(H·d).
 
 // The materialised kernel passes `reuse` (as the page's worker does): its H n×n score and weight
@@ -133,7 +147,6 @@ export async function poolVariants(createPool, workerCounts) {
 function ortVariant(peer) {
   return {
     name: `ort-${peer.threads}`,
-    settleMs: peer.threads > 1 ? ORT_SPIN_MS : 0,
     prepare: (shape, { q, k, v }) => peer.prepare(shape, q.data, k.data, v.data),
     run: (keep) => peer.run({ keep }),
     release: () => peer.release(),
@@ -158,7 +171,7 @@ function tfjsVariant(peer) {
 }
 
 // Times `variants` on one shape: checks, a warm-up call each, then `rounds` interleaved rounds
-// (each round starting one variant later, so that none always follows the same one).
+// (each round starting one variant later), each call once the process is idle.
 async function measureCase(variants, shape, { rounds, jsCheck }) {
   const { n, heads, d } = shape;
   const inputs = { q: randomMatrix(n, heads * d, 2), k: randomMatrix(n, heads * d, 3), v: randomMatrix(n, heads * d, 4) };
@@ -181,14 +194,13 @@ async function measureCase(variants, shape, { rounds, jsCheck }) {
     }
   }
   for (const variant of variants) await variant.run(false);
-  await sleep(ORT_SPIN_MS);
 
   const ms = variants.map(() => []);
   for (let round = 0; round < rounds; ++round) {
     for (let i = 0; i < variants.length; ++i) {
       const index = (round + i) % variants.length;
+      await untilIdle();
       ms[index].push((await variants[index].run(false)).ms);
-      if (variants[index].settleMs) await sleep(variants[index].settleMs);
     }
   }
   for (const variant of variants) await variant.release?.();
@@ -200,25 +212,28 @@ async function measureCase(variants, shape, { rounds, jsCheck }) {
 // dist/wasm/attention.mjs's createAttentionPool (undefined until the pool lands).
 export async function runPeersBenchmark({ createPool = attentionApi.createAttentionPool } = {}) {
   const engine = await createAttention();
-  const warm = randomMatrix(256, D, 1);
-  for (let i = 0; i < 5; ++i) engine.attention(warm, warm, warm, { kernel: 'flash' });
-
   const ortPeers = [];
   for (const threads of ORT_THREADS) ortPeers.push(await createOrtPeer(threads));
   const tfjs = await createTfjsPeer();
   const pool = await poolVariants(createPool, POOL_WORKERS);
   const tensorsBefore = tfjs.tensors();
+  const variantsFor = ({ n, heads }) => [
+    engineVariant(engine, 'flash'),
+    ...(engine.attentionMemory({ n, heads, kernel: 'materialized' }) <= MATERIALIZED_MAX_BYTES
+      ? [engineVariant(engine, 'materialized')] : []),
+    ...pool.variants, ...ortPeers.map(ortVariant), tfjsVariant(tfjs),
+  ];
 
   const rows = [];
   try {
+    // Node compiles wasm with its baseline tier first and optimises hot functions in the
+    // background: every library runs WARM_UP_ROUNDS untimed rounds at the smallest size first.
+    const warmShape = { n: CASES[0].n, heads: CASES[0].heads, d: D, causal: false };
+    await measureCase(variantsFor(warmShape), warmShape, { rounds: WARM_UP_ROUNDS, jsCheck: false });
     for (const { n, heads, ...timing } of CASES) {
       for (const causal of [false, true]) {
         const shape = { n, heads, d: D, causal };
-        const variants = [engineVariant(engine, 'flash')];
-        if (engine.attentionMemory({ n, heads, kernel: 'materialized' }) <= MATERIALIZED_MAX_BYTES) {
-          variants.push(engineVariant(engine, 'materialized'));
-        }
-        variants.push(...pool.variants, ...ortPeers.map(ortVariant), tfjsVariant(tfjs));
+        const variants = variantsFor(shape);
         const { checks, medians } = await measureCase(variants, shape, timing);
         const row = { n, heads, d: D, causal, rounds: timing.rounds, ms: {}, checks };
         variants.forEach((variant, i) => { row.ms[variant.name] = medians[i]; });
