@@ -1,23 +1,27 @@
-// `npm run bench`: measures the machine once (CPU, cores, Node, and the wasm f32x4 mul+add
-// peak of attention/peak.cpp), then runs each part and prints its markdown table under the
-// machine line:
+// `npm run bench`: measures the machine once (CPU, cores, Node, the load average, and the wasm
+// f32x4 mul+add peak of attention/peak.cpp; the load average again at the end), then runs each
+// part and prints its markdown table under the machine line:
 //   attention  attention/run.mjs: the engine's attention kernels against a JavaScript loop and
 //              the same core built natively
+//   peers      attention/peers/run.mjs: the engine's attention against onnxruntime-web (wasm, one
+//              thread and N) and TensorFlow.js (wasm), with issue #13's targets
 //   train      train/run.mjs: the default training run (2 layers, dModel 32, 2 heads, batch 64,
 //              1,400 steps) in Node and natively, and side by side with TensorFlow.js
 // Writes bench/results.json with a section per part. Progress goes to stderr.
 //
-//   node bench/run.mjs [attention] [train]    (default: both; a selection prints only)
+//   node bench/run.mjs [attention] [peers] [train]    (default: all; a selection prints only)
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runPeersBenchmark } from './attention/peers/run.mjs';
 import { runAttentionBenchmark } from './attention/run.mjs';
 import { runTrainingBenchmark } from './train/run.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PARTS = {
   attention: { title: 'Attention', run: runAttentionBenchmark },
+  peers: { title: 'Attention against its peers', run: runPeersBenchmark },
   train: { title: 'Training', run: runTrainingBenchmark },
 };
 const PEAK_ITERATIONS = 2e7;
@@ -46,12 +50,13 @@ function measurePeak() {
 function measureMachine() {
   return {
     cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version,
-    date: new Date().toISOString().slice(0, 10), wasmPeakGflops: measurePeak(),
+    date: new Date().toISOString().slice(0, 10), loadAverage: os.loadavg()[0], wasmPeakGflops: measurePeak(),
   };
 }
 
 const machineLine = (machine) =>
   `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}; ` +
+  `load average ${machine.loadAverage.toFixed(2)} at the start, ${machine.loadAverageEnd.toFixed(2)} at the end (1 minute); ` +
   `wasm f32x4 mul+add peak ${machine.wasmPeakGflops.toFixed(1)} GFLOP/s`;
 
 async function main() {
@@ -67,6 +72,7 @@ async function main() {
     console.error(`bench: ${part}`);
     sections[part] = await PARTS[part].run({ root, machine });
   }
+  machine.loadAverageEnd = os.loadavg()[0];
   console.log(`\n${machineLine(machine)}`);
   for (const part of parts) console.log(`\n### ${PARTS[part].title}\n\n${sections[part].table}`);
   if (parts.length === Object.keys(PARTS).length) {

@@ -37,7 +37,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 // q·kᵀ and weights·v: a multiply and an add per (query, visible key) pair and per dimension.
 const flops = (n, causal, d = D) => 4 * d * (causal ? (n * (n + 1)) / 2 : n * n);
 
-function randomMatrix(rows, cols, seed) {
+export function randomMatrix(rows, cols, seed) {
   const data = new Float32Array(rows * cols);
   let state = seed;
   for (let i = 0; i < data.length; ++i) {

@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import createAttention from '../../dist/wasm/attention.mjs';
 import { checkTfjs } from './check_tfjs.mjs';
 import { getThreadsCount } from '@tensorflow/tfjs-backend-wasm';
-import { createTfjsTransformer, loadTensorFlow } from './tfjs_transformer.mjs';
+import { loadTensorFlow } from '../tfjs.mjs';
+import { createTfjsTransformer } from './tfjs_transformer.mjs';
 
 const TARGET_SECONDS = 20;       // the default run, in Node
 const TARGET_SPEEDUP = 3;        // engine over TF.js, per step

@@ -32,9 +32,7 @@
 //   - LayerNorm, GELU and the cross-entropy have closed-form custom gradients (fewer ops than
 //     differentiating their pieces), and the optimiser updates one flat vector.
 import * as tf from '@tensorflow/tfjs-core';
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { createRequire, register } from 'node:module';
-import { dirname, sep } from 'node:path';
+import { loadTensorFlow } from '../tfjs.mjs';
 
 const LAYER_NORM_EPSILON = 1e-5;
 const ADAM_EPSILON = 1e-8;
@@ -48,29 +46,6 @@ const MODEL_DEFAULTS = {
   layers: 2, dModel: 32, heads: 2, mlp: false, positional: { type: 'rope' }, maxLength: 512,
 };
 const OPTIMIZER_DEFAULTS = { betas: [0.9, 0.98], weightDecay: 0, clip: 1 };
-
-let backendReady = null;
-
-// Selects TF.js's wasm backend, its .wasm binaries read from node_modules (nothing is fetched),
-// and registers TF.js's gradients. Resolves to the tf namespace; safe to call more than once.
-export function loadTensorFlow() {
-  backendReady ??= (async () => {
-    // The package's main file is dist/tf-backend-wasm.node.js, beside its .wasm binaries. In
-    // Node the emscripten glue reads the path it is given with fs.
-    const require = createRequire(import.meta.url);
-    const folder = dirname(require.resolve('@tensorflow/tfjs-backend-wasm')) + sep;
-    setWasmPaths(folder);
-    if (!(await tf.setBackend('wasm'))) {
-      throw new Error(`TensorFlow.js could not start its wasm backend from ${folder}`);
-    }
-    // tfjs-core's Node build has no gradients; its register_all_gradients.js adds them to the
-    // registry that every copy of tfjs-core shares, once Node can resolve its imports.
-    register('./tfjs_gradients_hook.mjs', import.meta.url);
-    await import('@tensorflow/tfjs-core/dist/register_all_gradients.js');
-    return tf;
-  })();
-  return backendReady;
-}
 
 // The parameters in the engine's order (transformer.cpp), with PyTorch's shapes:
 // [{name, rows, cols, linear, parts}]. `linear` marks an out×in weight, which this module keeps
