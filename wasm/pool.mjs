@@ -32,17 +32,22 @@ async function defaultWorkers() {
   return Math.max(1, cores - 1);
 }
 
-// The parent's Node options for a worker, less those of its own command line that a worker
-// refuses (`node --input-type=module -e '…'`).
-function workerExecArgv() {
-  const args = [];
-  for (let i = 0; i < process.execArgv.length; ++i) {
-    const arg = process.execArgv[i];
-    if (arg.startsWith('--input-type=')) continue;
-    if (['--input-type', '-e', '--eval', '-p', '--print'].includes(arg)) ++i;
-    else args.push(arg);
+// A Node worker inherits its parent's options, but refuses those of a script given on the
+// command line (`node --input-type=module -e '…'`): without them, then, and with none at all
+// when Node refuses what is left (options such as --max-old-space-size).
+const EVAL_OPTIONS = ['--input-type', '-e', '--eval', '-p', '--print'];
+
+function startNodeWorker(Worker, url) {
+  const args = process.execArgv;
+  if (!args.some((arg) => EVAL_OPTIONS.includes(arg.split('=')[0]))) return new Worker(url);
+  const kept = args.filter((arg, i) => !EVAL_OPTIONS.includes(arg.split('=')[0]) &&
+    !(EVAL_OPTIONS.includes(args[i - 1]) && !args[i - 1].includes('=')));
+  try {
+    return new Worker(url, { execArgv: kept });
+  } catch (error) {
+    if (error.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    return new Worker(url, { execArgv: [] });
   }
-  return args;
 }
 
 // A function that starts a worker of `url` and reports to listeners.message(data) and
@@ -51,7 +56,7 @@ async function workerStarter(url) {
   if (inNode) {
     const { Worker } = await import('node:worker_threads');
     return (listeners) => {
-      const worker = new Worker(url, { execArgv: workerExecArgv() });
+      const worker = startNodeWorker(Worker, url);
       let thrown = null;
       worker.on('message', listeners.message);
       worker.on('error', (error) => { thrown = error; });  // the worker then exits
