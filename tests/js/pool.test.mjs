@@ -295,12 +295,12 @@ describe('workers that die, and closing', () => {
     assert.ok(two.memoryBytes >= 2 * 16 * 2 ** 20, `${two.memoryBytes} bytes`);
   });
 
-  test('an idle pool that is never closed does not keep Node running', () => {
+  test('an idle pool that is never closed does not keep Node running; a script given to node -e, and V8 options, start it too', () => {
     const script = `import { createAttentionPool } from ${JSON.stringify(new URL('../../dist/wasm/attention.mjs', import.meta.url).href)};
       const pool = await createAttentionPool({ workers: 2 });
       const { context } = await pool.attention([[1, 0]], [[1, 0], [0, 1]], [[1], [3]]);
       console.log(context.data[0].toFixed(4));`;
-    const { status, stdout } = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    const { status, stdout } = spawnSync(process.execPath, ['--max-semi-space-size=32', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(status, 0, 'Node ends by itself');
     const weight = Math.exp(1 / Math.SQRT2);  // scores 1/√2 and 0
     assert.equal(stdout.trim(), ((weight + 3) / (weight + 1)).toFixed(4));
