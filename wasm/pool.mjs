@@ -2,7 +2,8 @@
 // starts that many workers (Web Workers in browsers, worker_threads in Node), each with its
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
 // split into parts (the core's `part` option, attention.hpp AttentionPart), by heads when it
-// has as many heads as there are workers, else by blocks of query rows; each worker computes
+// has at least as many heads as there are workers (and no wo, which mixes them), else by
+// blocks of query rows with about equal work; each worker computes
 // its part with every input, which gives exactly the whole call's numbers, and the parts are
 // joined in order.
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
@@ -34,7 +35,7 @@ async function defaultWorkers() {
 
 // A Node worker inherits its parent's options, but refuses those of a script given on the
 // command line (`node --input-type=module -e '…'`): without them, then, and with none at all
-// when Node refuses what is left (options such as --max-old-space-size).
+// when Node refuses what is left (V8 options such as --max-semi-space-size).
 const EVAL_OPTIONS = ['--input-type', '-e', '--eval', '-p', '--print'];
 
 function startNodeWorker(Worker, url) {
@@ -100,12 +101,14 @@ function createSlot(index, start) {
 
   function launch() {
     let settleReady;
+    let loaded = false;
     ready = new Promise((resolve, reject) => { settleReady = { resolve, reject }; });
     ready.catch(() => {});  // a request sent meanwhile hears the failure too
     const started = start({
       message(data) {
         if (started !== worker) return;
         if (data.ready !== undefined) {
+          loaded = true;
           memoryBytes = data.memoryBytes;
           settleReady.resolve(data.ready);
           if (pending.size === 0) started.keepAlive(false);
@@ -116,7 +119,7 @@ function createSlot(index, start) {
         }
       },
       stopped(reason) {
-        if (started === worker) stop(reason, settleReady, { restart: true });
+        if (started === worker) stop(reason, settleReady, { restart: loaded });
       },
     });
     worker = started;
@@ -134,8 +137,8 @@ function createSlot(index, start) {
   }
 
   // The worker is gone: its requests fail, and a new worker takes its place (at once after
-  // a crash; at the next request when the engine did not load, so that a page whose engine
-  // cannot load does not start workers without end).
+  // a crash; at the next request when it stopped before its engine had loaded, so that a page
+  // whose engine or worker script cannot load does not start workers without end).
   function stop(reason, settleReady, { restart }) {
     const stopped = worker;
     worker = null;

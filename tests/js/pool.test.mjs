@@ -248,9 +248,11 @@ describe('errors', () => {
     }
   });
 
-  test('a worker whose engine does not load: createAttentionPool rejects, naming the cause', async () => {
+  test('a worker whose engine or script does not load: createAttentionPool rejects, naming the cause, once', async () => {
     await assert.rejects(createAttentionPool({ workers: 2, workerURL: new URL('./fixtures/broken-pool-worker.mjs', import.meta.url) }),
       /the attention pool could not start: attention pool worker \d could not load the engine: attention_core.wasm was not found/);
+    await assert.rejects(createAttentionPool({ workers: 2, workerURL: new URL('./fixtures/no-such-worker.mjs', import.meta.url) }),
+      /the attention pool could not start: attention pool worker \d threw: Cannot find module/);
   });
 });
 
