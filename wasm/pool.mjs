@@ -360,9 +360,10 @@ export async function createAttentionPool(options = {}) {
   }
   let closed = false;
 
-  // Sends each part to its worker and joins the answers. When parts fail with different
-  // messages (an overflow in two heads, say), the whole call runs on one worker for the
-  // error the engine gives.
+  // Sends each part to its worker (args(part, reused): the worker's arguments for a part and
+  // the previous result's arrays it writes into) and joins the answers. When parts fail with
+  // different messages (an overflow in two heads, say), the whole call runs on one worker for
+  // the error the engine gives.
   async function run(call, args, split, reuse) {
     const handed = new Set();
     const parts = split.by === 'whole' ? [undefined] : split.parts;
@@ -391,8 +392,8 @@ export async function createAttentionPool(options = {}) {
       n: call.q.rows, m: call.k.rows, heads: call.options.heads ?? 1, options: call.options, workers: count, mixesHeads: false,
     });
     const base = workerOptions(call.options);
-    return run('attention', (part, partReuse) => [call.q, call.k, call.v,
-      { ...base, ...(part && { part }), reuse: partReuse }], split, reuse);
+    return run('attention', (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }],
+      split, reuse);
   }
 
   async function selfAttention(x, options = {}) {
@@ -403,8 +404,9 @@ export async function createAttentionPool(options = {}) {
       n: call.x.rows, m: call.x.rows, heads: call.options.heads ?? 1, options: call.options, workers: count,
       mixesHeads: call.weights.wo !== null,
     });
-    const base = { ...workerOptions(call.options), ...defined(Object.fromEntries(Object.entries(call.weights).map(([name, value]) => [name, value ?? undefined]))) };
-    return run('selfAttention', (part, partReuse) => [call.x, { ...base, ...(part && { part }), reuse: partReuse }], split, reuse);
+    const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
+    const base = { ...workerOptions(call.options), ...weights };
+    return run('selfAttention', (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }], split, reuse);
   }
 
   return Object.freeze({
