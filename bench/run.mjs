@@ -7,14 +7,17 @@
 //              thread and N) and TensorFlow.js (wasm), with issue #13's targets
 //   train      train/run.mjs: the default training run (2 layers, dModel 32, 2 heads, batch 64,
 //              1,400 steps) in Node and natively, and side by side with TensorFlow.js
+//   pool       attention/pool.mjs: createAttentionPool with 1 and 2 workers against the
+//              one-thread engine
 // Writes bench/results.json with a section per part. Progress goes to stderr.
 //
-//   node bench/run.mjs [attention] [peers] [train]    (default: all; a selection prints only)
+//   node bench/run.mjs [attention] [peers] [train] [pool]    (default: all; a selection prints only)
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runPeersBenchmark } from './attention/peers/run.mjs';
+import { runPoolBenchmark } from './attention/pool.mjs';
 import { runAttentionBenchmark } from './attention/run.mjs';
 import { runTrainingBenchmark } from './train/run.mjs';
 
@@ -23,6 +26,7 @@ const PARTS = {
   attention: { title: 'Attention', run: runAttentionBenchmark },
   peers: { title: 'Attention against its peers', run: runPeersBenchmark },
   train: { title: 'Training', run: runTrainingBenchmark },
+  pool: { title: 'Attention on several workers', run: runPoolBenchmark },
 };
 const PEAK_ITERATIONS = 2e7;
 

@@ -21,6 +21,17 @@ export type Positional =
   | { type: 'alibi'; slopes?: VectorInput }
   | { type: 'rope'; base?: number; pairing?: 'interleaved' | 'half' };
 
+/**
+ * Some query rows of some heads of a call: [begin, end) each, as slice(begin, end) reads
+ * them; a range left out means all of them.
+ */
+export interface AttentionPart {
+  /** Query rows, 0 ≤ begin < end ≤ n. */
+  rows?: [number, number];
+  /** Heads, 0 ≤ begin < end ≤ H. */
+  heads?: [number, number];
+}
+
 export interface AttentionOptions {
   /** H; dk and dv must divide by it. Default 1. */
   heads?: number;
@@ -42,6 +53,16 @@ export interface AttentionOptions {
   positional?: Positional;
   /** Default 'auto': materialise when it fits in memory, else flash. */
   kernel?: 'auto' | 'materialized' | 'flash';
+  /**
+   * Compute only these rows and heads: exactly the numbers they have in the whole call (the
+   * same float operations in the same order; positions, ALiBi slopes of H heads and the
+   * kernel are the whole call's, and the whole call's inputs and options are checked). The
+   * result holds the part's rows and heads: a matrix per head of the part in scores and
+   * weights, and its heads' columns of context; selfAttention's q holds the part's rows and
+   * heads' columns, k and v every row and the heads' columns, output the part's rows (with wo,
+   * a part takes every head). The pool (createAttentionPool) splits calls this way.
+   */
+  part?: AttentionPart;
   /**
    * A previous result of the same call to write into: each of its Float32Arrays whose
    * length matches is overwritten with the new numbers and returned in the new result
@@ -618,3 +639,47 @@ export interface AttentionEngine {
 }
 
 export default function createAttention(): Promise<AttentionEngine>;
+
+// ---- the engine on several workers ------------------------------------------------------------
+
+export interface AttentionPoolOptions {
+  /**
+   * Workers to start, each with its own engine, 1 to 256. Default: the machine's cores − 1
+   * (navigator.hardwareConcurrency, or os.availableParallelism() in Node), at least 1.
+   */
+  workers?: number;
+  /** The worker module, pool-worker.mjs: by default beside attention.mjs. */
+  workerURL?: URL | string;
+}
+
+/**
+ * attention and selfAttention on several workers (Web Workers in browsers, worker_threads in
+ * Node), each with its own wasm instance: no SharedArrayBuffer, so no cross-origin isolation.
+ * A call is split by heads when it has at least as many heads as there are workers (and no wo),
+ * else by blocks of query rows with about equal work (a causal mask's later rows see more
+ * keys); each worker computes its part (AttentionOptions.part) and the parts are joined in
+ * order: the results are the one-thread engine's, bit for bit. Errors are the engine's Errors,
+ * as rejections. A worker that stops (it exits, or throws outside a call) rejects the calls it
+ * had with an Error naming it, and a new worker takes its place.
+ */
+export interface AttentionPool {
+  /** The number of workers. */
+  readonly workers: number;
+  /** The engine's version string. */
+  readonly version: string;
+  /** Bytes of wasm memory the workers' engines held after their last answers, in all. */
+  readonly memoryBytes: number;
+  /**
+   * As engine.attention. With `reuse`, the previous result's arrays go to the workers, which
+   * compute into them (they are transferred: empty afterwards in the previous result), or
+   * receive the joined matrices; the new result holds them. Do not use the previous result after.
+   */
+  attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Promise<AttentionResult>;
+  /** As engine.selfAttention; `reuse` as in attention. */
+  selfAttention(x: MatrixInput, options?: SelfAttentionOptions): Promise<SelfAttentionResult>;
+  /** Stops the workers; calls under way and later calls reject with an Error that says the pool is closed. */
+  close(): Promise<void>;
+}
+
+/** Starts the workers and resolves once every one's engine has loaded. */
+export function createAttentionPool(options?: AttentionPoolOptions): Promise<AttentionPool>;

@@ -194,6 +194,9 @@ attn::PositionalOptions to_positional(
   return result;
 }
 
+// [begin, end] as the JavaScript side checked it: two whole numbers.
+attn::Range to_range(const val& pair) { return {to_long(pair[0]), to_long(pair[1])}; }
+
 attn::AttentionOptions to_options(const val& options) {
   attn::AttentionOptions result;
   read(options, "heads", result.heads);
@@ -211,6 +214,11 @@ attn::AttentionOptions to_options(const val& options) {
   read(options, "prefix", result.mask.prefix);
   if (given(options, "positional")) result.positional = to_positional(options["positional"]);
   read(options, "kernel", result.kernel);
+  if (given(options, "part")) {
+    const val part = options["part"];
+    if (given(part, "rows")) result.part.rows = to_range(part["rows"]);
+    if (given(part, "heads")) result.part.heads = to_range(part["heads"]);
+  }
   return result;
 }
 

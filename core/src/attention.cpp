@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "attention_part.hpp"
 #include "attn/errors.hpp"
 #include "attn/kernels.hpp"
 #include "simd.hpp"
@@ -25,36 +26,14 @@ float score_scale(const ScaleOption& scale, long head_width) {
 
 namespace {
 
-void validate(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options) {
-  require_non_empty("q", q);
-  require_non_empty("k", k);
-  require_non_empty("v", v);
-  require_same_columns("k", k, "q", q);
-  require_same_rows("v", v, "k", k);
-  if (options.heads < 1) {
-    fail("heads must be a whole number ≥ 1, got " + std::to_string(options.heads));
+// Throws unless `range` is [begin, end) with 0 ≤ begin < end ≤ limit: "part.rows must be
+// [begin, end] with 0 ≤ begin < end ≤ n = 6, got [3, 9]".
+void require_range(const char* name, const Range& range, const char* limit_name, long limit) {
+  if (range.begin < 0 || range.begin >= range.end || range.end > limit) {
+    fail(std::string(name) + " must be [begin, end] with 0 ≤ begin < end ≤ " + limit_name + " = " +
+         std::to_string(limit) + ", got [" + std::to_string(range.begin) + ", " +
+         std::to_string(range.end) + "]");
   }
-  const long dk = static_cast<long>(q.shape(1)), dv = static_cast<long>(v.shape(1));
-  if (dk % options.heads != 0) {
-    fail("heads (" + std::to_string(options.heads) + ") must divide dk, the " + std::to_string(dk) +
-         " columns of q and k");
-  }
-  if (dv % options.heads != 0) {
-    fail("heads (" + std::to_string(options.heads) + ") must divide dv, the " + std::to_string(dv) +
-         " columns of v");
-  }
-  if (options.scale.mode == ScaleOption::Mode::factor && !std::isfinite(options.scale.factor)) {
-    fail("scale must be true, false or a finite number, got " +
-         format_number(options.scale.factor));
-  }
-  validate(options.mask);
-  require_one_of(options.positional.type, kAttentionPositionalTypes,
-                 "attention applies the encodings that act on q and k; the sinusoidal one is added "
-                 "to the input x: use self_attention, or add it to q, k, v");
-  validate(options.positional, options.heads, dk / options.heads);
-  require_finite("q", q);
-  require_finite("k", k);
-  require_finite("v", v);
 }
 
 // Bytes the materialised kernel holds: scores and weights, H matrices n×m each.
@@ -92,11 +71,16 @@ Matrix scaled_columns(const Matrix& x, std::size_t first, std::size_t count, flo
 
 // The flash kernel sums unnormalised weights (each ≤ 1) times v and divides by their total
 // at the end: that sum can reach m·max|v|, past FLT_MAX where the normalised context would
-// not. Returns the power of two (exact, 1 in all but extreme cases) that v is multiplied by
-// so that it stays in range; the context is divided by it after.
-float flash_value_scale(const Matrix& v) {
-  const float largest = simd::maximum_magnitude(v.data(), v.size());
-  const double headroom = std::numeric_limits<float>::max() / 4.0 / static_cast<double>(v.shape(0));
+// not. Returns the power of two (exact, 1 in all but extreme cases) that a head's v (columns
+// [first, first + count)) is multiplied by so that it stays in range; the head's context is
+// divided by it after. Each head's own, so that a head's numbers depend on its columns alone.
+float flash_value_scale(const Matrix& v, std::size_t first, std::size_t count) {
+  const std::size_t rows = v.shape(0), cols = v.shape(1);
+  float largest = 0.0f;
+  for (std::size_t j = 0; j < rows; ++j) {
+    largest = std::max(largest, simd::maximum_magnitude(v.data() + j * cols + first, count));
+  }
+  const double headroom = std::numeric_limits<float>::max() / 4.0 / static_cast<double>(rows);
   if (largest <= headroom) return 1.0f;
   return std::ldexp(1.0f, -static_cast<int>(std::ceil(std::log2(largest / headroom))));
 }
@@ -107,15 +91,16 @@ float flash_value_scale(const Matrix& v) {
 // or a row of zeros for keys the query does see. Such a call fails instead, naming where.
 // Cost: one pass over the context (n×dv), and over a weights row only where a context row
 // is exactly zero.
-void require_no_overflow(const AttentionResult& result, const MaskOptions& mask, long heads,
-                         std::size_t dvh) {
+// Heads and queries are named by their index in the whole call.
+void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
+                         const detail::CallShape& shape, std::size_t dvh) {
   const std::size_t n = result.context.shape(0), dv = result.context.shape(1);
   const bool materialized = result.kernel_used == Kernel::materialized;
   // Flash fails only on a non-finite value: one pass over the whole context finds none in
   // all but failing calls.
   const std::size_t size = result.context.size();
   if (!materialized && simd::first_non_finite(result.context.data(), size) == size) return;
-  for (long h = 0; h < heads; ++h) {
+  for (long h = 0; h < shape.heads.size(); ++h) {
     for (std::size_t i = 0; i < n; ++i) {
       const float* row = result.context.data() + i * dv + h * dvh;
       const bool finite = simd::first_non_finite(row, dvh) == dvh;
@@ -125,7 +110,7 @@ void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
         const Matrix& scores = result.scores[h];
         const std::size_t m = scores.shape(1);
         const VisibleKeys visible =
-            visible_keys(mask, static_cast<long>(i), static_cast<long>(n), static_cast<long>(m));
+            visible_keys(mask, shape.rows.begin + static_cast<long>(i), shape.n, shape.m);
         if (finite) {
           // A zero row is right when the query sees no key, or when v makes it zero.
           float total = 0.0f;
@@ -134,7 +119,8 @@ void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
         }
         for (std::size_t j = 0; j < m; ++j) {
           if (visible.contains(static_cast<long>(j)) && !std::isfinite(scores(i, j))) {
-            cause = "scores[" + std::to_string(h) + "][" + std::to_string(i) + "][" +
+            cause = "scores[" + std::to_string(shape.heads.begin + h) + "][" +
+                    std::to_string(shape.rows.begin + static_cast<long>(i)) + "][" +
                     std::to_string(j) + "] = q·kᵀ·scale, which is " + format_number(scores(i, j));
             break;
           }
@@ -144,8 +130,8 @@ void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
       } else {
         cause = "the scores q·kᵀ·scale or the weighted sum of v";
       }
-      fail("softmax attention overflowed float32 in head " + std::to_string(h) + ", query " +
-           std::to_string(i) + ": " + cause +
+      fail("softmax attention overflowed float32 in head " + std::to_string(shape.heads.begin + h) +
+           ", query " + std::to_string(shape.rows.begin + static_cast<long>(i)) + ": " + cause +
            " went beyond ±3.4028235e+38; use smaller q, k, v or scale");
     }
   }
@@ -153,20 +139,65 @@ void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
 
 }  // namespace
 
-AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                          const AttentionOptions& options) {
-  validate(q, k, v, options);
-  const std::size_t n = q.shape(0), m = k.shape(0);
-  const long heads = options.heads;
+namespace detail {
+
+CallShape check_options(const AttentionOptions& options, long n, long m, long dk, long dv) {
+  if (options.heads < 1) {
+    fail("heads must be a whole number ≥ 1, got " + std::to_string(options.heads));
+  }
+  if (dk % options.heads != 0) {
+    fail("heads (" + std::to_string(options.heads) + ") must divide dk, the " + std::to_string(dk) +
+         " columns of q and k");
+  }
+  if (dv % options.heads != 0) {
+    fail("heads (" + std::to_string(options.heads) + ") must divide dv, the " + std::to_string(dv) +
+         " columns of v");
+  }
+  if (options.scale.mode == ScaleOption::Mode::factor && !std::isfinite(options.scale.factor)) {
+    fail("scale must be true, false or a finite number, got " +
+         format_number(options.scale.factor));
+  }
+  validate(options.mask);
+  require_one_of(options.positional.type, kAttentionPositionalTypes,
+                 "attention applies the encodings that act on q and k; the sinusoidal one is added "
+                 "to the input x: use self_attention, or add it to q, k, v");
+  validate(options.positional, options.heads, dk / options.heads);
+  CallShape shape{n,
+                  m,
+                  dk,
+                  dv,
+                  options.part.rows.value_or(Range{0, n}),
+                  options.part.heads.value_or(Range{0, options.heads})};
+  require_range("part.rows", shape.rows, "n", n);
+  require_range("part.heads", shape.heads, "heads", options.heads);
+  return shape;
+}
+
+Matrix block(const Matrix& x, Range rows, std::size_t first_col, std::size_t cols) {
+  const std::size_t stride = x.shape(1);
+  Matrix result = Matrix::from_shape({static_cast<std::size_t>(rows.size()), cols});
+  for (long i = rows.begin; i < rows.end; ++i) {
+    const float* from = x.data() + i * stride + first_col;
+    std::copy(from, from + cols, result.data() + (i - rows.begin) * cols);
+  }
+  return result;
+}
+
+AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
+                       const AttentionOptions& options, const CallShape& shape) {
+  const std::size_t rows = q.shape(0), m = k.shape(0);
+  const long heads = shape.heads.size();  // of this part
   const std::size_t dh = q.shape(1) / heads, dvh = v.shape(1) / heads;
 
   AttentionResult result;
-  result.kernel_used = choose_kernel(options.kernel, n, m, heads);
-  result.context = Matrix::from_shape({n, v.shape(1)});
+  result.kernel_used = choose_kernel(options.kernel, shape.n, shape.m, options.heads);
+  result.context = Matrix::from_shape({rows, v.shape(1)});
 
+  // Query i of the whole call sits at position i + (m - n): the part's first row at this one.
+  const long first_position = shape.rows.begin + (shape.m - shape.n);
   const bool rope = options.positional.type == PositionalType::rope;
-  const Matrix q_rotated = rope ? rotate_rope(q, heads, static_cast<long>(m - n),
-                                              options.positional.base, options.positional.pairing)
+  const Matrix q_rotated = rope ? rotate_rope(q, heads, first_position, options.positional.base,
+                                              options.positional.pairing)
                                 : Matrix{};
   const Matrix k_rotated =
       rope ? rotate_rope(k, heads, 0, options.positional.base, options.positional.pairing)
@@ -176,48 +207,83 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   const bool alibi = options.positional.type == PositionalType::alibi;
   const std::vector<float> slopes = !alibi ? std::vector<float>{}
                                     : options.positional.slopes.empty()
-                                        ? alibi_default_slopes(heads)
+                                        ? alibi_default_slopes(options.heads)
                                         : options.positional.slopes;
 
   const float scale = score_scale(options.scale, static_cast<long>(dh));
-  const float v_scale = result.kernel_used == Kernel::flash ? flash_value_scale(v) : 1.0f;
-  const Matrix v_scaled = v_scale != 1.0f ? scaled_columns(v, 0, v.shape(1), v_scale) : Matrix{};
-  const Matrix& v_used = v_scale != 1.0f ? v_scaled : v;
   for (long h = 0; h < heads; ++h) {
     // Scaling q once costs n·dh multiplications instead of n·m on the scores.
-    const Matrix q_head = scaled_columns(q_positioned, h * dh, dh, scale);  // n×dh
+    const Matrix q_head = scaled_columns(q_positioned, h * dh, dh, scale);  // rows×dh
+    const float v_scale =
+        result.kernel_used == Kernel::flash ? flash_value_scale(v, h * dvh, dvh) : 1.0f;
+    const Matrix v_scaled = v_scale != 1.0f ? scaled_columns(v, h * dvh, dvh, v_scale) : Matrix{};
 
     kernels::Head head;
     head.q = q_head.data();
     head.k = k_positioned.data() + h * dh;
     head.ldk = static_cast<long>(k_positioned.shape(1));
-    head.v = v_used.data() + h * dvh;
-    head.ldv = static_cast<long>(v_used.shape(1));
-    head.n = static_cast<long>(n);
+    head.v = v_scale != 1.0f ? v_scaled.data() : v.data() + h * dvh;
+    head.ldv = v_scale != 1.0f ? static_cast<long>(dvh) : static_cast<long>(v.shape(1));
+    head.n = static_cast<long>(rows);
+    head.first_row = shape.rows.begin;
+    head.all_rows = shape.n;
     head.m = static_cast<long>(m);
     head.dh = static_cast<long>(dh);
     head.dvh = static_cast<long>(dvh);
     head.alibi = alibi;
-    head.alibi_slope = alibi ? slopes[h] : 0.0f;
+    head.alibi_slope = alibi ? slopes[shape.heads.begin + h] : 0.0f;
     head.mask = options.mask;
     head.normalization = options.normalization;
 
     float* context = result.context.data() + h * dvh;
+    const std::size_t ldc = result.context.shape(1);
     if (result.kernel_used == Kernel::flash) {
-      kernels::attend_flash(head, context, v.shape(1));
+      kernels::attend_flash(head, context, ldc);
     } else {
-      Matrix scores = Matrix::from_shape({n, m});
-      Matrix weights = Matrix::from_shape({n, m});
-      kernels::attend_materialized(head, scores.data(), weights.data(), context, v.shape(1));
+      Matrix scores = Matrix::from_shape({rows, m});
+      Matrix weights = Matrix::from_shape({rows, m});
+      kernels::attend_materialized(head, scores.data(), weights.data(), context, ldc);
       result.scores.push_back(std::move(scores));
       result.weights.push_back(std::move(weights));
     }
+    if (v_scale != 1.0f) {
+      for (std::size_t i = 0; i < rows; ++i) {
+        for (std::size_t t = 0; t < dvh; ++t) context[i * ldc + t] /= v_scale;
+      }
+    }
   }
-  if (v_scale != 1.0f) result.context /= v_scale;
   if (options.normalization == Normalization::softmax) {
-    require_no_overflow(result, options.mask, heads, dvh);
+    require_no_overflow(result, options.mask, shape, dvh);
   }
   return result;
+}
+
+}  // namespace detail
+
+AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                          const AttentionOptions& options) {
+  require_non_empty("q", q);
+  require_non_empty("k", k);
+  require_non_empty("v", v);
+  require_same_columns("k", k, "q", q);
+  require_same_rows("v", v, "k", k);
+  const long n = static_cast<long>(q.shape(0)), m = static_cast<long>(k.shape(0));
+  const detail::CallShape shape = detail::check_options(
+      options, n, m, static_cast<long>(q.shape(1)), static_cast<long>(v.shape(1)));
+  require_finite("q", q);
+  require_finite("k", k);
+  require_finite("v", v);
+  if (shape.heads.size() == options.heads) {
+    if (shape.whole_rows()) return detail::attend(q, k, v, options, shape);
+    return detail::attend(detail::block(q, shape.rows, 0, q.shape(1)), k, v, options, shape);
+  }
+  // The part's heads: their columns of q, k and v.
+  const std::size_t dh = q.shape(1) / options.heads, dvh = v.shape(1) / options.heads;
+  const std::size_t first = shape.heads.begin, count = shape.heads.size();
+  const Range all_keys{0, m};
+  return detail::attend(detail::block(q, shape.rows, first * dh, count * dh),
+                        detail::block(k, all_keys, first * dh, count * dh),
+                        detail::block(v, all_keys, first * dvh, count * dvh), options, shape);
 }
 
 }  // namespace attn

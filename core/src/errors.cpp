@@ -30,13 +30,16 @@ const char* describe_non_finite(float value) {
 
 }  // namespace
 
-void require_finite(const char* name, const Matrix& matrix) {
-  const std::size_t index = simd::first_non_finite(matrix.data(), matrix.size());
-  if (index == matrix.size()) return;
-  const std::size_t cols = matrix.shape(1);
-  fail(std::string(name) + "[" + std::to_string(index / cols) + "][" +
-       std::to_string(index % cols) + "] is " + describe_non_finite(matrix.data()[index]) +
-       "; every entry must be a finite number");
+void require_finite(const char* name, const Matrix& matrix) { require_finite(name, matrix, 0, 0); }
+
+void require_finite(const char* name, const Matrix& block, std::size_t first_row,
+                    std::size_t first_col) {
+  const std::size_t index = simd::first_non_finite(block.data(), block.size());
+  if (index == block.size()) return;
+  const std::size_t cols = block.shape(1);
+  fail(std::string(name) + "[" + std::to_string(first_row + index / cols) + "][" +
+       std::to_string(first_col + index % cols) + "] is " +
+       describe_non_finite(block.data()[index]) + "; every entry must be a finite number");
 }
 
 void require_finite(const char* name, const Vector& vector) {

@@ -121,12 +121,37 @@ void matmul_edge(const float* a, std::size_t lda, const float* b, std::size_t ld
   }
 }
 
-// One head's per-row context: position of query i is i + offset.
+// One head's per-row context: row i of q is the call's row first_row + i, at position
+// first_row + i + (m - all_rows).
 struct RowContext {
   const Head& head;
   float slope() const { return head.alibi ? head.alibi_slope : 0.0f; }
-  long position(long query) const { return query + (head.m - head.n); }
+  long position(long query) const { return head.first_row + query + (head.m - head.all_rows); }
 };
+
+// Calls visit(i0, block_rows, keys) for each block of q's rows [i0, i0 + block_rows), with
+// visible[r] the keys of row i0 + r and `keys` those any row of the block sees (the tiles
+// the kernels compute). Blocks are the whole call's blocks of kFlashTileRows rows, and `keys`
+// is taken over all of a block's rows, so that a part of a call (some of its rows) computes
+// each row over the same key tiles, in the same order, as the whole call: the same numbers.
+template <class Visit>
+void for_each_row_block(const Head& head, VisibleKeys (&visible)[kFlashTileRows], Visit&& visit) {
+  VisibleKeys block_visible[kFlashTileRows];
+  for (long i0 = 0; i0 < head.n;) {
+    const long row = head.first_row + i0;  // in the whole call
+    const long block_begin = row - row % kFlashTileRows;
+    const long block_end = std::min(block_begin + kFlashTileRows, head.all_rows);
+    for (long w = block_begin; w < block_end; ++w) {
+      block_visible[w - block_begin] = visible_keys(head.mask, w, head.all_rows, head.m);
+    }
+    const Intervals keys = key_intervals(block_visible, block_end - block_begin);
+    const long block_rows = std::min(block_end, head.first_row + head.n) - row;
+    std::copy(block_visible + (row - block_begin), block_visible + (row - block_begin) + block_rows,
+              visible);
+    visit(i0, block_rows, keys);
+    i0 += block_rows;
+  }
+}
 
 // Calls visit(first_key, cols) once for each key tile that meets `keys` (the keys a block of
 // query rows sees, attn::key_intervals), with the part of the tile the intervals cover: tiles
@@ -402,11 +427,7 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
   VisibleKeys visible[kFlashTileRows];
   // Blocks of rows, so that key tiles no row of a block sees cost nothing (half the work
   // under a causal mask).
-  for (long i0 = 0; i0 < head.n; i0 += kFlashTileRows) {
-    const long block_rows = std::min(kFlashTileRows, head.n - i0);
-    for (long r = 0; r < block_rows; ++r)
-      visible[r] = visible_keys(head.mask, i0 + r, head.n, head.m);
-    const Intervals keys = key_intervals(visible, block_rows);
+  for_each_row_block(head, visible, [&](long i0, long block_rows, const Intervals& keys) {
     float* block_scores = scores + i0 * m;
     float* block_weights = weights + i0 * m;
     // pass 1: scores = q·kᵀ, tile by tile.
@@ -427,11 +448,11 @@ void attend_materialized(const Head& head, float* scores, float* weights, float*
       blocked_matmul(block_weights + j0, m, head.v + j0 * head.ldv, head.ldv, out, ldc, block_rows,
                      cols, head.dvh, true);
     });
-  }
+  });
 }
 
 void attend_flash(const Head& head, float* context, std::size_t ldc) {
-  const long n = head.n, m = head.m, dh = head.dh, dvh = head.dvh;
+  const long m = head.m, dh = head.dh, dvh = head.dvh;
   const RowContext rows{head};
   const Buffer key_panels = pack_key_panels(head.k, head.ldk, dh, m);
   // v's whole panels; the columns after them (dvh not a multiple of kPanelCols) are read in
@@ -444,18 +465,15 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
   float row_max[kFlashTileRows], row_total[kFlashTileRows];
   VisibleKeys visible[kFlashTileRows];
 
-  for (long i0 = 0; i0 < n; i0 += kFlashTileRows) {
-    const long block_rows = std::min(kFlashTileRows, n - i0);
+  for_each_row_block(head, visible, [&](long i0, long block_rows, const Intervals& keys) {
     const long row_groups = (block_rows + kPanelRows - 1) / kPanelRows;
     float* out = context + i0 * ldc;
     pack_query_rows(head.q + i0 * dh, dh, block_rows, query_rows.get());
     for (long r = 0; r < block_rows; ++r) {
-      visible[r] = visible_keys(head.mask, i0 + r, n, m);
       row_max[r] = row_ops::kMinusInfinity;
       row_total[r] = 0.0f;
       std::fill(out + r * ldc, out + r * ldc + dvh, 0.0f);
     }
-    const Intervals keys = key_intervals(visible, block_rows);
 
     for_each_key_tile(keys, m, kPanelCols, [&](long j0, long cols) {
       // pass 1: the tile's scores, whole groups of rows by whole panels of keys (the rows and
@@ -515,7 +533,7 @@ void attend_flash(const Head& head, float* context, std::size_t ldc) {
       if (visible[r].empty()) continue;
       row_ops::divide(out + r * ldc, dvh, row_total[r]);
     }
-  }
+  });
 }
 
 }  // namespace attn::kernels

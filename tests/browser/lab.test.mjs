@@ -113,6 +113,24 @@ describe('lab page', () => {
     await close();
   });
 
+  test('the needle grid\'s lengths on 1 and on 2 workers: the status line says so, and the cells are the same', async () => {
+    const titles = [];
+    for (const cores of [2, 3]) {
+      const { page, close } = await openPage(suite, 'lab.html', {
+        prepare: (context) => context.addInitScript((count) => {
+          Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => count });
+        }, cores),
+      });
+      assert.match(await page.locator('#engine-status').textContent(),
+        new RegExp(`ready in ${2 + cores - 1} workers, the needle grid's lengths on ${cores - 1}\\.`));
+      await page.waitForFunction(() => document.querySelectorAll('#needle-grid rect').length === 77, null, { timeout: TIMEOUT_MS });
+      titles.push(await page.$$eval('#needle-grid rect title', (nodes) => nodes.map((node) => node.textContent)));
+      await close();
+    }
+    assert.equal(titles[0].length, 77);
+    assert.deepEqual(titles[1], titles[0]);
+  });
+
   test('an engine that fails to load is reported on the page', async () => {
     await assertEngineFailureShown(suite, 'lab.html');
   });

@@ -105,6 +105,38 @@ describe('performance', () => {
     await close();
   });
 
+  test('retyping 512 tokens × 8 heads with attention on 1 and on 2 workers: the recompute\'s engine time', async () => {
+    // The page starts cores − 1 workers: Chromium is told of 2 cores, then 3.
+    const text = await longSampleText(TYPING_TOKENS);
+    const pages = [];
+    for (const workers of [1, 2]) {
+      const opened = await openPage(suite, `#t=${encodeURIComponent(text)}${TYPING_HASH}`, {
+        prepare: (context) => context.addInitScript((cores) => {
+          Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => cores });
+        }, workers + 1),
+      });
+      await waitForRows(opened.page, TYPING_TOKENS);
+      assert.match(await opened.page.locator('#engine-status').textContent(), new RegExp(`on ${workers} workers?\\.`));
+      await opened.page.locator(SENTENCE).focus();
+      await opened.page.locator(SENTENCE).press('End');
+      pages.push({ workers, ...opened, samples: [] });
+    }
+    for (let k = 0; k < KEYSTROKES; ++k) {
+      const key = k % 2 === 0 ? 'e' : 'Backspace';
+      for (const entry of pages) {  // the two pages in turn, so that both meet the same machine
+        const sample = await timeRedraw(entry.page, () => entry.page.keyboard.press(key));
+        entry.samples.push({ engine: sample.engine, keystrokeToDrawn: sample.untilDrawn - TYPING_DEBOUNCE_MS });
+      }
+    }
+    const [one, two] = pages.map(({ samples }) => summarise(samples));
+    for (const { samples } of pages) assert.ok(samples.every(({ engine }) => engine > 0), 'every keystroke recomputed');
+    results.workers512 = {
+      tokens: TYPING_TOKENS, heads: 8, dOut: 64, oneWorker: one, twoWorkers: two,
+      engineRatio: two.engine.median / one.engine.median,
+    };
+    await Promise.all(pages.map(({ close }) => close()));
+  });
+
   test('the engine at 512 tokens × 8 heads: materialised (fresh and reused arrays), flash, and the copy of 16 MiB of results', async () => {
     const { page, close } = await openPage(suite);
     const timings = await page.evaluate(async ({ n, dIn, dOut, heads, repeats }) => {

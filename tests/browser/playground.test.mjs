@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  TIMEOUT_MS, assertEngineFailureShown, gloveInput, nodeEngine, openPage, startSuite, tokensOf, waitForHash, waitForRows,
+  TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
+  waitForHash, waitForRows,
 } from './helpers.mjs';
 
 const HEATMAP = '[data-testid="attention-heatmap"]';
@@ -104,6 +105,33 @@ describe('playground page', () => {
     await page.mouse.click(last.point.x, last.point.y);
     await page.waitForFunction((q) => document.getElementById('query').value === q, last.query, { timeout: TIMEOUT_MS });
     await close();
+  });
+
+  test('on 2 workers (3 cores): the status line says so, and every head\'s scores and weights are the engine\'s, bit for bit', async () => {
+    const text = await longSampleText(150);
+    const engine = await nodeEngine();
+    const { x } = await gloveInput(text);
+    // split by heads (2 heads, RoPE), and by blocks of query rows (1 head, causal with a window)
+    for (const [hash, options] of [
+      ['&h=2&pe=rope&c=1', { heads: 2, positional: { type: 'rope' }, causal: true }],
+      ['&c=1&w=40&sk=2', { causal: true, window: 40, sinks: 2 }],
+    ]) {
+      const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}${hash}`, {
+        prepare: (context) => context.addInitScript(() => {
+          Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 });
+        }),
+      });
+      await waitForRows(page, 150);
+      assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly on 2 workers\./);
+      const expected = engine.selfAttention(x, { ...options, kernel: 'materialized' });
+      const exported = await exportedJson(page);
+      assert.equal(exported.heads.length, options.heads ?? 1);
+      exported.heads.forEach(({ scores, weights }, h) => {
+        assert.ok(scores.every((value, k) => Math.fround(value) === expected.scores[h].data[k]), `${hash}: scores of head ${h}`);
+        assert.ok(weights.every((value, k) => Math.fround(value) === expected.weights[h].data[k]), `${hash}: weights of head ${h}`);
+      });
+      await close();
+    }
   });
 
   test('the heatmap works from the keyboard', async () => {

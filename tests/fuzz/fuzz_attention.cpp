@@ -2,7 +2,8 @@
 // option values and float bit patterns. One input drives one call:
 //
 //   attention (every option, each kernel; materialised results re-run with flash and
-//   against the double-precision reference), self_attention with projections,
+//   against the double-precision reference; a part of the rows and heads, which must hold
+//   exactly the whole call's numbers), self_attention with projections,
 //   walk_through_query, lab::rollout, lab::propagate (fast and direct paths),
 //   lab::position_curve, attention_memory, TorchGenerator, rope_decay_bound.
 //
@@ -367,6 +368,49 @@ void check_attention(const attn::Matrix& q, const attn::Matrix& k, const attn::M
   }
 }
 
+// Whether rows [first_row, first_row + part.rows) and columns [first_col, first_col +
+// part.cols) of `whole` hold exactly the numbers of `part`, bit for bit (any NaN equal to any NaN).
+bool same_block(const attn::Matrix& whole, std::size_t first_row, std::size_t first_col,
+                const attn::Matrix& part) {
+  for (std::size_t i = 0; i < part.shape(0); ++i) {
+    for (std::size_t t = 0; t < part.shape(1); ++t) {
+      const float a = whole(first_row + i, first_col + t), b = part(i, t);
+      if (std::isnan(a) && std::isnan(b)) continue;
+      if (std::memcmp(&a, &b, sizeof a) != 0) return false;
+    }
+  }
+  return true;
+}
+
+// A part of a call that succeeded (rows and heads the input chooses) succeeds too, with
+// exactly the whole call's numbers for its rows and heads.
+void check_part(FuzzedDataProvider& data, const attn::Matrix& q, const attn::Matrix& k,
+                const attn::Matrix& v, const attn::AttentionOptions& options,
+                const attn::AttentionResult& whole) {
+  const long n = static_cast<long>(q.shape(0)), heads = options.heads;
+  const long first_row = data.ConsumeIntegralInRange(0L, n - 1);
+  const long first_head = data.ConsumeIntegralInRange(0L, heads - 1);
+  attn::AttentionOptions part_options = options;
+  part_options.part.rows = attn::Range{first_row, data.ConsumeIntegralInRange(first_row + 1, n)};
+  part_options.part.heads =
+      attn::Range{first_head, data.ConsumeIntegralInRange(first_head + 1, heads)};
+  attn::AttentionResult part;
+  try {
+    part = attn::attention(q, k, v, part_options);
+  } catch (const attn::InvalidArgument& error) {
+    broken(std::string("the whole call succeeded but a part of it failed: ") + error.what());
+  }
+  const std::size_t dvh = v.shape(1) / heads, rows = part_options.part.rows->begin;
+  expect(part.kernel_used == whole.kernel_used, "a part chose another kernel");
+  expect(same_block(whole.context, rows, first_head * dvh, part.context),
+         "a part's context differs from the whole call's");
+  for (std::size_t h = 0; h < part.scores.size(); ++h) {
+    expect(same_block(whole.scores[first_head + h], rows, 0, part.scores[h]) &&
+               same_block(whole.weights[first_head + h], rows, 0, part.weights[h]),
+           where("a part's scores or weights differ from the whole call's:", first_head + h, 0));
+  }
+}
+
 // ---- the calls -----------------------------------------------------------------------------
 
 void fuzz_attention(FuzzedDataProvider& data) {
@@ -394,6 +438,7 @@ void fuzz_attention(FuzzedDataProvider& data) {
     return;
   }
   check_attention(q, k, v, options, result);
+  check_part(data, q, k, v, options, result);
   if (result.kernel_used != attn::Kernel::materialized) return;
 
   // The same call with the flash kernel, and the reference, agree where the scores are well

@@ -252,3 +252,38 @@ describe('option semantics on hand-made inputs', () => {
     }
   });
 });
+
+describe('part: some query rows of some heads', () => {
+  // Rows [r0, r1) of a row-major matrix of `cols` columns, columns [c0, c1).
+  const block = ({ data, cols }, [r0, r1], [c0, c1]) => {
+    const out = [];
+    for (let i = r0; i < r1; ++i) out.push(...data.subarray(i * cols + c0, i * cols + c1));
+    return Float32Array.from(out);
+  };
+  const same = (a, b) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+
+  test('a part of attention and selfAttention holds exactly the whole call\'s numbers for its rows and heads', () => {
+    const random = mulberry32(20261124);
+    for (const options of [
+      { heads: 3, causal: true, positional: { type: 'rope' } }, { heads: 3, window: 9, sinks: 2, positional: { type: 'alibi' } },
+      { heads: 3, causal: true, prefix: 20, kernel: 'flash' }, { heads: 3, normalization: 'naive-softmax', scale: 0.5 },
+    ]) {
+      const n = randomInt(random, 70, 200), m = randomInt(random, 70, 200);
+      const q = randomMatrix(random, n, 12), k = randomMatrix(random, m, 12), v = randomMatrix(random, m, 6);
+      const rows = [randomInt(random, 0, 60), randomInt(random, 61, n)], heads = [1, 3];
+      const whole = engine.attention(q, k, v, options);
+      const part = engine.attention(q, k, v, { ...options, part: { rows, heads } });
+      assert.deepEqual([part.context.rows, part.context.cols], [rows[1] - rows[0], 4]);
+      assert.ok(same(part.context.data, block(whole.context, rows, [2, 6])), `${JSON.stringify(options)}: context`);
+      for (let h = 0; whole.scores && h < 2; ++h) {
+        assert.ok(same(part.weights[h].data, block(whole.weights[h + 1], rows, [0, m])), `weights of head ${h + 1}`);
+      }
+      const x = randomMatrix(random, n, 12);
+      const wholeSelf = engine.selfAttention(x, { ...options, positional: { type: 'sinusoidal' } });
+      const partSelf = engine.selfAttention(x, { ...options, positional: { type: 'sinusoidal' }, part: { rows, heads } });
+      assert.ok(same(partSelf.q.data, block(wholeSelf.q, rows, [4, 12])), 'q: the part\'s rows and heads');
+      assert.ok(same(partSelf.k.data, block(wholeSelf.k, [0, n], [4, 12])), 'k: every row, the part\'s heads');
+      assert.ok(same(partSelf.output.data, block(wholeSelf.output, rows, [4, 12])), 'output');
+    }
+  });
+});

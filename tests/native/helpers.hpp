@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <sstream>
 #include <string>
@@ -62,6 +64,58 @@ Comparison compare(const A& a, const B& b) {
     INFO("max abs diff " << comparison.max_abs_diff << ", tolerance " << (tolerance)); \
     CHECK(comparison.max_abs_diff <= (tolerance));                                     \
   } while (false)
+
+// The first index at which a and b hold different float32 bit patterns (any NaN equal to any
+// NaN), or -1 when they hold the same numbers: "the same numbers", -0 and +0 told apart.
+inline long first_bit_difference(const float* a, const float* b, std::size_t count) {
+  for (std::size_t index = 0; index < count; ++index) {
+    if (std::isnan(a[index]) && std::isnan(b[index])) continue;
+    std::uint32_t a_bits, b_bits;
+    std::memcpy(&a_bits, a + index, sizeof a_bits);
+    std::memcpy(&b_bits, b + index, sizeof b_bits);
+    if (a_bits != b_bits) return static_cast<long>(index);
+  }
+  return -1;
+}
+
+// Rows [first_row, first_row + part.rows) and columns [first_col, first_col + part.cols) of
+// `whole`, compared bit for bit with `part`: -1 when equal, else the first differing index of part.
+inline long first_block_difference(const attn::Matrix& whole, std::size_t first_row,
+                                   std::size_t first_col, const attn::Matrix& part) {
+  const std::size_t cols = part.shape(1);
+  for (std::size_t i = 0; i < part.shape(0); ++i) {
+    const long difference = first_bit_difference(
+        whole.data() + (first_row + i) * whole.shape(1) + first_col, part.data() + i * cols, cols);
+    if (difference >= 0) return static_cast<long>(i * cols) + difference;
+  }
+  return -1;
+}
+
+// A random range [begin, end) of 0..count, at least one long.
+inline attn::Range random_range(long count, std::mt19937& rng) {
+  const long begin = static_cast<long>(rng() % count);
+  return {begin, begin + 1 + static_cast<long>(rng() % (count - begin))};
+}
+
+// Checks that `part`, the rows and heads of a call of `all_heads` heads, holds exactly the
+// numbers of those rows and heads in `whole`, the whole call's result.
+inline void check_part(const attn::AttentionResult& whole, const attn::AttentionResult& part,
+                       const attn::Range& rows, const attn::Range& heads, long all_heads) {
+  const std::size_t dvh = whole.context.shape(1) / all_heads;
+  REQUIRE(part.kernel_used == whole.kernel_used);
+  REQUIRE(part.context.shape(0) == std::size_t(rows.size()));
+  const std::size_t part_heads = static_cast<std::size_t>(heads.size());
+  REQUIRE(part.context.shape(1) == dvh * part_heads);
+  CHECK(first_block_difference(whole.context, rows.begin, heads.begin * dvh, part.context) == -1);
+  REQUIRE(part.scores.size() == (whole.kernel_used == attn::Kernel::flash ? 0 : part_heads));
+  for (std::size_t h = 0; h < part.scores.size(); ++h) {
+    INFO("head " << heads.begin + long(h));
+    CHECK(first_block_difference(whole.scores[heads.begin + h], rows.begin, 0, part.scores[h]) ==
+          -1);
+    CHECK(first_block_difference(whole.weights[heads.begin + h], rows.begin, 0, part.weights[h]) ==
+          -1);
+  }
+}
 
 // Whether query i of n sees key j of m, written straight from the README's table of options.
 inline bool api_visible(const attn::MaskOptions& mask, long i, long j, long n, long m) {

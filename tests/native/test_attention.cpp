@@ -326,3 +326,93 @@ TEST_CASE("attention: after many failed calls the engine still returns the same 
   CHECK_CLOSE(result.weights[0], fixtures::matrix(example["weights_softmax"]), 1e-4);
   CHECK_CLOSE(result.context, fixtures::matrix(example["context"]), 1e-4);
 }
+
+namespace {}  // namespace
+
+TEST_CASE("attention: a part of the rows and heads gives exactly the whole call's numbers",
+          "[attention][part]") {
+  std::mt19937 rng(61);
+  for (long heads : {1L, 3L}) {
+    for (attn::AttentionOptions options : helpers::option_grid(heads)) {
+      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+        // Sizes across several 64-row blocks and 128-key tiles, m < n included.
+        const long n = 1 + long(rng() % 200), m = 1 + long(rng() % 300);
+        const long dh = 2 * (1 + long(rng() % 4)), dvh = 1 + long(rng() % 5);
+        const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
+        const attn::Matrix k = helpers::random_matrix(m, heads * dh, rng);
+        const attn::Matrix v = helpers::random_matrix(m, heads * dvh, rng);
+        options.kernel = kernel;
+        options.part = {};
+        const auto whole = attn::attention(q, k, v, options);
+        const attn::Range rows = helpers::random_range(n, rng),
+                          part_heads = helpers::random_range(heads, rng);
+        INFO(helpers::describe(options)
+             << ", " << attn::to_string(kernel) << ", n " << n << ", m " << m << ", rows ["
+             << rows.begin << ", " << rows.end << "), heads [" << part_heads.begin << ", "
+             << part_heads.end << ")");
+        options.part.rows = rows;
+        options.part.heads = part_heads;
+        helpers::check_part(whole, attn::attention(q, k, v, options), rows, part_heads, heads);
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: parts that split a call by rows and by heads join into the whole call",
+          "[attention][part]") {
+  std::mt19937 rng(62);
+  const long n = 300, m = 300, heads = 4;
+  const attn::Matrix q = helpers::random_matrix(n, heads * 8, rng);
+  const attn::Matrix k = helpers::random_matrix(m, heads * 8, rng);
+  const attn::Matrix v = helpers::random_matrix(m, heads * 8, rng);
+  attn::AttentionOptions options = with_heads(heads);
+  options.mask.causal = true;
+  options.positional.type = attn::PositionalType::rope;
+  const auto whole = attn::attention(q, k, v, options);
+  // Row cuts inside 64-row blocks, and heads two by two.
+  for (attn::Range rows : {attn::Range{0, 100}, attn::Range{100, 211}, attn::Range{211, 300}}) {
+    for (attn::Range part_heads : {attn::Range{0, 2}, attn::Range{2, 4}}) {
+      options.part = {rows, part_heads};
+      helpers::check_part(whole, attn::attention(q, k, v, options), rows, part_heads, heads);
+    }
+  }
+}
+
+TEST_CASE("attention: a part outside the call is rejected naming the range and its limit",
+          "[attention][part][errors]") {
+  const attn::Matrix q = xt::zeros<float>({6, 4}), k = xt::zeros<float>({5, 4});
+  const attn::Matrix v = xt::zeros<float>({5, 2});
+  attn::AttentionOptions options = with_heads(2);
+  options.part.rows = attn::Range{3, 9};
+  REQUIRE_THROWS_WITH(attn::attention(q, k, v, options),
+                      Contains("part.rows must be [begin, end] with 0 ≤ begin < end ≤ n = 6, got "
+                               "[3, 9]"));
+  options.part.rows = attn::Range{2, 2};
+  REQUIRE_THROWS_WITH(attn::attention(q, k, v, options), Contains("got [2, 2]"));
+  options.part.rows.reset();
+  options.part.heads = attn::Range{-1, 1};
+  REQUIRE_THROWS_WITH(attn::attention(q, k, v, options),
+                      Contains("part.heads must be [begin, end] with 0 ≤ begin < end ≤ heads = 2, "
+                               "got [-1, 1]"));
+  // The whole call's problems come first, as without a part.
+  options.heads = 3;
+  REQUIRE_THROWS_WITH(attn::attention(q, k, v, options), Contains("heads (3) must divide dk"));
+}
+
+TEST_CASE("attention: a part's overflow names the whole call's head and query",
+          "[attention][part][errors]") {
+  attn::Matrix q = xt::zeros<float>({5, 2}), k = xt::zeros<float>({2, 2});
+  const attn::Matrix v = xt::ones<float>({2, 2});
+  q(3, 1) = 1e20f;
+  k(0, 1) = 1e20f;
+  attn::AttentionOptions options = with_heads(2);
+  options.scale.mode = attn::ScaleOption::Mode::none;
+  options.kernel = attn::Kernel::materialized;
+  REQUIRE_THROWS_WITH(
+      attn::attention(q, k, v, options),
+      Contains("overflowed float32 in head 1, query 3") && Contains("scores[1][3][0]"));
+  options.part = {attn::Range{2, 5}, attn::Range{1, 2}};
+  REQUIRE_THROWS_WITH(
+      attn::attention(q, k, v, options),
+      Contains("overflowed float32 in head 1, query 3") && Contains("scores[1][3][0]"));
+}

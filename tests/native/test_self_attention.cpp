@@ -146,3 +146,77 @@ TEST_CASE("self_attention: projection errors name the weight and both shapes",
   options.heads = 2;  // x has 3 columns
   REQUIRE_THROWS_WITH(attn::self_attention(x, {}, options), Contains("heads (2) must divide dk"));
 }
+
+TEST_CASE("self_attention: a part of the rows and heads gives exactly the whole call's numbers",
+          "[self_attention][part]") {
+  std::mt19937 rng(74);
+  using attn::PositionalType;
+  const long heads = 3, d_in = 10, dh = 4, dvh = 3, d_model = 5;
+  int checked = 0;
+  for (int weights_kind = 0; weights_kind < 3; ++weights_kind) {  // none, wq/wk/wv, and wo too
+    for (PositionalType positional : {PositionalType::none, PositionalType::sinusoidal,
+                                      PositionalType::rope, PositionalType::alibi}) {
+      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+        const long n = 1 + long(rng() % 150);
+        // Without projections q = k = v = x, so x needs heads·dh columns (and dh = dvh).
+        const attn::Matrix x =
+            helpers::random_matrix(n, weights_kind == 0 ? heads * dh : d_in, rng);
+        attn::Projections weights;
+        if (weights_kind > 0) {
+          weights = projections(helpers::random_matrix(d_in, heads * dh, rng),
+                                helpers::random_matrix(d_in, heads * dh, rng),
+                                helpers::random_matrix(d_in, heads * dvh, rng));
+        }
+        if (weights_kind == 2) {
+          weights.wo = helpers::random_matrix(heads * dvh, d_model, rng);
+          weights.bo = attn::Vector{0.5f, -1.0f, 2.0f, 0.25f, 0.0f};
+        }
+        attn::AttentionOptions options;
+        options.heads = heads;
+        options.mask.causal = checked % 2 == 0;
+        options.mask.prefix = checked % 4 == 0 ? 5 : 0;
+        options.positional.type = positional;
+        options.kernel = kernel;
+        const auto whole = attn::self_attention(x, weights, options);
+        const attn::Range rows = helpers::random_range(n, rng);
+        // The output projection mixes the heads: with wo a part takes every head.
+        const attn::Range part_heads =
+            weights_kind == 2 ? attn::Range{0, heads} : helpers::random_range(heads, rng);
+        INFO("weights " << weights_kind << ", " << attn::to_string(positional) << ", "
+                        << attn::to_string(kernel) << ", n " << n << ", rows [" << rows.begin
+                        << ", " << rows.end << "), heads [" << part_heads.begin << ", "
+                        << part_heads.end << ")");
+        options.part = {rows, part_heads};
+        const auto part = attn::self_attention(x, weights, options);
+        const std::size_t qk_width = whole.q.shape(1) / heads, v_width = whole.v.shape(1) / heads;
+        CHECK(helpers::first_block_difference(whole.q, rows.begin, part_heads.begin * qk_width,
+                                              part.q) == -1);
+        CHECK(helpers::first_block_difference(whole.k, 0, part_heads.begin * qk_width, part.k) ==
+              -1);
+        CHECK(helpers::first_block_difference(whole.v, 0, part_heads.begin * v_width, part.v) ==
+              -1);
+        helpers::check_part(whole.attention, part.attention, rows, part_heads, heads);
+        const std::size_t output_col = weights_kind == 2 ? 0 : part_heads.begin * v_width;
+        CHECK(helpers::first_block_difference(whole.output, rows.begin, output_col, part.output) ==
+              -1);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 24);
+}
+
+TEST_CASE("self_attention: a part of the heads with wo is rejected: wo mixes every head",
+          "[self_attention][part][errors]") {
+  std::mt19937 rng(75);
+  const attn::Matrix x = helpers::random_matrix(4, 4, rng);
+  attn::Projections weights =
+      projections(helpers::random_matrix(4, 4, rng), helpers::random_matrix(4, 4, rng),
+                  helpers::random_matrix(4, 4, rng));
+  weights.wo = helpers::random_matrix(4, 2, rng);
+  attn::AttentionOptions options;
+  options.heads = 2;
+  options.part.heads = attn::Range{1, 2};
+  REQUIRE_THROWS_WITH(attn::self_attention(x, weights, options),
+                      Contains("part.heads must be every head, [0, 2], when wo is given"));
+}

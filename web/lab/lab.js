@@ -1,10 +1,12 @@
-// Wiring of the lost-in-the-middle lab: controls ↔ settings (URL hash) → the engine in two
-// module workers (lab-worker.js: one answers the live curves, the other the needle
-// experiments, so that sliders stay live while a grid is computed) → the five charts.
+// Wiring of the lost-in-the-middle lab: controls ↔ settings (URL hash) → the engine in
+// module workers (lab-worker.js: one answers the live curves, one the needle experiments, so
+// that sliders stay live while a grid is computed, and cores − 1 the needle grid, its context
+// lengths in parallel) → the five charts.
 import { createNotices, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { Superseded, createWorkerClient } from '../shared/worker/client.js';
 import { readControl, setUpControls, showSettings } from './controls.js';
+import { dealLengths, joinGrids, lengthCost } from './grid-parts.js';
 import { createLink } from './link.js';
 import { experimentLength, gridLengths, modelOptions, needleOptions, ROPE_BASES, ROPE_HEAD_WIDTH } from './state.js';
 import { createMitigationView } from './views/mitigation.js';
@@ -20,6 +22,9 @@ let settings = link.read();
 const startWorker = () => new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
 const curvesEngine = createWorkerClient(startWorker());
 const experimentsEngine = createWorkerClient(startWorker());
+// The needle grid's workers: one per core but the page's own, at least one.
+const GRID_WORKERS = Math.max(1, (navigator.hardwareConcurrency || 1) - 1);
+const gridEngines = Array.from({ length: GRID_WORKERS }, () => createWorkerClient(startWorker()));
 
 const position = createPositionView();
 const rope = createRopeView();
@@ -64,6 +69,14 @@ function computeCurves() {
   });
 }
 
+// The grid over `lengths`, its lengths dealt out to the grid's workers: resolves to {value}.
+function computeGrid(model, needle, lengths) {
+  const groups = dealLengths(lengths, gridEngines.length, (n) => lengthCost(n, model.positional));
+  return Promise.all(groups.map((indices, w) => gridEngines[w].request('grid', {
+    model, needle, lengths: indices.map((index) => lengths[index]),
+  }))).then((answers) => ({ value: joinGrids(lengths, groups, answers.map(({ value }) => value)) }));
+}
+
 function computeNeedle() {
   const n = experimentLength(settings);
   needle.note(n, settings);
@@ -74,7 +87,7 @@ function computeNeedle() {
       results.needle = { sweep: value, milliseconds };
       needle.sweep(results.needle, settings);
     }),
-    settle(experimentsEngine.request('grid', { model, needle: options, lengths: gridLengths(settings) }), ({ value }) => {
+    settle(computeGrid(model, options, gridLengths(settings)), ({ value }) => {
       results.grid = value;
       needle.grid(results.grid, settings);
     }),
@@ -128,7 +141,8 @@ window.addEventListener('hashchange', () => {
   update({}, 'mechanisms');
 });
 new ResizeObserver(() => drawAll()).observe(document.querySelector('.lab-main'));
-showEngineStatus($('engine-status'), Promise.all([curvesEngine.ready, experimentsEngine.ready]).then(([first]) => first),
-  ({ version }) => `Engine ${version} ready in two workers.`).then((ready) => {
+const engines = [curvesEngine, experimentsEngine, ...gridEngines];
+showEngineStatus($('engine-status'), Promise.all(engines.map((engine) => engine.ready)).then(([first]) => first),
+  ({ version }) => `Engine ${version} ready in ${engines.length} workers, the needle grid's lengths on ${GRID_WORKERS}.`).then((ready) => {
   if (ready) update({}, 'mechanisms');
 });

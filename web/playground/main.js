@@ -13,9 +13,12 @@ import { createPipeline } from './pipeline.js';
 import { createAttentionViews } from './views/attention-views.js';
 
 const TYPING_DEBOUNCE_MS = 250;
+// Workers attention is computed on: one per core but the page's own, at least one.
+const ENGINE_WORKERS = Math.max(1, (navigator.hardwareConcurrency || 1) - 1);
 
 const $ = (id) => document.getElementById(id);
 const client = createWorkerClient(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+const engineWorkers = client.request('pool', { workers: ENGINE_WORKERS });
 const notices = createNotices($('notices'));
 const status = createProgressLine($('progress'), $('compute-status'));
 const link = createLink({ notices, note: $('link-note') });
@@ -63,7 +66,8 @@ window.addEventListener('hashchange', () => {
   if (input) table.show(input);  // a link with the same table still replaces what the cells hold
   pipeline.update();
 });
-showEngineStatus($('engine-status'), client.ready, ({ version }) => `Engine ${version} ready: WebAssembly in a worker.`);
+showEngineStatus($('engine-status'), Promise.all([client.ready, engineWorkers]),
+  ([{ version }, { value: { workers } }]) => `Engine ${version} ready: WebAssembly on ${workers} worker${workers === 1 ? '' : 's'}.`);
 let drawnWidth = 0;
 new ResizeObserver(([entry]) => {
   if (entry.contentRect.width === drawnWidth) return;

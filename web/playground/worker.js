@@ -1,10 +1,12 @@
-// The playground's engine thread. It keeps the last attention result, so that views,
-// profiles and exports of a 4,096-token matrix are cut from it here and only screen-sized
-// pieces cross to the page. Messages: shared/worker/client.js.
+// The playground's engine thread. Attention is computed on a pool of workers (split by heads,
+// or by blocks of query rows: the same numbers as one engine), which it starts when the page
+// asks; its own engine tokenizes, draws projections and walks through a query. It keeps the
+// last attention result, so that views, profiles and exports of a 4,096-token matrix are cut
+// from it here and only screen-sized pieces cross to the page. Messages: shared/worker/client.js.
 import { csvChunks, jsonChunks } from './weights-export.js';
 import { formatBytes } from '../shared/format.js';
 import { columnMeans, meanOf, poolBlocks, poolVector } from '../shared/heatmap/pooling.js';
-import { serveEngine } from '../shared/worker/server.js';
+import { createAttentionPool, serveEngine } from '../shared/worker/server.js';
 
 // Scores and weights this page keeps at once; the worker holds them next to the engine's
 // own copy, so this stays well below the engine's 1 GiB budget for materialised attention.
@@ -14,6 +16,7 @@ const FP32_BYTES = 4;
 const FP16_BYTES = 2;
 const COST_TOKENS = [1, 2, 4, 8, 16, 32, 64, 128].map((k) => k * 1024);
 
+let pool = null;     // the workers attention is computed on
 let input = null;    // x of the last compute request: {rows, cols, data}
 let current = null;  // its attention: {n, heads, scores: Matrix[], weights: Matrix[], received: Float32Array[]}
 
@@ -46,6 +49,13 @@ function projections(engine, { kind, seed, dOut }, dIn) {
 }
 
 const handlers = {
+  // Starts the pool of `workers` workers that compute attention: {workers}.
+  async pool(engine, { workers }) {
+    await pool?.close();
+    pool = await createAttentionPool({ workers });
+    return { workers: pool.workers };
+  },
+
   // The page's tokens of `text`, at most `limit` (engine.tokenize; core/include/attn/text/tokenizer.hpp
   // has the rules): {tokens: [{text, start, end}] with UTF-16 offsets, truncated}.
   tokenize(engine, { text, limit }) {
@@ -53,10 +63,11 @@ const handlers = {
     return { tokens: tokens.map((token, i) => ({ text: token, start: starts[i], end: ends[i] })), truncated };
   },
 
-  compute(engine, { x, random, trainable, options }, progress) {
-    // The last result's matrices are overwritten by the next one of the same size: only this
-    // worker holds them, and allocating 16 MiB afresh (512 tokens, 8 heads) took longer than
-    // computing them.
+  async compute(engine, { x, random, trainable, options }, progress) {
+    if (!pool) throw new Error('the engine workers have not started');
+    // The last result's matrices are handed back to the pool's workers, which write the next
+    // one of the same size into them: only this worker holds them, and allocating 16 MiB
+    // afresh (512 tokens, 8 heads) took longer than computing them.
     const previous = current;
     current = null;
     input = x ?? engine.torchGenerator(random.seed).rand(random.rows, random.dims);
@@ -70,11 +81,12 @@ const handlers = {
     const weights = projections(engine, trainable, input.cols);
     progress('attention');
     const started = performance.now();
-    const result = engine.selfAttention(input, { ...options, ...weights, kernel: 'materialized', reuse: previous });
+    const result = await pool.selfAttention(input, { ...options, ...weights, kernel: 'materialized', reuse: previous });
     const engineMs = performance.now() - started;
     current = { n, heads: options.heads, scores: result.scores, weights: result.weights, received: [] };
-    // wasmBytes: the engine's wasm memory after the call (it never shrinks), for the page's data-wasm-bytes
-    return { n, heads: options.heads, engineMs, wasmBytes: engine.memoryBytes };
+    // wasmBytes: the engines' wasm memory after the call, this worker's and the pool's (it
+    // never shrinks), for the page's data-wasm-bytes
+    return { n, heads: options.heads, engineMs, wasmBytes: engine.memoryBytes + pool.memoryBytes };
   },
 
   // The square [row0, row0+size) × [col0, col0+size) of the given heads in cells of

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "attn/mask.hpp"
@@ -41,6 +42,25 @@ struct ScaleOption {
   double factor = 1.0;                        // Mode::factor: multiply scores by this
 };
 
+// Whole numbers [begin, end): rows or heads.
+struct Range {
+  long begin = 0;
+  long end = 0;
+  long size() const { return end - begin; }
+};
+
+// One part of a call: query rows [rows.begin, rows.end) of heads [heads.begin, heads.end)
+// (all of them where a range is not given). A part gives exactly the numbers of those rows
+// and heads in the whole call, the same float operations in the same order: each head's
+// columns, positions (query i stays at i + (m - n)), ALiBi slope (of H heads), row blocks
+// and key tiles are the whole call's. The whole call's inputs and options are checked, and
+// its kernel chosen, as without a part, so that workers can each compute a part of one call
+// and join them (wasm/pool.mjs).
+struct AttentionPart {
+  std::optional<Range> rows;   // of 0..n
+  std::optional<Range> heads;  // of 0..H
+};
+
 struct AttentionOptions {
   long heads = 1;
   ScaleOption scale;
@@ -48,8 +68,10 @@ struct AttentionOptions {
   MaskOptions mask;
   PositionalOptions positional;  // one of kAttentionPositionalTypes
   Kernel kernel = Kernel::automatic;
+  AttentionPart part;  // by default the whole call
 };
 
+// With a part of n' rows and H' heads, read n' for n and H' for H below.
 struct AttentionResult {
   std::vector<Matrix> scores;  // H matrices n×m, scaled, biased, masked -Infinity; empty for flash
   std::vector<Matrix> weights;  // H matrices n×m, rows normalised; empty for flash
@@ -61,7 +83,8 @@ struct AttentionResult {
 constexpr std::uint64_t kMaterializedBudgetBytes = std::uint64_t{1} << 30;
 
 // q: n×dk, k: m×dk, v: m×dv. Throws attn::InvalidArgument on bad shapes, non-finite
-// entries, or options that do not fit (for example heads not dividing dk).
+// entries, or options that do not fit (for example heads not dividing dk, or a part beyond
+// n rows or H heads).
 AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                           const AttentionOptions& options = {});
 

@@ -22,6 +22,10 @@ std::string format_number(double value);
 
 // Throws unless every entry of `matrix` is finite: "q[1][2] is NaN".
 void require_finite(const char* name, const Matrix& matrix);
+// The same for a block of a larger matrix whose entry (0, 0) is the larger one's (first_row,
+// first_col): the message names the entry of the larger matrix.
+void require_finite(const char* name, const Matrix& block, std::size_t first_row,
+                    std::size_t first_col);
 void require_finite(const char* name, const Vector& vector);
 
 // Throws unless low ≤ value ≤ high: "layers must be a whole number from 1 to 64, got 0".

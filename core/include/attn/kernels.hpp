@@ -28,12 +28,15 @@ void matmul_transposed_a(const float* a, std::size_t lda, const float* b, std::s
 Matrix multiply(const Matrix& a, const Matrix& b);
 
 // One head of attention: q contiguous and already multiplied by the score scale; k and v
-// read in place, the head's columns of the whole matrices (row strides ldk and ldv).
+// read in place, the head's columns of the whole matrices (row strides ldk and ldv). q may
+// hold some of a call's queries (a part, attn::AttentionPart): its row i is the call's row
+// first_row + i of all_rows, at position first_row + i + (m - all_rows).
 struct Head {
   const float* q = nullptr;  // n×dh
   const float* k = nullptr;  // m×dh, row stride ldk
   const float* v = nullptr;  // m×dvh, row stride ldv
   long n = 0, m = 0, dh = 0, dvh = 0;
+  long first_row = 0, all_rows = 0;
   long ldk = 0, ldv = 0;
   bool alibi = false;
   float alibi_slope = 0.0f;

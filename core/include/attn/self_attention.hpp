@@ -33,7 +33,8 @@ struct SelfAttentionResult {
 };
 
 // x: n×d_in. options.positional is one of kSelfAttentionPositionalTypes; sinusoidal is added
-// to x before projecting.
+// to x before projecting. With options.part, q holds the part's rows and heads' columns, k
+// and v every row and the heads' columns, output the part's rows; wo needs every head.
 SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
                                    const AttentionOptions& options = {});
 

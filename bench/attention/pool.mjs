@@ -1,0 +1,109 @@
+// The pool part of `npm run bench` (node bench/run.mjs pool): createAttentionPool with 1 and
+// 2 workers against the one-thread engine in this Node process, at n = 4,096 with one head
+// (split by query rows; causal: rows balanced by their visible keys) and 8 heads × 512
+// queries (split by heads), d = 64 per head; the materialised 8 × 512 also as the playground
+// runs it, writing into the previous result's arrays (`reuse`). The variants run interleaved
+// round by round after a warm-up; medians are reported, with the 2-worker pool's time as a
+// share of the one-thread engine's and the target of 0.6×. Beside them, what the machine
+// gives two threads at that moment: two 1-worker pools each computing the whole call at once,
+// against one alone (1.0 on two free cores; half that ratio is the best 2 workers can reach).
+// The results are bit for bit the engine's (tests/js/pool.test.mjs).
+import os from 'node:os';
+import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
+
+const D = 64;  // per head
+const TARGET = 0.6;
+// rounds: timed; warmUp: untimed first (a worker's engine runs slowly until V8 has compiled
+// its wasm with the optimising tier, a dozen calls at 8 × 512).
+const CASES = [
+  { n: 4096, heads: 1, causal: false, kernel: 'flash', warmUp: 4, rounds: 7 },
+  { n: 4096, heads: 1, causal: true, kernel: 'flash', warmUp: 4, rounds: 7 },
+  { n: 512, heads: 8, causal: false, kernel: 'flash', warmUp: 12, rounds: 15 },
+  { n: 512, heads: 8, causal: true, kernel: 'flash', warmUp: 12, rounds: 15 },
+  { n: 512, heads: 8, causal: false, kernel: 'materialized', warmUp: 12, rounds: 15 },
+  { n: 512, heads: 8, causal: false, kernel: 'materialized', reuse: true, warmUp: 12, rounds: 15 },
+];
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function randomMatrix(rows, cols, seed) {
+  const data = new Float32Array(rows * cols);
+  let state = seed;
+  for (let i = 0; i < data.length; ++i) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;  // LCG: reproducible inputs
+    data[i] = state / 2 ** 32 - 0.5;
+  }
+  return { rows, cols, data };
+}
+
+const label = ({ n, heads, causal, kernel, reuse }) =>
+  `${heads > 1 ? `${heads} heads × ` : ''}${n}${causal ? ' causal' : ''}, ${kernel}${reuse ? ', reuse' : ''}`;
+
+// A variant that calls `attend(options)`, with the previous result as `reuse` when asked.
+function variant(name, attend, callOptions, reuse) {
+  let previous = null;
+  return {
+    name,
+    milliseconds: [],
+    async run() {
+      const result = await attend(reuse ? { ...callOptions, reuse: previous } : callOptions);
+      if (reuse) previous = result;
+    },
+  };
+}
+
+// {results, table}: per case the median milliseconds of each variant.
+export async function runPoolBenchmark() {
+  const engine = await createAttention();
+  const [one, two, another] = [await createAttentionPool({ workers: 1 }), await createAttentionPool({ workers: 2 }),
+    await createAttentionPool({ workers: 1 })];
+  const results = [];
+  try {
+    for (const { warmUp, rounds, ...options } of CASES) {
+      const { n, heads, reuse } = options;
+      const inputs = [randomMatrix(n, heads * D, 2), randomMatrix(n, heads * D, 3), randomMatrix(n, heads * D, 4)];
+      const callOptions = { heads, causal: options.causal, kernel: options.kernel };
+      const variants = [
+        variant('engine', async (o) => engine.attention(...inputs, o), callOptions, reuse),
+        variant('oneWorker', (o) => one.attention(...inputs, o), callOptions, reuse),
+        variant('twoWorkers', (o) => two.attention(...inputs, o), callOptions, reuse),
+        variant('twoWholeCalls', (o) => Promise.all([one.attention(...inputs, o), another.attention(...inputs, o)]), callOptions, false),
+      ];
+      for (let round = 0; round < warmUp + rounds; ++round) {
+        for (const v of variants) {
+          const start = performance.now();
+          await v.run();
+          if (round >= warmUp) v.milliseconds.push(performance.now() - start);
+        }
+      }
+      const ms = Object.fromEntries(variants.map((v) => [v.name, median(v.milliseconds)]));
+      const row = {
+        ...options, d: D, engineMs: ms.engine, oneWorkerMs: ms.oneWorker, twoWorkersMs: ms.twoWorkers,
+        ratio: ms.twoWorkers / ms.engine, ratioToOneWorker: ms.twoWorkers / ms.oneWorker, twoThreads: ms.twoWholeCalls / ms.oneWorker,
+      };
+      results.push(row);
+      console.error(`bench: pool ${label(options)}: engine ${ms.engine.toFixed(1)} ms, 1 worker ${ms.oneWorker.toFixed(1)} ms, ` +
+        `2 workers ${ms.twoWorkers.toFixed(1)} ms (${row.ratio.toFixed(2)}×); two whole calls at once ${row.twoThreads.toFixed(2)}× one`);
+    }
+  } finally {
+    await Promise.all([one, two, another].map((pool) => pool.close()));
+  }
+  return { results, table: poolTable(results) };
+}
+
+function poolTable(results) {
+  const lines = [
+    '| call (d = 64 per head) | engine, one thread (ms) | pool, 1 worker (ms) | pool, 2 workers (ms) | 2 workers ÷ one thread | 2 workers ÷ 1 worker | two threads at once ÷ one |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of results) {
+    lines.push(`| ${label(r)} | ${r.engineMs.toFixed(1)} | ${r.oneWorkerMs.toFixed(1)} | ${r.twoWorkersMs.toFixed(1)} | ` +
+      `${r.ratio.toFixed(2)} | ${r.ratioToOneWorker.toFixed(2)} | ${r.twoThreads.toFixed(2)} |`);
+  }
+  const missed = results.filter((r) => r.ratio > TARGET);
+  lines.push('', `target ≤ ${TARGET}× one thread with 2 workers (${os.cpus().length} cores here): ` +
+    (missed.length === 0 ? 'met' : `missed for ${missed.map(label).join('; ')}`) +
+    ` (${results.map((r) => r.ratio.toFixed(2)).join(', ')}). The last column is two 1-worker pools each computing ` +
+    'the whole call at once, over one alone: 1.00 when the machine gives two threads two cores.');
+  return lines.join('\n');
+}

@@ -1,0 +1,310 @@
+// createAttentionPool: the engine on several worker_threads. Every result is the one-thread
+// engine's, bit for bit, for every option, split by heads and by query rows; errors are the
+// engine's Errors; a worker that dies fails its calls with an Error and is replaced; a closed
+// pool says so.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, describe, test } from 'node:test';
+import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
+import { splitCall } from '../../dist/wasm/pool.mjs';
+import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
+
+const engine = await createAttention();
+const two = await createAttentionPool({ workers: 2 });
+const three = await createAttentionPool({ workers: 3 });
+after(() => Promise.all([two.close(), three.close()]));
+
+// A first q value at which fixtures/mortal-pool-worker.mjs exits, or throws (its EXIT_NOW, THROW_NOW).
+const EXIT_NOW = 4242;
+const THROW_NOW = 4343;
+const flat = (rows) => ({ rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) });
+
+// The matrices of a result by name (scores.0, weights.1, context, q …), null for flash's.
+function matricesOf(result) {
+  const entries = [];
+  for (const name of ['scores', 'weights']) {
+    if (result[name] === null) entries.push([name, null]);
+    else result[name].forEach((matrix, h) => entries.push([`${name}.${h}`, matrix]));
+  }
+  for (const name of ['context', 'q', 'k', 'v', 'output']) {
+    if (name in result) entries.push([name, result[name]]);
+  }
+  return entries;
+}
+
+// The same numbers, bit for bit, in the same shapes, with the same kernel.
+function assertSameResult(actual, expected, label) {
+  assert.equal(actual.kernel, expected.kernel, `${label}: kernel`);
+  const got = matricesOf(actual), want = matricesOf(expected);
+  assert.deepEqual(got.map(([name]) => name), want.map(([name]) => name), `${label}: the result's matrices`);
+  got.forEach(([name, matrix], i) => {
+    const wanted = want[i][1];
+    if (wanted === null) return assert.equal(matrix, null, `${label}: ${name}`);
+    assert.deepEqual([matrix.rows, matrix.cols], [wanted.rows, wanted.cols], `${label}: ${name}'s shape`);
+    assert.ok(bytesOf(matrix.data).equals(bytesOf(wanted.data)), `${label}: ${name} differs from the engine's`);
+    return undefined;
+  });
+}
+
+// Every mask, positional encoding, scale, normalisation and kernel, one option set at a time
+// (the sum normalisation, which divides by a row sum near zero, without positions).
+function optionGrid(heads, random) {
+  const positionals = [
+    { type: 'none' }, { type: 'alibi' }, { type: 'alibi', slopes: Array.from({ length: heads }, (_, h) => 0.05 * (h + 1)) },
+    { type: 'rope' }, { type: 'rope', pairing: 'half', base: 500 },
+  ];
+  const masks = [{}, { window: 7 }, { window: 7, sinks: 3 }, { window: 70, sinks: 5 }, { prefix: 4 }, { window: 5, prefix: 6 }];
+  const grid = [];
+  for (const normalization of ['softmax', 'naive-softmax', 'sum']) {
+    for (const causal of [false, true]) {
+      for (const mask of masks) {
+        for (const positional of positionals) {
+          if (normalization === 'sum' && positional.type !== 'none') continue;
+          grid.push({
+            heads, normalization, causal, ...mask, positional,
+            scale: pick(random, [true, false, 0.6]), kernel: pick(random, ['materialized', 'flash']),
+          });
+        }
+      }
+    }
+  }
+  return grid;
+}
+
+describe('the same numbers as the one-thread engine', () => {
+  test('attention on 2 workers, every option: split by heads (3 heads), by query rows (1 head)', async () => {
+    const random = mulberry32(20261124);
+    for (const heads of [1, 3]) {
+      for (const options of optionGrid(heads, random)) {
+        // across the kernels' 64-row blocks and 128-key tiles, with m < n too; even head widths for RoPE
+        const n = randomInt(random, 1, 200), m = randomInt(random, 1, 260);
+        const dh = 2 * randomInt(random, 1, 4), dvh = randomInt(random, 1, 5);
+        const q = randomMatrix(random, n, heads * dh), k = randomMatrix(random, m, heads * dh);
+        const v = randomMatrix(random, m, heads * dvh);
+        assertSameResult(await two.attention(q, k, v, options), engine.attention(q, k, v, options),
+          `${JSON.stringify(options)} n=${n} m=${m}`);
+      }
+    }
+  });
+
+  test('attention on 3 workers with 2 heads: every head in each block of query rows', async () => {
+    const random = mulberry32(20261125);
+    for (const options of optionGrid(2, random).filter((_, i) => i % 3 === 0)) {
+      const n = randomInt(random, 130, 400), m = randomInt(random, 1, 400);
+      const q = randomMatrix(random, n, 8), k = randomMatrix(random, m, 8), v = randomMatrix(random, m, 6);
+      assertSameResult(await three.attention(q, k, v, options), engine.attention(q, k, v, options),
+        `${JSON.stringify(options)} n=${n} m=${m}`);
+    }
+  });
+
+  test('selfAttention: no projections, wq/wk/wv, and wo with bo (rows), every positional encoding', async () => {
+    const random = mulberry32(20261126);
+    const dIn = 10;
+    for (const weights of ['none', 'projections', 'output']) {
+      for (const positional of [{ type: 'none' }, { type: 'sinusoidal' }, { type: 'rope', pairing: 'half' }, { type: 'alibi' }]) {
+        for (const [pool, heads] of [[two, 1], [two, 4], [three, 2]]) {
+          const n = randomInt(random, 1, 300);
+          const width = weights === 'none' ? 4 * heads : dIn;
+          const x = randomMatrix(random, n, width);
+          const options = { heads, causal: random() < 0.5, positional, kernel: pick(random, ['auto', 'flash']) };
+          if (weights !== 'none') {
+            Object.assign(options, { wq: randomMatrix(random, dIn, 4 * heads), wk: randomMatrix(random, dIn, 4 * heads), wv: randomMatrix(random, dIn, 2 * heads) });
+          }
+          if (weights === 'output') Object.assign(options, { wo: randomMatrix(random, 2 * heads, 3), bo: [0.5, -1, 0.25] });
+          assertSameResult(await pool.selfAttention(x, options), engine.selfAttention(x, options),
+            `${weights}, ${positional.type}, ${pool.workers} workers, ${heads} heads, n=${n}`);
+        }
+      }
+    }
+  });
+
+  test('calls at the same time each get their own result', async () => {
+    const random = mulberry32(20261127);
+    const calls = Array.from({ length: 8 }, (_, i) => {
+      const n = randomInt(random, 20, 150);
+      return [randomMatrix(random, n, 8), randomMatrix(random, n, 8), randomMatrix(random, n, 4), { heads: 1 + (i % 2) * 3, causal: i % 3 === 0 }];
+    });
+    const results = await Promise.all(calls.map((args) => two.attention(...args)));
+    results.forEach((result, i) => assertSameResult(result, engine.attention(...calls[i]), `call ${i}`));
+  });
+
+  test('a part given by the caller is computed on one worker, as the engine computes it', async () => {
+    const random = mulberry32(20261128);
+    const q = randomMatrix(random, 70, 8), k = randomMatrix(random, 90, 8), v = randomMatrix(random, 90, 4);
+    const options = { heads: 2, causal: true, part: { rows: [13, 61], heads: [1, 2] } };
+    assertSameResult(await two.attention(q, k, v, options), engine.attention(q, k, v, options), 'part');
+  });
+
+  test('reuse: a previous result\'s arrays are handed to the workers and come back with the new numbers', async () => {
+    const random = mulberry32(20261129);
+    const q = randomMatrix(random, 40, 8), k = randomMatrix(random, 40, 8), v = randomMatrix(random, 40, 8);
+    const options = { heads: 2, kernel: 'materialized' };
+    const previous = await two.attention(randomMatrix(random, 40, 8), k, v, options);
+    const arrays = [...previous.scores, ...previous.weights, previous.context].map((matrix) => matrix.data);
+    const reused = await two.attention(q, k, v, { ...options, reuse: previous });
+    const fresh = engine.attention(q, k, v, options);
+    assertSameResult(reused, fresh, 'reused');
+    assert.equal(reused.context.data, arrays.at(-1), 'the joined context is written into the previous one');
+    assert.ok(arrays.slice(0, -1).every((array) => array.length === 0), 'the heads\' arrays went to the workers');
+    assert.ok(reused.scores.every((matrix) => matrix.data.length === 40 * 40));
+  });
+});
+
+describe('splitting', () => {
+  test('heads in runs of equal size, query rows in blocks of 64 with the causal work balanced', () => {
+    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, options: {}, workers: 2 }),
+      { by: 'heads', parts: [{ heads: [0, 4] }, { heads: [4, 8] }] });
+    assert.deepEqual(splitCall({ n: 10, m: 10, heads: 5, options: {}, workers: 3 }).parts.map((p) => p.heads),
+      [[0, 1], [1, 3], [3, 5]]);
+    const bidirectional = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash' }, workers: 2 });
+    assert.deepEqual(bidirectional, { by: 'rows', parts: [{ rows: [0, 2048] }, { rows: [2048, 4096] }] });
+    // Under a causal mask row i sees i + 1 keys: half the pairs lie below row n/√2 ≈ 2896.
+    const causal = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash', causal: true }, workers: 2 });
+    const cut = causal.parts[0].rows[1];
+    assert.equal(cut % 64, 0);
+    assert.ok(Math.abs(cut - 4096 / Math.SQRT2) <= 64, `cut at ${cut}`);
+    // A sliding window makes every row cost the same again.
+    const windowed = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash', causal: true, window: 256 }, workers: 2 });
+    assert.ok(Math.abs(windowed.parts[0].rows[1] - 2048) <= 128);
+  });
+
+  test('with wo, or fewer heads than workers, every part holds every head; one worker or a caller\'s part: no split', () => {
+    assert.equal(splitCall({ n: 300, m: 300, heads: 4, options: {}, workers: 2, mixesHeads: true }).by, 'rows');
+    assert.equal(splitCall({ n: 300, m: 300, heads: 2, options: {}, workers: 3 }).by, 'rows');
+    assert.equal(splitCall({ n: 300, m: 300, heads: 8, options: {}, workers: 1 }).by, 'whole');
+    assert.equal(splitCall({ n: 300, m: 300, heads: 8, options: { part: { rows: [0, 1] } }, workers: 2 }).by, 'whole');
+    assert.deepEqual(splitCall({ n: 1, m: 5, heads: 1, options: {}, workers: 2 }), { by: 'whole' });
+    assert.deepEqual(splitCall({ n: 3, m: 5, heads: 1, options: {}, workers: 3 }).parts.map((p) => p.rows), [[0, 1], [1, 2], [2, 3]]);
+  });
+});
+
+describe('errors', () => {
+  const Q = [[1, 2, 3, 4], [5, 6, 7, 8]];
+  const K = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]];
+  const V = [[1, 2], [3, 4], [5, 6]];
+  const X = Array.from({ length: 130 }, (_, i) => [i / 100, 1, -i / 50, 0.5]);
+  const late = X.map((row, i) => (i === 120 ? [0, NaN, 0, 0] : row));
+  const huge = { rows: 16385, cols: 1, data: new Float32Array(16385) };
+  // q whose scores overflow in head 0 (query 0) and head 1 (query 1): the parts fail differently.
+  const overflowing = [[1e20, 0, 0, 0], [0, 0, 1e20, 0]];
+  const CALLS = [
+    ['q is a string', 'attention', ['q', K, V]],
+    ['ragged k', 'attention', [Q, [[1, 2, 3, 4], [1]], V]],
+    ['NaN in q', 'attention', [[[1, 2, 3, 4], [5, 6, NaN, 8]], K, V, { heads: 2 }]],
+    ['Infinity in v', 'attention', [Q, K, [[1, 2], [Infinity, 4], [5, 6]], { heads: 2 }]],
+    ['k columns differ from q', 'attention', [Q, [[1, 2, 3]], [[1, 2]], { heads: 2 }]],
+    ['heads not dividing dk', 'attention', [Q, K, V, { heads: 3 }]],
+    ['heads 0', 'attention', [Q, K, V, { heads: 0 }]],
+    ['unknown option', 'attention', [Q, K, V, { casual: true }]],
+    ['options not an object', 'attention', [Q, K, V, 'flash']],
+    ['bad normalization', 'attention', [Q, K, V, { heads: 2, normalization: 'softmx' }]],
+    ['slopes not one per head', 'attention', [Q, K, V, { heads: 2, positional: { type: 'alibi', slopes: [1] } }]],
+    ['rope over odd heads', 'attention', [Q, K, V, { heads: 4, positional: { type: 'rope' } }]],
+    ['negative window', 'attention', [Q, K, V, { window: -1 }]],
+    ['reuse a number', 'attention', [Q, K, V, { reuse: 5 }]],
+    ['a part beyond n', 'attention', [Q, K, V, { part: { rows: [1, 9] } }]],
+    ['materialising beyond the budget', 'attention', [huge, huge, huge, { kernel: 'materialized' }]],
+    ['overflow in two heads', 'attention', [overflowing, overflowing, overflowing, { heads: 2, scale: false, kernel: 'materialized' }]],
+    ['NaN in x at a late row (the second block of rows)', 'selfAttention', [late, { causal: true }]],
+    ['wq without wk', 'selfAttention', [X, { wq: [[1], [2], [3], [4]] }]],
+    ['wo rows differ from v', 'selfAttention', [X, { heads: 2, wo: [[1, 2], [3, 4]] }]],
+    ['a projection that overflows in one head', 'selfAttention', [X, {
+      heads: 2, wq: [[3e38, 0], [3e38, 0], [0, 0], [0, 0]], wk: [[1, 0], [0, 1], [0, 0], [0, 0]], wv: [[1, 0], [0, 1], [0, 0], [0, 0]],
+    }]],
+    ['unknown selfAttention option', 'selfAttention', [X, { Wq: X }]],
+  ];
+
+  for (const [name, call, args] of CALLS) {
+    test(`${name}: the pool rejects with the engine's Error`, async () => {
+      let expected;
+      try {
+        engine[call](...args);
+      } catch (error) {
+        expected = error;
+      }
+      assert.ok(expected instanceof Error, 'the engine throws');
+      for (const pool of [two, three]) {
+        await assert.rejects(pool[call](...args), (error) => error instanceof Error && error.message === expected.message);
+      }
+    });
+  }
+
+  test('after the failed calls the pool answers as before', async () => {
+    const random = mulberry32(20261130);
+    const q = randomMatrix(random, 100, 8);
+    assertSameResult(await two.attention(q, q, q, { heads: 2, causal: true }), engine.attention(q, q, q, { heads: 2, causal: true }), 'after');
+  });
+
+  test('createAttentionPool checks its options', async () => {
+    for (const [options, words] of [
+      [{ workers: 0 }, /workers must be a whole number from 1 to 2147483647, got 0/],
+      [{ workers: 1.5 }, /workers must be a whole number/],
+      [{ workers: '2' }, /workers must be a whole number.*string/],
+      [{ workers: 257 }, /workers must be a whole number from 1 to 256, got 257/],
+      [{ threads: 2 }, /unknown option 'threads' in createAttentionPool options; known options are workers, workerURL/],
+      [{ workerURL: 5 }, /workerURL must be a URL or a string, got number/],
+    ]) {
+      await assert.rejects(createAttentionPool(options), (error) => error instanceof Error && words.test(error.message));
+    }
+  });
+
+  test('a worker whose engine or script does not load: createAttentionPool rejects, naming the cause, once', async () => {
+    await assert.rejects(createAttentionPool({ workers: 2, workerURL: new URL('./fixtures/broken-pool-worker.mjs', import.meta.url) }),
+      /the attention pool could not start: attention pool worker \d could not load the engine: attention_core.wasm was not found/);
+    await assert.rejects(createAttentionPool({ workers: 2, workerURL: new URL('./fixtures/no-such-worker.mjs', import.meta.url) }),
+      /the attention pool could not start: attention pool worker \d threw: Cannot find module/);
+  });
+});
+
+describe('workers that die, and closing', () => {
+  test('a worker that exits or throws fails its calls with an Error naming it, and is replaced', async () => {
+    const pool = await createAttentionPool({ workers: 2, workerURL: new URL('./fixtures/mortal-pool-worker.mjs', import.meta.url) });
+    const random = mulberry32(20261131);
+    const q = randomMatrix(random, 50, 8);
+    try {
+      for (const [marker, cause] of [[EXIT_NOW, /exited with code 3/], [THROW_NOW, /threw: deliberate failure/]]) {
+        const deadly = flat(q.map((row, i) => (i === 0 ? [marker, ...row.slice(1)] : row)));
+        // Both workers get the marked q, each fails; a call queued behind it on the same workers fails too.
+        const [first, queued] = await Promise.allSettled([pool.attention(deadly, q, q, { heads: 2 }), pool.attention(q, q, q, { heads: 2 })]);
+        assert.equal(first.status, 'rejected');
+        assert.ok(first.reason instanceof Error);
+        assert.match(first.reason.message, /^attention pool worker [01] /);
+        assert.match(first.reason.message, cause);
+        assert.equal(queued.status, 'rejected');
+        assert.equal(pool.workers, 2);
+        assertSameResult(await pool.attention(q, q, q, { heads: 2, causal: true }), engine.attention(q, q, q, { heads: 2, causal: true }),
+          'the replacements answer');
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('close(): calls under way and later calls reject with an Error that says the pool is closed', async () => {
+    const pool = await createAttentionPool({ workers: 2 });
+    const big = randomMatrix(mulberry32(20261132), 1500, 16);
+    const running = assert.rejects(pool.attention(big, big, big, { kernel: 'flash' }),
+      /the attention pool was closed before the call finished/);
+    await pool.close();
+    await running;
+    await assert.rejects(pool.attention([[1]], [[1]], [[1]]), /the attention pool is closed; start another with createAttentionPool/);
+    await pool.close();  // a second close does nothing
+  });
+
+  test('the pool\'s count, version and wasm memory', async () => {
+    assert.equal(two.workers, 2);
+    assert.equal(two.version, engine.version);
+    assert.ok(two.memoryBytes >= 2 * 16 * 2 ** 20, `${two.memoryBytes} bytes`);
+  });
+
+  test('an idle pool that is never closed does not keep Node running; a script given to node -e, and V8 options, start it too', () => {
+    const script = `import { createAttentionPool } from ${JSON.stringify(new URL('../../dist/wasm/attention.mjs', import.meta.url).href)};
+      const pool = await createAttentionPool({ workers: 2 });
+      const { context } = await pool.attention([[1, 0]], [[1, 0], [0, 1]], [[1], [3]]);
+      console.log(context.data[0].toFixed(4));`;
+    const { status, stdout } = spawnSync(process.execPath, ['--max-semi-space-size=32', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(status, 0, 'Node ends by itself');
+    const weight = Math.exp(1 / Math.SQRT2);  // scores 1/√2 and 0
+    assert.equal(stdout.trim(), ((weight + 3) / (weight + 1)).toFixed(4));
+  });
+});

@@ -1,0 +1,47 @@
+// One worker of the attention pool (pool.mjs): its own engine, answering the pool's requests
+// one at a time. A Web Worker in browsers, a worker_threads Worker in Node.
+//
+// Messages: the pool posts {id, call: 'attention' | 'selfAttention', args}; the worker answers
+// {id, value, memoryBytes} (the result's arrays transferred, not copied) or {id, error}. Once
+// at start it posts {ready: version, memoryBytes} or {failed: message}.
+import createAttention from './attention.mjs';
+
+const CALLS = ['attention', 'selfAttention'];
+
+// The distinct buffers of a result's matrices, handed over to the pool without a copy.
+function buffersOf(result) {
+  const matrices = [...(result.scores ?? []), ...(result.weights ?? []), result.context,
+    result.q, result.k, result.v, result.output];
+  return [...new Set(matrices.filter(Boolean).map((matrix) => matrix.data.buffer))];
+}
+
+const enginePromise = createAttention();
+
+function serve(post) {
+  enginePromise.then(
+    (engine) => post({ ready: engine.version, memoryBytes: engine.memoryBytes }),
+    (error) => post({ failed: error.message }),
+  );
+  return async ({ id, call, args }) => {
+    try {
+      const engine = await enginePromise;
+      if (!CALLS.includes(call)) throw new Error(`unknown pool request '${call}'`);
+      const value = engine[call](...args);
+      post({ id, value, memoryBytes: engine.memoryBytes }, buffersOf(value));
+    } catch (error) {
+      post({ id, error: error.message });
+    }
+  };
+}
+
+if (typeof WorkerGlobalScope !== 'undefined') {
+  // A browser worker: listen before anything is awaited, so that no request is missed.
+  const answer = serve((message, transfer) => self.postMessage(message, transfer));
+  self.addEventListener('message', ({ data }) => answer(data));
+} else {
+  // Node (imported here, so that browsers never ask for it); the port keeps messages until
+  // a listener is attached.
+  const { parentPort } = await import('node:worker_threads');
+  const answer = serve((message, transfer) => parentPort.postMessage(message, transfer));
+  parentPort.on('message', answer);
+}

@@ -1,0 +1,426 @@
+// The engine on several workers (see README "API"): `await createAttentionPool({workers: 2})`
+// starts that many workers (Web Workers in browsers, worker_threads in Node), each with its
+// own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
+// split into parts (the core's `part` option, attention.hpp AttentionPart), by heads when it
+// has at least as many heads as there are workers (and no wo, which mixes them), else by
+// blocks of query rows with about equal work; each worker computes
+// its part with every input, which gives exactly the whole call's numbers, and the parts are
+// joined in order.
+import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
+import { fail, requireCount, requireKnownKeys } from './arguments.mjs';
+
+// The most workers a pool starts.
+const MAX_WORKERS = 256;
+// The kernels' blocks of query rows (core/include/attn/kernels.hpp kFlashTileRows): row
+// parts begin on them, so that no block is computed in two parts.
+const ROW_BLOCK = 64;
+// Where the kernel 'auto' stops materialising (attention.hpp kMaterializedBudgetBytes): the
+// bytes of every head's scores and weights.
+const MATERIALIZED_BUDGET_BYTES = 2 ** 30;
+const FLOAT_BYTES = 4;
+// The cost of a row beyond its visible keys, in keys' work: its fixed work, and per key of
+// the row the passes a materialised row makes over all of them (bias, mask, normalisation).
+const ROW_COST = 16;
+const MATERIALIZED_KEY_COST = 1 / 32;
+
+const inNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+// cores − 1, at least 1: the caller's own thread keeps a core.
+async function defaultWorkers() {
+  const cores = inNode
+    ? (await import('node:os')).availableParallelism()
+    : globalThis.navigator?.hardwareConcurrency ?? 1;
+  return Math.max(1, cores - 1);
+}
+
+// A Node worker inherits its parent's options, but refuses those of a script given on the
+// command line (`node --input-type=module -e '…'`): without them, then, and with none at all
+// when Node refuses what is left (V8 options such as --max-semi-space-size).
+const EVAL_OPTIONS = ['--input-type', '-e', '--eval', '-p', '--print'];
+
+function startNodeWorker(Worker, url) {
+  const args = process.execArgv;
+  if (!args.some((arg) => EVAL_OPTIONS.includes(arg.split('=')[0]))) return new Worker(url);
+  const kept = args.filter((arg, i) => !EVAL_OPTIONS.includes(arg.split('=')[0]) &&
+    !(EVAL_OPTIONS.includes(args[i - 1]) && !args[i - 1].includes('=')));
+  try {
+    return new Worker(url, { execArgv: kept });
+  } catch (error) {
+    if (error.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    return new Worker(url, { execArgv: [] });
+  }
+}
+
+// A function that starts a worker of `url` and reports to listeners.message(data) and
+// listeners.stopped(reason): {post(message, transfer), terminate(), keepAlive(bool)}.
+async function workerStarter(url) {
+  if (inNode) {
+    const { Worker } = await import('node:worker_threads');
+    return (listeners) => {
+      const worker = startNodeWorker(Worker, url);
+      let thrown = null;
+      worker.on('message', listeners.message);
+      worker.on('error', (error) => { thrown = error; });  // the worker then exits
+      worker.on('messageerror', () => listeners.stopped('sent a message that could not be read'));
+      worker.on('exit', (code) => listeners.stopped(thrown ? `threw: ${thrown.message}` : `exited with code ${code}`));
+      return {
+        post: (message, transfer) => worker.postMessage(message, transfer),
+        terminate: () => worker.terminate(),
+        // An idle pool does not keep Node running; one that computes does.
+        keepAlive: (busy) => (busy ? worker.ref() : worker.unref()),
+      };
+    };
+  }
+  return (listeners) => {
+    const worker = new Worker(url, { type: 'module' });
+    worker.addEventListener('message', ({ data }) => listeners.message(data));
+    worker.addEventListener('error', (event) => {
+      event.preventDefault();
+      listeners.stopped(event.message ? `threw: ${event.message}` : 'failed to load its script');
+    });
+    worker.addEventListener('messageerror', () => listeners.stopped('sent a message that could not be read'));
+    return {
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      terminate: () => worker.terminate(),
+      keepAlive: () => {},
+    };
+  };
+}
+
+// An Error for calls a worker could not answer; the pool never retries them.
+class WorkerStopped extends Error {}
+
+// Worker `index` of a pool: starts it (and starts another when it stops), sends requests and
+// settles them. ready resolves once its engine has loaded.
+function createSlot(index, start) {
+  let worker = null;
+  let ready = null;
+  let memoryBytes = 0;
+  let nextId = 1;
+  const pending = new Map();  // id → {resolve, reject}
+
+  function launch() {
+    let settleReady;
+    let loaded = false;
+    ready = new Promise((resolve, reject) => { settleReady = { resolve, reject }; });
+    ready.catch(() => {});  // a request sent meanwhile hears the failure too
+    const started = start({
+      message(data) {
+        if (started !== worker) return;
+        if (data.ready !== undefined) {
+          loaded = true;
+          memoryBytes = data.memoryBytes;
+          settleReady.resolve(data.ready);
+          if (pending.size === 0) started.keepAlive(false);
+        } else if (data.failed !== undefined) {
+          stop(`could not load the engine: ${data.failed}`, settleReady, { restart: false });
+        } else {
+          answer(data);
+        }
+      },
+      stopped(reason) {
+        if (started === worker) stop(reason, settleReady, { restart: loaded });
+      },
+    });
+    worker = started;
+    worker.keepAlive(true);
+  }
+
+  function answer({ id, value, error, memoryBytes: bytes }) {
+    const request = pending.get(id);
+    if (!request) return;
+    pending.delete(id);
+    if (bytes !== undefined) memoryBytes = bytes;
+    if (pending.size === 0) worker.keepAlive(false);
+    if (error !== undefined) request.reject(new Error(error));
+    else request.resolve(value);
+  }
+
+  // The worker is gone: its requests fail, and a new worker takes its place (at once after
+  // a crash; at the next request when it stopped before its engine had loaded, so that a page
+  // whose engine or worker script cannot load does not start workers without end).
+  function stop(reason, settleReady, { restart }) {
+    const stopped = worker;
+    worker = null;
+    stopped.terminate();
+    const error = new WorkerStopped(`attention pool worker ${index} ${reason}`);
+    settleReady.reject(error);
+    for (const request of pending.values()) request.reject(error);
+    pending.clear();
+    if (restart) launch();
+  }
+
+  return {
+    get ready() { return ready; },
+    get memoryBytes() { return memoryBytes; },
+    start: launch,
+    // Resolves to the worker's answer to {call, args}; `transfer` lists buffers handed over.
+    request(call, args, transfer = []) {
+      if (!worker) launch();
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.keepAlive(true);
+        try {
+          worker.post({ id, call, args }, transfer);
+        } catch (error) {
+          pending.delete(id);
+          reject(new Error(`the call could not be sent to a pool worker: ${error.message}`));
+        }
+      });
+    },
+    // Stops the worker for good; its requests reject with `error`.
+    async close(error) {
+      const stopped = worker;
+      worker = null;
+      for (const request of pending.values()) request.reject(error);
+      pending.clear();
+      await stopped?.terminate();
+    },
+  };
+}
+
+// ---- splitting a call into parts -------------------------------------------------------------
+
+// The number of keys query `row` of n sees among m (core/src/mask.cpp visible_keys): the
+// work of its row.
+function visibleKeys({ causal = false, window = 0, sinks = 0, prefix = 0 }, row, n, m) {
+  const clamp = (key) => Math.min(Math.max(key, 0), m);
+  const position = row + m - n;
+  const width = Math.min(window, n + m);
+  const causalEnd = causal ? clamp(position < prefix ? prefix : position + 1) : m;
+  if (width <= 0) return causalEnd;
+  const bandBegin = clamp(position - width + 1);
+  const bandEnd = Math.max(bandBegin, causal ? causalEnd : clamp(position + width));
+  const sinkEnd = Math.min(sinks, causalEnd);
+  return bandEnd - bandBegin + Math.max(0, Math.min(sinkEnd, bandBegin));
+}
+
+// [0, c1, …, n]: `count` blocks of rows with about equal work (under a causal mask the later
+// rows see more keys), cut at multiples of ROW_BLOCK when there are enough rows.
+function rowCuts(options, n, m, count, materialized) {
+  const costs = new Float64Array(n + 1);  // costs[i]: the work of rows [0, i)
+  for (let row = 0; row < n; ++row) {
+    costs[row + 1] = costs[row] + visibleKeys(options, row, n, m) + ROW_COST + (materialized ? m * MATERIALIZED_KEY_COST : 0);
+  }
+  const block = n >= count * ROW_BLOCK ? ROW_BLOCK : 1;
+  const cuts = [0];
+  let row = 0;
+  for (let piece = 1; piece < count; ++piece) {
+    const target = (costs[n] * piece) / count;
+    while (row < n && costs[row] < target) ++row;
+    const cut = Math.min(n, Math.round(row / block) * block);
+    if (cut > cuts.at(-1) && cut < n) cuts.push(cut);
+  }
+  cuts.push(n);
+  return cuts;
+}
+
+// [[h0, h1], …]: `count` runs of heads, their sizes differing by at most one.
+function headGroups(heads, count) {
+  return Array.from({ length: count }, (_, g) => [Math.floor((g * heads) / count), Math.floor(((g + 1) * heads) / count)]);
+}
+
+// How a call of n queries over m keys with `heads` heads is split over `workers` workers:
+// {by: 'whole'} (one worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}]} or
+// {by: 'rows', parts: [{rows: [i0, i1]}]} (every head). `options`: the call's, checked;
+// mixesHeads: an output projection needs every head in each part. Exported for the tests.
+export function splitCall({ n, m, heads, options, workers, mixesHeads }) {
+  if (workers === 1 || options.part !== undefined) return { by: 'whole' };
+  if (heads >= workers && !mixesHeads) {
+    return { by: 'heads', parts: headGroups(heads, workers).map((range) => ({ heads: range })) };
+  }
+  const bytes = 2 * heads * n * m * FLOAT_BYTES;
+  const materialized = options.kernel === 'materialized' || (options.kernel !== 'flash' && bytes <= MATERIALIZED_BUDGET_BYTES);
+  const cuts = rowCuts(options, n, m, Math.min(workers, n), materialized);
+  if (cuts.length === 2) return { by: 'whole' };
+  return { by: 'rows', parts: cuts.slice(1).map((end, p) => ({ rows: [cuts[p], end] })) };
+}
+
+// ---- joining the parts ----------------------------------------------------------------------
+
+// `into` when it is a Float32Array of `length` values, else a new one.
+function destination(into, length) {
+  return into instanceof Float32Array && into.length === length ? into : new Float32Array(length);
+}
+
+// Matrices of equal rows side by side.
+function joinColumns(matrices, into) {
+  const rows = matrices[0].rows;
+  const cols = matrices.reduce((sum, matrix) => sum + matrix.cols, 0);
+  const data = destination(into, rows * cols);
+  let first = 0;
+  for (const matrix of matrices) {
+    for (let row = 0; row < rows; ++row) {
+      data.set(matrix.data.subarray(row * matrix.cols, (row + 1) * matrix.cols), row * cols + first);
+    }
+    first += matrix.cols;
+  }
+  return { rows, cols, data };
+}
+
+// Matrices of equal columns one under the other.
+function joinRows(matrices, into) {
+  const cols = matrices[0].cols;
+  const rows = matrices.reduce((sum, matrix) => sum + matrix.rows, 0);
+  const data = destination(into, rows * cols);
+  let offset = 0;
+  for (const matrix of matrices) {
+    data.set(matrix.data, offset);
+    offset += matrix.data.length;
+  }
+  return { rows, cols, data };
+}
+
+// The whole call's result from its parts' results, in order; `reuse` as reuseOption gives it.
+function join(split, results, reuse) {
+  if (split.by === 'whole') return results[0];
+  const [first] = results;
+  const joined = { kernel: first.kernel };
+  if (split.by === 'heads') {
+    const joinMatrices = (name) => joinColumns(results.map((result) => result[name]), reuse[name]);
+    joined.scores = first.scores && results.flatMap((result) => result.scores);
+    joined.weights = first.weights && results.flatMap((result) => result.weights);
+    joined.context = joinMatrices('context');
+    if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: joinMatrices('k'), v: joinMatrices('v'), output: joinMatrices('output') });
+  } else {
+    const joinMatrices = (name) => joinRows(results.map((result) => result[name]), reuse[name]);
+    const joinHeads = (name) => first[name] && first[name].map((_, h) => joinRows(results.map((result) => result[name][h]), reuse[name][h]));
+    joined.scores = joinHeads('scores');
+    joined.weights = joinHeads('weights');
+    joined.context = joinMatrices('context');
+    // Every part computes all of k and v.
+    if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: first.k, v: first.v, output: joinMatrices('output') });
+  }
+  return joined;
+}
+
+// ---- the pool ----------------------------------------------------------------------------------
+
+// An object without its undefined fields (a worker's engine would read a key with an
+// undefined value as an unknown option).
+function defined(object) {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+}
+
+// The options a worker's engine is given: what the caller gave, checked and converted.
+function workerOptions(options) {
+  const { part, positional, ...rest } = options;
+  return defined({ ...rest, positional: positional && defined(positional), part: part && defined(part) });
+}
+
+// Whether a Float32Array may be handed to a worker: it is alone in its buffer.
+function transferable(array) {
+  return array instanceof Float32Array && array.byteOffset === 0 && array.byteLength > 0 &&
+    array.byteLength === array.buffer.byteLength && !(typeof SharedArrayBuffer === 'function' && array.buffer instanceof SharedArrayBuffer);
+}
+
+// The previous result's arrays a part writes into, as the reuse option of its worker's call,
+// and their buffers, handed over (transferred) to the worker: each head's scores and weights
+// of a split by heads, or all of them for a call on one worker. `handed` holds the buffers
+// given to earlier parts, so that none goes twice.
+function partReuse(by, part, reuse, handed) {
+  const transfer = [];
+  const take = (array) => {
+    if (!transferable(array) || handed.has(array.buffer)) return null;
+    handed.add(array.buffer);
+    transfer.push(array.buffer);
+    return { data: array };
+  };
+  const heads = (arrays) => (by === 'rows' ? [] : arrays.slice(...(part?.heads ?? [0, arrays.length])).map(take));
+  const own = (name) => (by === 'whole' ? take(reuse[name]) : null);
+  return {
+    reuse: {
+      scores: heads(reuse.scores), weights: heads(reuse.weights),
+      context: own('context'), q: own('q'), k: own('k'), v: own('v'), output: own('output'),
+    },
+    transfer,
+  };
+}
+
+/**
+ * Starts `workers` workers (default: the machine's cores − 1, at least 1), each with its own
+ * engine. `workerURL` is where pool-worker.mjs is (by default beside this module).
+ */
+export async function createAttentionPool(options = {}) {
+  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL']);
+  const count = options.workers === undefined ? await defaultWorkers() : requireCount('workers', options.workers, 1);
+  if (count > MAX_WORKERS) fail(`workers must be a whole number from 1 to ${MAX_WORKERS}, got ${count}`);
+  const url = options.workerURL ?? new URL('./pool-worker.mjs', import.meta.url);
+  if (!(url instanceof URL) && typeof url !== 'string') fail(`workerURL must be a URL or a string, got ${typeof url}`);
+  const start = await workerStarter(url);
+  const slots = Array.from({ length: count }, (_, index) => createSlot(index, start));
+  slots.forEach((slot) => slot.start());
+  let version;
+  try {
+    [version] = await Promise.all(slots.map((slot) => slot.ready));
+  } catch (error) {
+    await Promise.all(slots.map((slot) => slot.close(error)));
+    throw new Error(`the attention pool could not start: ${error.message}`);
+  }
+  let closed = false;
+
+  // Sends each part to its worker (args(part, reused): the worker's arguments for a part and
+  // the previous result's arrays it writes into) and joins the answers. When parts fail with
+  // different messages (an overflow in two heads, say), the whole call runs on one worker for
+  // the error the engine gives.
+  async function run(call, args, split, reuse) {
+    const handed = new Set();
+    const parts = split.by === 'whole' ? [undefined] : split.parts;
+    const requests = parts.map((part, p) => {
+      const given = partReuse(split.by, part, reuse, handed);
+      return slots[p].request(call, args(part, given.reuse), given.transfer);
+    });
+    const settled = await Promise.allSettled(requests);
+    const failures = settled.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason);
+    if (failures.length === 0) return join(split, settled.map((outcome) => outcome.value), reuse);
+    const stopped = failures.find((error) => error instanceof WorkerStopped);
+    if (stopped) throw new Error(stopped.message);
+    if (split.by === 'whole' || new Set(failures.map((error) => error.message)).size === 1) throw failures[0];
+    return slots[0].request(call, args(undefined, null));
+  }
+
+  function requireOpen() {
+    if (closed) fail('the attention pool is closed; start another with createAttentionPool');
+  }
+
+  async function attention(q, k, v, options = {}) {
+    requireOpen();
+    const call = attentionArguments(q, k, v, options);
+    const reuse = reuseOption(options.reuse);
+    const split = splitCall({
+      n: call.q.rows, m: call.k.rows, heads: call.options.heads ?? 1, options: call.options, workers: count, mixesHeads: false,
+    });
+    const base = workerOptions(call.options);
+    return run('attention', (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }],
+      split, reuse);
+  }
+
+  async function selfAttention(x, options = {}) {
+    requireOpen();
+    const call = selfAttentionArguments(x, options);
+    const reuse = reuseOption(options.reuse);
+    const split = splitCall({
+      n: call.x.rows, m: call.x.rows, heads: call.options.heads ?? 1, options: call.options, workers: count,
+      mixesHeads: call.weights.wo !== null,
+    });
+    const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
+    const base = { ...workerOptions(call.options), ...weights };
+    return run('selfAttention', (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }], split, reuse);
+  }
+
+  return Object.freeze({
+    workers: count,
+    version,
+    /** Bytes of wasm memory the workers' engines held after their last answers, in all. */
+    get memoryBytes() { return slots.reduce((sum, slot) => sum + slot.memoryBytes, 0); },
+    attention,
+    selfAttention,
+    async close() {
+      if (closed) return;
+      closed = true;
+      const error = new Error('the attention pool was closed before the call finished');
+      await Promise.all(slots.map((slot) => slot.close(error)));
+    },
+  });
+}
