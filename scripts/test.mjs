@@ -46,6 +46,11 @@ function fuzzSeconds() {
   return seconds;
 }
 
+// What a fuzz finding leaves for the end of the run, where a CI log's tail shows it: the
+// sanitizer's or the invariant's words, where the input was saved, and the input in base64.
+const fuzzFindings = [];
+const FINDING_LINE = /invariant broken|  call: |ERROR: |SUMMARY: |deadly signal|timeout after|out-of-memory|Test unit written to|^Base64: /;
+
 // Runs one libFuzzer target and prints its executions, coverage and corpus in one line.
 function runFuzzTarget(target, seconds) {
   const binary = join(root, 'build/sanitize/tests/fuzz', target);
@@ -73,6 +78,8 @@ function runFuzzTarget(target, seconds) {
     console.error(lines.slice(-80).join('\n'));
     console.error(`fuzz: ${target} found a problem (${error?.message ?? `exit status ${status}`}); ` +
       `reproduce with ${binary} <the crash file named above>`);
+    fuzzFindings.push(`${target} (${error?.message ?? `exit status ${status}`}):`,
+      ...lines.filter((line) => FINDING_LINE.test(line)).map((line) => `  ${line.slice(0, 2000)}`));
     return false;
   }
   const stat = (name) => output.match(new RegExp(`stat::${name}:\\s*(\\d+)`))?.[1] ?? '?';
@@ -123,4 +130,5 @@ for (const { name, run, files, flags = [], env = {}, custom } of suites) {
 }
 console.log(`\nTimes: ${timings.join(', ')}`);
 console.log(failed.length === 0 ? 'All suites passed.' : `Failed suites: ${failed.join(', ')}`);
+if (fuzzFindings.length > 0) console.log(`Fuzz findings (reproduce: echo <Base64> | base64 -d > unit; build/sanitize/tests/fuzz/<target> unit):\n${fuzzFindings.join('\n')}`);
 process.exit(failed.length === 0 ? 0 : 1);
