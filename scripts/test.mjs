@@ -5,7 +5,10 @@
 //             (build/sanitize); any finding aborts it
 //   fuzz      each libFuzzer target of tests/fuzz for ATTN_FUZZ_SECONDS seconds (default 60),
 //             from its seeds in tests/fuzz/corpus/<target>/ and what earlier runs found in
-//             build/fuzz/corpus/<target>/; a crash is saved under build/fuzz/findings/
+//             build/fuzz/corpus/<target>/; a crash is saved under build/fuzz/findings/.
+//             libFuzzer's random seed is ATTN_FUZZ_SEED (default 1, so that a clean clone
+//             mutates the same inputs in the same order on every machine and a finding in CI
+//             is found again here; 0 draws a new seed each run, to explore further)
 //   js        node:test suites in Node (tests/js): the engine's JavaScript API, and the web
 //             modules that need no browser (pooling, the worker client, parsers, exports, pages)
 //   browser   Playwright in Debian's Chromium against dist/ (tests/browser)
@@ -36,6 +39,7 @@ const SANITIZER_ENV = {
 
 const FUZZ_TARGETS = ['fuzz_attention', 'fuzz_text', 'fuzz_train'];
 const DEFAULT_FUZZ_SECONDS = 60;
+const DEFAULT_FUZZ_SEED = 1;
 
 function fuzzSeconds() {
   const text = process.env.ATTN_FUZZ_SECONDS ?? String(DEFAULT_FUZZ_SECONDS);
@@ -46,13 +50,22 @@ function fuzzSeconds() {
   return seconds;
 }
 
+function fuzzSeed() {
+  const text = process.env.ATTN_FUZZ_SEED ?? String(DEFAULT_FUZZ_SEED);
+  const seed = Number(text);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) {
+    throw new Error(`ATTN_FUZZ_SEED must be a whole number from 0 to 2^32 - 1, got ${JSON.stringify(text)}`);
+  }
+  return seed;
+}
+
 // What a fuzz finding leaves for the end of the run, where a CI log's tail shows it: the
 // sanitizer's or the invariant's words, where the input was saved, and the input in base64.
 const fuzzFindings = [];
 const FINDING_LINE = /invariant broken|  call: |ERROR: |SUMMARY: |deadly signal|timeout after|out-of-memory|Test unit written to|^Base64: /;
 
 // Runs one libFuzzer target and prints its executions, coverage and corpus in one line.
-function runFuzzTarget(target, seconds) {
+function runFuzzTarget(target, seconds, seed) {
   const binary = join(root, 'build/sanitize/tests/fuzz', target);
   if (!existsSync(binary)) {
     console.error(`fuzz: ${binary} is missing; run node scripts/build.mjs fuzz`);
@@ -62,7 +75,7 @@ function runFuzzTarget(target, seconds) {
   const findings = join(root, 'build/fuzz/findings');
   mkdirSync(corpus, { recursive: true });
   mkdirSync(findings, { recursive: true });
-  const args = [`-max_total_time=${seconds}`, '-print_final_stats=1', '-timeout=20',
+  const args = [`-max_total_time=${seconds}`, `-seed=${seed}`, '-print_final_stats=1', '-timeout=20',
     `-artifact_prefix=${findings}/${target}-`, corpus, join(root, 'tests/fuzz/corpus', target)];
   const log = join(root, 'build/fuzz', `${target}.log`);
   console.log(`fuzz: ${target} ${args.join(' ')}  (output in ${log})`);
@@ -96,7 +109,7 @@ const suites = [
   { name: 'format', run: [process.execPath, [join(root, 'scripts/format.mjs'), '--check']] },
   { name: 'native', run: ['ctest', ['--test-dir', 'build/native', '--output-on-failure']] },
   { name: 'sanitize', run: [join(root, 'build/sanitize/tests/native/attn_tests'), []], env: SANITIZER_ENV },
-  { name: 'fuzz', custom: () => FUZZ_TARGETS.map((target) => runFuzzTarget(target, fuzzSeconds())).every(Boolean) },
+  { name: 'fuzz', custom: () => FUZZ_TARGETS.map((target) => runFuzzTarget(target, fuzzSeconds(), fuzzSeed())).every(Boolean) },
   { name: 'js', files: testFiles('tests/js') },
   { name: 'browser', files: testFiles('tests/browser'), flags: ['--test-concurrency=1'] },
 ];
