@@ -87,11 +87,18 @@ attn::train::TransformerConfig draw_config(FuzzedDataProvider& data) {
   return config;
 }
 
+std::string describe_slopes(const attn::PositionalOptions& positional) {
+  std::string text;
+  for (const float slope : positional.slopes) text += " " + std::to_string(slope);
+  return positional.slopes.empty() ? "" : " slopes" + text;
+}
+
 std::string describe(const attn::train::TransformerConfig& c, const attn::train::Batch& b) {
   return "vocab " + std::to_string(c.vocab) + " outputs " + std::to_string(c.outputs) + " layers " +
          std::to_string(c.layers) + " dModel " + std::to_string(c.d_model) + " heads " +
          std::to_string(c.heads) + (c.mlp ? " mlp" : "") + " positional " +
-         attn::to_string(c.positional.type) + " maxLength " + std::to_string(c.max_length) +
+         attn::to_string(c.positional.type) + describe_slopes(c.positional) + " base " +
+         std::to_string(c.positional.base) + " maxLength " + std::to_string(c.max_length) +
          "; batch " + std::to_string(b.B) + "×" + std::to_string(b.T) + " answers " +
          std::to_string(b.A) + " prefix " + std::to_string(b.prefix);
 }
@@ -221,7 +228,17 @@ void fuzz_training(FuzzedDataProvider& data) {
   options.sequences = data.ConsumeIntegralInRange<long>(-1, 8);
   options.evaluation_pairs = {data.ConsumeIntegralInRange<long>(-1, 8)};
   options.seed = data.ConsumeIntegral<std::uint32_t>();
-  describe_call = [=] { return "training: " + describe(options.model, {}); };
+  describe_call = [=] {
+    const auto& t = options.task;
+    return "training: " + describe(options.model, {}) + "; task pairs " + std::to_string(t.pairs) +
+           " keys " + std::to_string(t.keys) + " values " + std::to_string(t.values) + " span " +
+           std::to_string(t.span) + " mix " + std::to_string(t.mix[0]) + " " +
+           std::to_string(t.mix[1]) + " " + std::to_string(t.mix[2]) + "; steps " +
+           std::to_string(options.optimizer.schedule.steps) + " learning rate " +
+           std::to_string(options.optimizer.schedule.learning_rate) + " batch " +
+           std::to_string(options.batch) + " evaluation pairs " +
+           std::to_string(options.evaluation_pairs[0]) + " seed " + std::to_string(options.seed);
+  };
   try {
     attn::train::RetrievalTrainer trainer(options);
     while (!trainer.finished()) {

@@ -138,6 +138,8 @@ const CASES = [
   ['createTransformer negative seed', () => engine.createTransformer(config({ seed: -1 })), ['seed', '-1']],
   ['createTransformer ALiBi slopes for the wrong heads', () => engine.createTransformer(config({ positional: { type: 'alibi', slopes: [1] } })),
     ['positional.slopes', '1', 'heads', '2']],
+  ['createTransformer ALiBi slope whose bias leaves float32', () => engine.createTransformer(config({ positional: { type: 'alibi', slopes: [0.5, -2e37] } })),
+    ['positional.slopes[1] is -1.99999999e+37', 'over a distance of 15', "leaves float32's range"]],
   ['createTransformer too many parameters', () => engine.createTransformer(config({ dModel: 4096, layers: 64 })), ['(parameters and position tables), more than the 16777216']],
   // training: batches
   ['a token id past the vocabulary', () => model.lossAndGradients(batch({ tokens: [0, 1, 2, 12, 4, 5] })), ['tokens[3] is 12', 'vocab - 1 = 11']],

@@ -304,6 +304,24 @@ TEST_CASE("transformer: bad configurations fail naming the option",
   bad.positional.type = PositionalType::alibi;
   bad.positional.slopes = {0.5f};
   fails_with(bad, "positional.slopes has 1 values but heads is 2");
+  bad.positional.slopes = {0.5f, -2e37f};  // 2e37 × 11 positions of distance > float32's max / 2
+  fails_with(bad,
+             "positional.slopes[1] is -1.99999999e+37: over a distance of 11 its bias leaves "
+             "float32's range; use a slope within ±1.54");
+}
+
+TEST_CASE("transformer: the largest ALiBi slopes allowed keep the loss finite",
+          "[train][transformer]") {
+  TransformerConfig config = small_config(PositionalType::alibi, false);
+  // the float just inside the bound (the bound itself rounds up to a float above it)
+  const float largest = std::nextafter(
+      static_cast<float>(std::numeric_limits<float>::max() / 2.0 / (config.max_length - 1)), 0.0f);
+  config.positional.slopes = {largest, -largest};
+  Transformer model(config);
+  const RandomBatch data(config, 2, config.max_length, 1, 0, 21);
+  CHECK(std::isfinite(model.loss_and_gradients(data.batch)));
+  CHECK(std::all_of(model.gradients(), model.gradients() + model.parameter_count(),
+                    [](float g) { return std::isfinite(g); }));
 }
 
 TEST_CASE("transformer: bad batches fail naming the field, and the model still answers",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -46,6 +47,21 @@ void validate(const TransformerConfig& config, const std::string& prefix) {
          std::to_string(config.heads) + " = " + std::to_string(head_width));
   }
   validate(config.positional, config.heads, head_width);
+  if (type == PositionalType::alibi) {
+    // ALiBi adds -slope · distance to a score; over the longest distance it must stay half of
+    // float32's range, so that a softmax's maximum subtracted from it is still finite.
+    const double longest = static_cast<double>(config.max_length - 1);
+    const double bound = std::numeric_limits<float>::max() / 2.0;
+    for (std::size_t h = 0; h < config.positional.slopes.size(); ++h) {
+      const double slope = config.positional.slopes[h];
+      if (std::abs(slope) * longest > bound) {
+        fail(name("positional.slopes") + "[" + std::to_string(h) + "] is " + format_number(slope) +
+             ": over a distance of " + format_number(longest) +
+             " its bias leaves float32's range; use a slope within ±" +
+             format_number(bound / longest));
+      }
+    }
+  }
   const std::uint64_t C = config.d_model, V = config.vocab, O = config.outputs;
   const std::uint64_t P = config.max_length;
   const std::uint64_t per_layer = 4 * C * C + 2 * C + (config.mlp ? 8 * C * C + 7 * C : 0);
