@@ -59,7 +59,8 @@ inline void matmul_block(const float* a, std::size_t lda, const float* b, std::s
     for (std::size_t v = 0; v < V; ++v) b_row[v] = load(b + t * ldb + v * kLanes);
     for (std::size_t r = 0; r < R; ++r) {
       const Vec a_value = simd::broadcast(element<kLayout>(a, lda, r, t));
-      for (std::size_t v = 0; v < V; ++v) acc[r][v] += a_value * b_row[v];
+      for (std::size_t v = 0; v < V; ++v)
+        acc[r][v] = simd::multiply_add(a_value, b_row[v], acc[r][v]);
     }
   }
   for (std::size_t r = 0; r < R; ++r) {
@@ -115,7 +116,7 @@ void matmul_edge(const float* a, std::size_t lda, const float* b, std::size_t ld
     for (std::size_t col = 0; col < cols; ++col) {
       float sum = accumulate ? c[r * ldc + col] : 0.0f;
       for (std::size_t t = 0; t < depth; ++t)
-        sum += element<kLayout>(a, lda, r, t) * b[t * ldb + col];
+        sum = simd::multiply_add(element<kLayout>(a, lda, r, t), b[t * ldb + col], sum);
       c[r * ldc + col] = sum;
     }
   }
@@ -298,7 +299,8 @@ inline void panel_block(const float* a, AStep a_step, const float* b, BStep b_st
     for (std::size_t v = 0; v < V; ++v) b_lanes[v] = load(b + v * kLanes);
     for (std::size_t r = 0; r < R; ++r) {
       const Vec a_lanes = simd::broadcast(a[r * kRowOffset]);
-      for (std::size_t v = 0; v < V; ++v) acc[r][v] += a_lanes * b_lanes[v];
+      for (std::size_t v = 0; v < V; ++v)
+        acc[r][v] = simd::multiply_add(a_lanes, b_lanes[v], acc[r][v]);
     }
   }
   for (std::size_t r = 0; r < R; ++r) {

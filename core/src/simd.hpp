@@ -10,6 +10,8 @@
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
+#elif defined(__FMA__)
+#include <immintrin.h>
 #endif
 
 namespace attn::simd {
@@ -42,6 +44,35 @@ inline Vec broadcast(float value) {
   return reinterpret_cast<Vec>(wasm_f32x4_splat(value));
 #else
   return Vec{} + value;
+#endif
+}
+
+// acc + a·b, rounded once where the target has fused multiply-add (natively) and as a product
+// then a sum where it has none (wasm SIMD128). Written out instead of left to the compiler's
+// contraction (the core builds with -ffp-contract=off), which fused some instantiations of a
+// kernel and not others: a row then came out 1 ulp apart in a block of 8 rows and of 3, and a
+// part of a call (AttentionOptions::part) no longer held exactly the whole call's numbers.
+inline Vec multiply_add(Vec a, Vec b, Vec acc) {
+#if defined(__wasm_simd128__) || !defined(__FMA__)
+  return acc + a * b;
+#elif defined(__AVX512F__)
+  return reinterpret_cast<Vec>(_mm512_fmadd_ps(
+      reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(acc)));
+#elif defined(__AVX__)
+  return reinterpret_cast<Vec>(_mm256_fmadd_ps(
+      reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(acc)));
+#else
+  return reinterpret_cast<Vec>(_mm_fmadd_ps(
+      reinterpret_cast<__m128>(a), reinterpret_cast<__m128>(b), reinterpret_cast<__m128>(acc)));
+#endif
+}
+
+// The same for one float.
+inline float multiply_add(float a, float b, float acc) {
+#if defined(__wasm_simd128__) || !defined(__FMA__)
+  return acc + a * b;
+#else
+  return std::fma(a, b, acc);
 #endif
 }
 

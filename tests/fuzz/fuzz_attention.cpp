@@ -403,7 +403,9 @@ void check_part(FuzzedDataProvider& data, const attn::Matrix& q, const attn::Mat
   const std::size_t dvh = v.shape(1) / heads, rows = part_options.part.rows->begin;
   expect(part.kernel_used == whole.kernel_used, "a part chose another kernel");
   expect(same_block(whole.context, rows, first_head * dvh, part.context),
-         "a part's context differs from the whole call's");
+         "a part's context differs from the whole call's (rows " + std::to_string(rows) + " to " +
+             std::to_string(part_options.part.rows->end) + ", heads " + std::to_string(first_head) +
+             " to " + std::to_string(part_options.part.heads->end) + ")");
   for (std::size_t h = 0; h < part.scores.size(); ++h) {
     expect(same_block(whole.scores[first_head + h], rows, 0, part.scores[h]) &&
                same_block(whole.weights[first_head + h], rows, 0, part.weights[h]),
