@@ -165,9 +165,12 @@ export function createControls({ state, vectors, onChange }) {
     const scale = Number((10 ** Number(stepScaleRange.value)).toPrecision(STEP_SCALE_DIGITS));
     onChange({ stepScale: scale });
   });
-  // Generation: one step at a time, or played on a timer until the last token.
+  // Generation: one step at a time, or played on a timer until the last token. The newest
+  // token becomes the selected query, so the walk-through and the profile follow its row.
   function stepTo(step) {
-    if (tokens > 0) onChange({ generationStep: fitStep(step, tokens) });
+    if (tokens === 0) return;
+    const next = fitStep(step, tokens);
+    onChange({ generationStep: next, query: next });
   }
   function pause() {
     clearTimeout(playTimer);

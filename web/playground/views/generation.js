@@ -22,7 +22,7 @@ function tokenHead(entry, token) {
   const th = element('th', undefined, entry.evictedAt === null ? 'cached' : 'evicted');
   th.scope = 'col';
   th.append(element('span', `#${entry.token}`, 'position'), element('span', token.text, 'token'));
-  if (entry.evictedAt !== null) th.append(element('span', `left at step ${entry.evictedAt}`, 'left'));
+  if (entry.evictedAt !== null) th.append(element('span', `left at ${entry.evictedAt}`, 'left'));
   return th;
 }
 
@@ -71,7 +71,7 @@ export function renderGeneration(parts, { decoded, tokens, heads, window, sinks 
     for (const kind of ['k', 'v']) {
       const tr = element('tr');
       tr.dataset.head = String(head);
-      const th = element('th', `${kind === 'k' ? 'Keys' : 'Values'}, head ${head + 1}`);
+      const th = element('th', `Head ${head + 1} ${kind === 'k' ? 'keys' : 'values'}`);
       th.scope = 'row';
       tr.append(th, ...shown.map((entry) => cacheCell(kind, entry, step)));
       body.append(tr);
