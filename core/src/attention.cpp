@@ -158,10 +158,10 @@ CallShape check_options(const AttentionOptions& options, long n, long m, long dq
   }
   const long dh = dq / heads;
   if (grouped && dk != kv_heads * dh) {
-    fail(std::string(names.k) + " has " + std::to_string(dk) + " columns but kvHeads · dh = " +
-         std::to_string(kv_heads) + " · " + std::to_string(dh) + " = " +
-         std::to_string(kv_heads * dh) + " (dh = the " + std::to_string(dq) + " columns of " +
-         names.q + " / heads " + std::to_string(heads) + ")");
+    fail(std::string(names.k) + " has " + std::to_string(dk) +
+         " columns but kvHeads · dh = " + std::to_string(kv_heads) + " · " + std::to_string(dh) +
+         " = " + std::to_string(kv_heads * dh) + " (dh = the " + std::to_string(dq) +
+         " columns of " + names.q + " / heads " + std::to_string(heads) + ")");
   }
   if (dv % kv_heads != 0) {
     fail(std::string(grouped ? "kvHeads" : "heads") + " (" + std::to_string(kv_heads) +

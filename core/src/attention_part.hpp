@@ -11,12 +11,12 @@ namespace attn::detail {
 
 // The whole call's sizes, and the rows and heads of the part computed (all of them by default).
 struct CallShape {
-  long n = 0, m = 0;  // queries and keys of the whole call
-  long dk = 0, dv = 0;  // columns of q (H heads) and of v (G heads)
+  long n = 0, m = 0;                 // queries and keys of the whole call
+  long dk = 0, dv = 0;               // columns of q (H heads) and of v (G heads)
   long all_heads = 1, kv_heads = 1;  // H and G of the whole call
-  Range rows;      // of 0..n
-  Range heads;     // of 0..H
-  Range kv_range;  // of 0..G: the key/value heads the part's query heads read
+  Range rows;                        // of 0..n
+  Range heads;                       // of 0..H
+  Range kv_range;                    // of 0..G: the key/value heads the part's query heads read
 
   bool whole_rows() const { return rows.begin == 0 && rows.end == n; }
   // The key/value head (of 0..G) that query head h (of 0..H) reads: ⌊h·G/H⌋.

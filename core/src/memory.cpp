@@ -1,7 +1,7 @@
 #include "attn/memory.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "attn/errors.hpp"
@@ -46,12 +46,11 @@ double kv_cache_memory(const KvCacheQuery& query) {
   require_whole("headWidth", query.head_width, 1);
   require_whole("bytesPerElement", query.bytes_per_element, 1);
   require_whole("window", query.window, 0);
-  const double cached =
-      query.window > 0 ? std::min(query.tokens, query.window) : query.tokens;
+  const double cached = query.window > 0 ? std::min(query.tokens, query.window) : query.tokens;
   // Each factor is a whole number, so each product is exact while it stays within 2^53; the
   // check before each multiplication keeps it there.
-  const double factors[] = {query.layers, query.kv_heads, query.head_width,
-                            query.bytes_per_element, cached};
+  const double factors[] = {query.layers, query.kv_heads, query.head_width, query.bytes_per_element,
+                            cached};
   double bytes = 2;
   for (double factor : factors) {
     if (factor != 0 && bytes > kMaxExactInteger / factor) {

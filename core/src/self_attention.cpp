@@ -43,8 +43,9 @@ void validate(const Matrix& x, const Projections& projections, bool grouped) {
     if (!grouped) require_same_columns("wk", *projections.wk, "wq", *projections.wq);
   }
   if (grouped && given == 0) {
-    fail("kvHeads below heads needs wq, wk and wv: without them q = k = v = x, and k cannot "
-         "have fewer heads than q");
+    fail(
+        "kvHeads below heads needs wq, wk and wv: without them q = k = v = x, and k cannot "
+        "have fewer heads than q");
   }
   if (projections.bo && !projections.wo) fail("bo is given without wo; the bias belongs to wo");
 }

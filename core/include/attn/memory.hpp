@@ -24,13 +24,11 @@ struct MemoryQuery {
 // the working set of the tiled kernel, which does not grow with n·m.
 double attention_memory(const MemoryQuery& query);
 
-}  // namespace attn
-
 struct KvCacheQuery {
-  double tokens = 0;      // tokens seen so far (prompt and generated)
-  double layers = 0;      // decoder layers, each with its own cache
-  double kv_heads = 0;    // key/value heads per layer (the query heads when not grouped)
-  double head_width = 0;  // dh, the columns of one key (or value) head
+  double tokens = 0;             // tokens seen so far (prompt and generated)
+  double layers = 0;             // decoder layers, each with its own cache
+  double kv_heads = 0;           // key/value heads per layer (the query heads when not grouped)
+  double head_width = 0;         // dh, the columns of one key (or value) head
   double bytes_per_element = 2;  // fp16 / bf16
   double window = 0;             // > 0: a sliding window keeps only the last `window` tokens
 };
@@ -44,3 +42,5 @@ constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 // a whole number (tokens and window ≥ 0, the others ≥ 1) and the bytes at most 2^53, so that
 // the answer is exact. Throws attn::InvalidArgument naming the field.
 double kv_cache_memory(const KvCacheQuery& query);
+
+}  // namespace attn
