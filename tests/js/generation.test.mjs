@@ -1,7 +1,8 @@
 // Generation step by step (web/playground/generation.js): which tokens the key/value cache
 // holds and which it has evicted at each step, for windows and sinks, its bytes, and one
 // decoding step through the engine (the last token's query against the cache) against the
-// full causal matrix's row, over RoPE, ALiBi, sinusoidal positions, projections and heads.
+// full causal matrix's row, over RoPE, ALiBi, sinusoidal positions, projections, heads and
+// grouped-query heads.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
@@ -78,14 +79,14 @@ describe('the cache at each step', () => {
 });
 
 describe('the cache’s bytes', () => {
-  test('2 · kvHeads · headWidth · bytes per cached token: grows by one token a step, stops at window + sinks', () => {
+  test('engine.kvCacheMemory: 2 · kvHeads · headWidth · bytes per cached token, one token a step, up to window + sinks', () => {
     const model = { kvHeads: 2, headWidth: 4 };
     const perToken = { 2: 2 * 2 * 4 * 2, 4: 2 * 2 * 4 * 4 };
     for (const bytesPerElement of [2, 4]) {
       for (const [window, sinks] of [[0, 0], [0, 2], [3, 0], [3, 2], [5, 1]]) {
         for (let step = 0; step < 12; ++step) {
           const count = cached(cacheEntries({ step, window, sinks })).length;
-          assert.equal(kvCacheBytes({ ...model, step, bytesPerElement, window, sinks }), count * perToken[bytesPerElement],
+          assert.equal(kvCacheBytes(engine, { ...model, step, bytesPerElement, window, sinks }), count * perToken[bytesPerElement],
             `fp${8 * bytesPerElement}, window ${window}, sinks ${sinks}, step ${step}`);
         }
       }
@@ -93,7 +94,7 @@ describe('the cache’s bytes', () => {
   });
 
   test('a window of 4 with 1 sink: 1,2,3,4,5,5,5 tokens’ worth in fp16 (one head of width 8)', () => {
-    const bytes = Array.from({ length: 7 }, (_, step) => kvCacheBytes({
+    const bytes = Array.from({ length: 7 }, (_, step) => kvCacheBytes(engine, {
       step, kvHeads: 1, headWidth: 8, bytesPerElement: 2, window: 4, sinks: 1,
     }));
     assert.deepEqual(bytes, [32, 64, 96, 128, 160, 160, 160]);
@@ -108,13 +109,17 @@ describe('a decoding step equals the full causal matrix’s row', () => {
       options: { heads: 2, window: 3, sinks: 1, positional: { type: 'rope', pairing: 'half' } } },
     { name: 'ALiBi, 2 heads, window 4', dims: 4, weights: false, options: { heads: 2, window: 4, positional: { type: 'alibi' } } },
     { name: 'sinusoidal, unscaled', dims: 4, weights: true, options: { heads: 1, scale: false, positional: { type: 'sinusoidal' } } },
+    { name: 'grouped-query: 2 heads on 1 key/value head, RoPE, window 3', dims: 4, weights: true, keyValueWidth: 2,
+      options: { heads: 2, kvHeads: 1, window: 3, positional: { type: 'rope' } } },
   ];
-  for (const { name, dims, weights, options } of cases) {
+  for (const { name, dims, weights, keyValueWidth = 4, options } of cases) {
     test(name, () => {
       const n = 9;
       const generator = engine.torchGenerator(7);
       const x = generator.rand(n, dims);
-      const projections = weights ? { wq: generator.rand(dims, 4), wk: generator.rand(dims, 4), wv: generator.rand(dims, 4) } : {};
+      const projections = weights
+        ? { wq: generator.rand(dims, 4), wk: generator.rand(dims, keyValueWidth), wv: generator.rand(dims, keyValueWidth) }
+        : {};
       const full = engine.selfAttention(x, { ...options, ...projections, causal: true });
       for (let step = 0; step < n; ++step) {
         const decoded = decodeStep(engine, { q: full.q, k: full.k, v: full.v, step, options });

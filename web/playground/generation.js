@@ -26,15 +26,14 @@ export function fitStep(step, n) {
 }
 
 /**
- * Bytes of the cache after `step` for one layer: 2 (a key and a value) · kvHeads · headWidth
- * · bytesPerElement per cached token, over min(step + 1, window + sinks) tokens (all of them
- * without a window). The formula of engine.kvCacheMemory (../shared/API.md), with the sinks
- * counted in the window.
+ * Bytes of the cache after `step` for one layer, from engine.kvCacheMemory: 2 (a key and a
+ * value) · kvHeads · headWidth · bytesPerElement per cached token, over min(step + 1,
+ * window + sinks) tokens (all of them without a window): the sinks stay beside the window.
  */
-export function kvCacheBytes({ step, kvHeads, headWidth, bytesPerElement, window, sinks }) {
-  const tokens = step + 1;
-  const bounded = window > 0 ? Math.min(tokens, window + sinks) : tokens;
-  return 2 * kvHeads * headWidth * bytesPerElement * bounded;
+export function kvCacheBytes(engine, { step, kvHeads, headWidth, bytesPerElement, window, sinks }) {
+  return engine.kvCacheMemory({
+    tokens: step + 1, layers: 1, kvHeads, headWidth, bytesPerElement, window: window > 0 ? window + sinks : 0,
+  });
 }
 
 // Rows [0, count) of a row-major matrix {rows, cols, data}, without a copy.

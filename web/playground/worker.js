@@ -51,6 +51,11 @@ function shownKeys(weights, query, maxRows) {
   return rows;
 }
 
+// The key/value head query head h reads (grouped-query attention; each its own without kvHeads).
+function kvHeadOf(h, { heads, kvHeads = heads }) {
+  return Math.floor((h * kvHeads) / heads);
+}
+
 // Columns [c0, c0 + width) of row r of a row-major matrix, copied.
 function rowSlice({ cols, data }, r, c0, width) {
   return data.slice(r * cols + c0, r * cols + c0 + width);
@@ -73,14 +78,16 @@ function tutorialWalk(engine, { query, scale, maxRows }) {
 }
 
 // Row `query` of head `head` in the matrix on display: its scores (scaled, masked, with the
-// positional bias) and weights, the head's q of the query, k and v of each key shown, and
-// the head's part of the context row.
+// positional bias) and weights, the head's q of the query, k and v of each key shown (from
+// the key/value head it reads), and the head's part of the context row.
 function matrixWalk({ query, head, maxRows }) {
   if (!current) throw new Error('no attention result yet');
   const { n, q, k, v, context, options } = current;
   if (query >= n || head >= current.heads) throw new Error(`query ${query}, head ${head} of a ${n}-token result with ${current.heads} heads`);
-  const keyWidth = k.cols / current.heads;
-  const valueWidth = v.cols / current.heads;
+  const kvHeads = options.kvHeads ?? current.heads;
+  const keyWidth = k.cols / kvHeads;
+  const valueWidth = v.cols / kvHeads;
+  const kvHead = kvHeadOf(head, options);
   const weights = current.weights[head].data.subarray(query * n, (query + 1) * n);
   const scores = current.scores[head].data.subarray(query * n, (query + 1) * n);
   const rows = shownKeys(weights, query, maxRows);
@@ -90,8 +97,8 @@ function matrixWalk({ query, head, maxRows }) {
     scores: Float32Array.from(rows, (j) => scores[j]),
     weights: Float32Array.from(rows, (j) => weights[j]),
     query: rowSlice(q, query, head * keyWidth, keyWidth),
-    keys: rows.map((j) => rowSlice(k, j, head * keyWidth, keyWidth)),
-    values: rows.map((j) => rowSlice(v, j, head * valueWidth, valueWidth)),
+    keys: rows.map((j) => rowSlice(k, j, kvHead * keyWidth, keyWidth)),
+    values: rows.map((j) => rowSlice(v, j, kvHead * valueWidth, valueWidth)),
     context: rowSlice(context, query, head * valueWidth, valueWidth),
   };
 }
@@ -203,10 +210,15 @@ const handlers = {
       for (let j = 0; j <= step; ++j) largest = Math.max(largest, Math.abs(weights[j] - full[j]));
       return { head: h, weights, maxDifference: largest };
     });
-    const cache = { step, kvHeads: options.heads, headWidth: current.k.cols / options.heads, window: options.window, sinks: options.sinks };
+    const kvHeads = options.kvHeads ?? options.heads;
+    const cache = { step, kvHeads, headWidth: current.k.cols / kvHeads, window: options.window, sinks: options.sinks };
     return {
-      step, rows, entries: cacheEntries(cache), kvHeads: cache.kvHeads, headWidth: cache.headWidth,
-      bytes: { fp16: kvCacheBytes({ ...cache, bytesPerElement: FP16_BYTES }), fp32: kvCacheBytes({ ...cache, bytesPerElement: FP32_BYTES }) },
+      step, rows, entries: cacheEntries(cache), kvHeads, headWidth: cache.headWidth,
+      shownKvHeads: [...new Set(heads.map((h) => kvHeadOf(h, options)))],
+      bytes: {
+        fp16: kvCacheBytes(engine, { ...cache, bytesPerElement: FP16_BYTES }),
+        fp32: kvCacheBytes(engine, { ...cache, bytesPerElement: FP32_BYTES }),
+      },
     };
   },
 

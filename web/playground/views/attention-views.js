@@ -5,7 +5,6 @@
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { formatCount } from '../../shared/format.js';
-import { shownHeads } from '../state.js';
 import { renderCost } from './cost.js';
 import { hideGeneration, renderGeneration } from './generation.js';
 import { createLines } from './lines.js';
@@ -95,7 +94,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       });
     },
     showGeneration(decoded, labels) {
-      renderGeneration(generationParts, { decoded, tokens: labels, heads: shownHeads(state), window: state.window, sinks: state.sinks });
+      renderGeneration(generationParts, { decoded, tokens: labels, window: state.window, sinks: state.sinks });
     },
     hideGeneration: () => hideGeneration(generationParts),
     showSteps(walk, labels) {

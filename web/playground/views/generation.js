@@ -39,10 +39,11 @@ function cacheCell(kind, entry, step) {
 
 /**
  * Fills `parts` ({panel, summary, table, check, note}) for decoded = the worker's `decode` answer
- * ({step, rows: [{head, weights, maxDifference}], entries, kvHeads, headWidth, bytes: {fp16, fp32}}),
- * the tokens, the heads the matrix shows (counted from 0) and the settings' window and sinks.
+ * ({step, rows: [{head, weights, maxDifference}], entries, kvHeads, headWidth, shownKvHeads, bytes: {fp16, fp32}}:
+ * the cache's rows are the key/value heads the shown query heads read), the tokens, and the
+ * settings' window and sinks.
  */
-export function renderGeneration(parts, { decoded, tokens, heads, window, sinks }) {
+export function renderGeneration(parts, { decoded, tokens, window, sinks }) {
   const { step, entries, bytes } = decoded;
   const cached = entries.filter((entry) => entry.evictedAt === null).length;
   const evicted = entries.length - cached;
@@ -53,7 +54,7 @@ export function renderGeneration(parts, { decoded, tokens, heads, window, sinks 
   parts.panel.dataset.bytesFp16 = String(bytes.fp16);
   parts.panel.dataset.bytesFp32 = String(bytes.fp32);
 
-  const kvHeads = decoded.kvHeads === 1 ? 'one head' : `${decoded.kvHeads} heads`;
+  const kvHeads = decoded.kvHeads === 1 ? 'one key/value head' : `${decoded.kvHeads} key/value heads`;
   const bound = window > 0 ? ` The window keeps the last ${formatCount(window)}${sinks > 0 ? ` and the first ${formatCount(sinks)} (sinks)` : ''}, ` +
     `so the cache stops growing at ${formatCount(window + sinks)} tokens.` : ' Without a window it grows by one token a step.';
   parts.summary.textContent = `Step ${step}: token #${step} “${tokens[step].text}” fed. The cache holds ${formatCount(cached)} ` +
@@ -67,7 +68,7 @@ export function renderGeneration(parts, { decoded, tokens, heads, window, sinks 
   const thead = element('thead');
   thead.append(headRow);
   const body = element('tbody');
-  for (const head of heads) {
+  for (const head of decoded.shownKvHeads) {
     for (const kind of ['k', 'v']) {
       const tr = element('tr');
       tr.dataset.head = String(head);
