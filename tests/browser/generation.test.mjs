@@ -164,6 +164,7 @@ describe('generation step by step', () => {
     assert.equal(await page.inputValue('#generation-step-range'), '3');
     await page.locator('#generation-step-range').fill('4');
     await waitForHash(page, 'gs=4');
+    assert.equal(await page.inputValue('#query'), '4', 'the newest token is the query');
     const atFour = await generationAt(page, 4);
     const hash = await page.evaluate(() => location.hash);
     await close();
@@ -194,6 +195,9 @@ describe('the step-by-step view follows the matrix', () => {
     assert.deepEqual(tips.map((tip) => [tip.head, tip.query, tip.key]), table.map((row) => ['1', '3', row.key]));
     assert.deepEqual(table.map((row) => row.weight), tips.map((tip) => tip.weight), 'weights: the hovered cells’ numbers');
     assert.deepEqual(table.map((row) => row.score), tips.map((tip) => tip.score), 'scores: the hovered cells’ numbers');
+    const hovered = (await scanTooltips(page)).filter((tip) => tip.query === '3' && tip.head === '1');
+    assert.ok(hovered.length >= 3, `found only ${hovered.length} cells of row 3 by hovering`);
+    for (const tip of hovered) assert.equal(tip.weight, table[Number(tip.key)].weight, `hovered key ${tip.key}`);
     const expected = await projectedResult({ causal: true });
     assertClose(table.map((row) => Number(row.weight)), Array.from(expected.weights[1].data.subarray(18, 24)), TOLERANCE, 'weights');
     assert.deepEqual(table.slice(4).map((row) => row.score), ['-Infinity', '-Infinity'], 'keys after the query are masked');

@@ -153,7 +153,9 @@ export function createControls({ state, vectors, onChange }) {
       try {
         const value = parseField(field, element.value);
         typedProblems.delete(field);
-        return onChange({ [field]: value }, { debounce: isText });
+        // a generation step typed in its box makes its token the query, as the transport does
+        const follows = field === 'generationStep' && tokens > 0 ? { query: fitStep(value, tokens) } : {};
+        return onChange({ [field]: value, ...follows }, { debounce: isText });
       } catch (error) {
         const problem = typedProblem(field, element, error.message);
         typedProblems.set(field, problem);
