@@ -5,7 +5,7 @@
 // worker's `decode` answer (generation.js, through the engine).
 import { formatBytes, formatCount } from '../../shared/format.js';
 
-const MAX_CACHE_COLUMNS = 48;   // the latest tokens drawn; earlier ones are counted in the note
+const MAX_CACHE_COLUMNS = 48;   // the latest tokens drawn (and the sinks); the others are counted in the note
 const SUBSCRIPT_DIGITS = '₀₁₂₃₄₅₆₇₈₉';
 
 const subscript = (number) => String(number).replace(/\d/g, (digit) => SUBSCRIPT_DIGITS[digit]);
@@ -62,9 +62,14 @@ export function renderGeneration(parts, { decoded, tokens, window, sinks }) {
     `${kvHeads} of width ${decoded.headWidth}: ${formatBytes(bytes.fp16)} in fp16, ${formatBytes(bytes.fp32)} in fp32 ` +
     `for this layer.${bound}`;
 
-  const shown = entries.slice(-MAX_CACHE_COLUMNS);
+  // the latest tokens, and the sinks before them, which stay cached however long the text
+  const latest = entries.slice(-MAX_CACHE_COLUMNS);
+  const sinksBefore = window > 0 ? entries.slice(0, Math.min(sinks, entries.length - latest.length)) : [];
+  const hidden = entries.length - latest.length - sinksBefore.length;
+  const columns = hidden > 0 ? [...sinksBefore, null, ...latest] : [...sinksBefore, ...latest];  // null: the tokens left out
+  const gap = () => element('td', '…', 'gap');
   const headRow = element('tr');
-  headRow.append(element('td'), ...shown.map((entry) => tokenHead(entry, tokens[entry.token])));
+  headRow.append(element('td'), ...columns.map((entry) => (entry ? tokenHead(entry, tokens[entry.token]) : gap())));
   const thead = element('thead');
   thead.append(headRow);
   const body = element('tbody');
@@ -74,13 +79,15 @@ export function renderGeneration(parts, { decoded, tokens, window, sinks }) {
       tr.dataset.head = String(head);
       const th = element('th', `Head ${head + 1} ${kind === 'k' ? 'keys' : 'values'}`);
       th.scope = 'row';
-      tr.append(th, ...shown.map((entry) => cacheCell(kind, entry, step)));
+      tr.append(th, ...columns.map((entry) => (entry ? cacheCell(kind, entry, step) : gap())));
       body.append(tr);
     }
   }
   parts.table.replaceChildren(thead, body);
-  parts.note.textContent = shown.length < entries.length
-    ? `Tokens #0–#${entries.length - shown.length - 1} are not drawn; the table shows the latest ${shown.length}.`
+  const firstHidden = sinksBefore.length;
+  parts.note.textContent = hidden > 0
+    ? `Tokens #${firstHidden}–#${firstHidden + hidden - 1} are not drawn (…); the table shows ` +
+      `${sinksBefore.length > 0 ? 'the sinks and ' : ''}the latest ${latest.length}.`
     : '';
 
   const largest = Math.max(...decoded.rows.map((row) => row.maxDifference));
