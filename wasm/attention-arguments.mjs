@@ -6,7 +6,7 @@ import {
   requireName, requireWholeNumber, toMatrix, toVector,
 } from './arguments.mjs';
 
-export const ATTENTION_OPTIONS = ['heads', 'scale', 'normalization', 'causal', 'window', 'sinks', 'prefix',
+export const ATTENTION_OPTIONS = ['heads', 'kvHeads', 'scale', 'normalization', 'causal', 'window', 'sinks', 'prefix',
   'positional', 'kernel', 'part'];
 export const PROJECTION_OPTIONS = ['wq', 'wk', 'wv', 'wo', 'bo'];
 // The keys of each positional type of attention and selfAttention (attention refuses
@@ -64,6 +64,7 @@ function partOption(part) {
 function attentionOptions(options) {
   return {
     heads: optional(options.heads, (heads) => requireCount('heads', heads, 1)),
+    kvHeads: optional(options.kvHeads, (kvHeads) => requireCount('kvHeads', kvHeads, 1)),
     scale: optional(options.scale, scaleOption),
     normalization: optional(options.normalization, (name) => requireName('normalization', name)),
     causal: optional(options.causal, (causal) => requireBoolean('causal', causal)),

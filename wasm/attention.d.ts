@@ -35,6 +35,13 @@ export interface AttentionPart {
 export interface AttentionOptions {
   /** H; dk and dv must divide by it. Default 1. */
   heads?: number;
+  /**
+   * G, the key/value heads (grouped-query attention; 1 is multi-query attention): q has
+   * H·dh columns, k G·dh and v G·dvh; G must divide H, and query head h reads key/value head
+   * ⌊h·G/H⌋. Scaling uses dh; scores and weights still hold H matrices, context H·dvh
+   * columns; ALiBi slopes stay one per query head. Default H (multi-head attention).
+   */
+  kvHeads?: number;
   /** true: divide scores by √(dk/H) (default); false: no scaling; a number: multiply by it. */
   scale?: boolean | number;
   /** Default 'softmax'. The teaching modes return whatever the arithmetic gives. */
@@ -59,8 +66,8 @@ export interface AttentionOptions {
    * kernel are the whole call's, and the whole call's inputs and options are checked). The
    * result holds the part's rows and heads: a matrix per head of the part in scores and
    * weights, and its heads' columns of context; selfAttention's q holds the part's rows and
-   * heads' columns, k and v every row and the heads' columns, output the part's rows (with wo,
-   * a part takes every head). The pool (createAttentionPool) splits calls this way.
+   * heads' columns, k and v every row and the columns of the key/value heads the part's heads
+   * read, output the part's rows (with wo, a part takes every head). The pool (createAttentionPool) splits calls this way.
    */
   part?: AttentionPart;
   /**
@@ -77,7 +84,7 @@ export interface AttentionResult {
   scores: Matrix[] | null;
   /** H matrices n×m, rows normalised; null for flash. */
   weights: Matrix[] | null;
-  /** n×dv, heads concatenated in head order. */
+  /** n×(H·dvh), heads concatenated in head order (n×dv without kvHeads). */
   context: Matrix;
   /** The kernel that ran. */
   kernel: 'materialized' | 'flash';
@@ -85,11 +92,16 @@ export interface AttentionResult {
 
 export interface SelfAttentionOptions extends Omit<AttentionOptions, 'positional'> {
   positional?: Positional | { type: 'sinusoidal' };
-  /** d_in×d_out; wq, wk and wv come together. */
+  /**
+   * d_in×(H·dh); wq, wk and wv come together. Without them q = k = v = x, and kvHeads must
+   * then equal heads.
+   */
   wq?: MatrixInput;
+  /** d_in×(G·dh), G = kvHeads (d_in×d_out without kvHeads). */
   wk?: MatrixInput;
+  /** d_in×(G·dvh). */
   wv?: MatrixInput;
-  /** d_v×d_model output projection. */
+  /** (H·dvh)×d_model output projection (d_v×d_model without kvHeads). */
   wo?: MatrixInput;
   /** d_model bias of the output projection. */
   bo?: VectorInput;
@@ -130,6 +142,22 @@ export interface RolloutOptions {
   positional?: { type: 'none' } | AlibiDistanceBias;
   window?: number;
   sinks?: number;
+}
+
+/** A decoder's key/value cache: every field a whole number, the result at most 2^53 bytes. */
+export interface KvCacheOptions {
+  /** Tokens seen so far, ≥ 0. */
+  tokens: number;
+  /** Decoder layers, each with its own cache, ≥ 1. */
+  layers: number;
+  /** Key/value heads per layer (the heads, without grouped-query attention), ≥ 1. */
+  kvHeads: number;
+  /** dh, the elements of one head's key (and of its value), ≥ 1. */
+  headWidth: number;
+  /** Default 2 (fp16 / bf16). */
+  bytesPerElement?: number;
+  /** > 0: a sliding window keeps only the last `window` tokens. Default 0, every token. */
+  window?: number;
 }
 
 export interface MemoryOptions {
@@ -558,6 +586,8 @@ export interface AttentionEngine {
   selfAttention(x: MatrixInput, options?: SelfAttentionOptions): SelfAttentionResult;
   walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;
   attentionMemory(options: MemoryOptions): number;
+  /** Bytes: 2 · layers · kvHeads · headWidth · bytesPerElement · min(tokens, window). */
+  kvCacheMemory(options: KvCacheOptions): number;
 
   // ---- PyTorch's generator ----
   torchGenerator(seed: number): TorchGenerator;

@@ -5,7 +5,7 @@
 import createAttentionCore from './attention_core.mjs';
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import {
-  optional, requireCount, requireFiniteNumber, requireKnownKeys, requireName, toMatrix, unwrap,
+  describe, fail, optional, requireCount, requireFiniteNumber, requireKnownKeys, requireName, toMatrix, unwrap,
 } from './arguments.mjs';
 import { generatorCalls } from './generator.mjs';
 import { labCalls } from './lab.mjs';
@@ -44,7 +44,27 @@ function attentionCalls(core) {
     }));
   }
 
-  return { attention, selfAttention, walkthrough, attentionMemory };
+  // Each size must be a number here; whether it is a whole number in range is the core's to say.
+  function kvCacheMemory(options) {
+    requireKnownKeys('kvCacheMemory options', options,
+      ['tokens', 'layers', 'kvHeads', 'headWidth', 'bytesPerElement', 'window']);
+    const number = (name, required) => {
+      const value = options[name];
+      if (value === undefined && !required) return undefined;
+      if (typeof value !== 'number') fail(`${name} must be a whole number, got ${describe(value)}`);
+      return value;
+    };
+    return unwrap(core.kvCacheMemory({
+      tokens: number('tokens', true),
+      layers: number('layers', true),
+      kvHeads: number('kvHeads', true),
+      headWidth: number('headWidth', true),
+      bytesPerElement: number('bytesPerElement', false),
+      window: number('window', false),
+    }));
+  }
+
+  return { attention, selfAttention, walkthrough, attentionMemory, kvCacheMemory };
 }
 
 export default async function createAttention() {

@@ -200,6 +200,7 @@ attn::Range to_range(const val& pair) { return {to_long(pair[0]), to_long(pair[1
 attn::AttentionOptions to_options(const val& options) {
   attn::AttentionOptions result;
   read(options, "heads", result.heads);
+  if (given(options, "kvHeads")) result.kv_heads = to_long(options["kvHeads"]);
   const val scale = options["scale"];
   if (scale.isFalse()) {
     result.scale.mode = attn::ScaleOption::Mode::none;
@@ -286,6 +287,19 @@ val attention_memory(val options) {
     read(options, "bytesPerElement", query.bytes_per_element);
     read(options, "kernel", query.kernel, attn::kMemoryKernels);
     return val(attn::attention_memory(query));
+  });
+}
+
+val kv_cache_memory(val options) {
+  return guarded([&] {
+    attn::KvCacheQuery query;
+    read(options, "tokens", query.tokens);
+    read(options, "layers", query.layers);
+    read(options, "kvHeads", query.kv_heads);
+    read(options, "headWidth", query.head_width);
+    read(options, "bytesPerElement", query.bytes_per_element);
+    read(options, "window", query.window);
+    return val(attn::kv_cache_memory(query));
   });
 }
 
@@ -862,6 +876,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("selfAttention", &self_attention);
   emscripten::function("walkthrough", &walkthrough);
   emscripten::function("attentionMemory", &attention_memory);
+  emscripten::function("kvCacheMemory", &kv_cache_memory);
 
   // PyTorch's generator
   emscripten::function("torchRand", &torch_rand);

@@ -221,14 +221,20 @@ function headGroups(heads, count) {
   return Array.from({ length: count }, (_, g) => [Math.floor((g * heads) / count), Math.floor(((g + 1) * heads) / count)]);
 }
 
-// How a call of n queries over m keys with `heads` heads is split over `workers` workers:
-// {by: 'whole'} (one worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}]} or
-// {by: 'rows', parts: [{rows: [i0, i1]}]} (every head). `options`: the call's, checked;
-// mixesHeads: an output projection needs every head in each part. Exported for the tests.
-export function splitCall({ n, m, heads, options, workers, mixesHeads }) {
+// How a call of n queries over m keys with `heads` heads (and `kvHeads` key/value heads) is
+// split over `workers` workers: {by: 'whole'} (one worker, no part), {by: 'heads', parts:
+// [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the key/value heads each part reads) or {by:
+// 'rows', parts: [{rows: [i0, i1]}]} (every head). `options`: the call's, checked; mixesHeads:
+// an output projection needs every head in each part. Exported for the tests.
+export function splitCall({ n, m, heads, kvHeads = heads, options, workers, mixesHeads }) {
   if (workers === 1 || options.part !== undefined) return { by: 'whole' };
   if (heads >= workers && !mixesHeads) {
-    return { by: 'heads', parts: headGroups(heads, workers).map((range) => ({ heads: range })) };
+    const ranges = headGroups(heads, workers);
+    return {
+      by: 'heads',
+      parts: ranges.map((range) => ({ heads: range })),
+      kvRanges: ranges.map((range) => keyValueHeads(range, heads, kvHeads)),
+    };
   }
   const bytes = 2 * heads * n * m * FLOAT_BYTES;
   const materialized = options.kernel === 'materialized' || (options.kernel !== 'flash' && bytes <= MATERIALIZED_BUDGET_BYTES);
@@ -272,6 +278,36 @@ function joinRows(matrices, into) {
   return { rows, cols, data };
 }
 
+// The key/value heads [g0, g1) that query heads [h0, h1) of `heads` read when there are
+// `kvHeads` of them: ⌊h·kvHeads/heads⌋ for each (core/src/attention_part.hpp kv_head_of).
+function keyValueHeads([h0, h1], heads, kvHeads) {
+  return [Math.floor((h0 * kvHeads) / heads), Math.floor(((h1 - 1) * kvHeads) / heads) + 1];
+}
+
+// A split by heads' k (or v) from its parts' matrices: each part holds the columns of the
+// key/value heads its query heads read, and neighbouring parts may share one (more query heads
+// than key/value heads in a group), taken once, from the first part that has it.
+function joinKeyValueColumns(split, matrices, into) {
+  const taken = [];
+  let next = 0;  // the first key/value head not yet taken
+  matrices.forEach((matrix, p) => {
+    const [g0, g1] = split.kvRanges[p];
+    const width = matrix.cols / (g1 - g0);
+    const skip = Math.max(0, next - g0) * width;
+    if (skip < matrix.cols) taken.push(skip === 0 ? matrix : columnsFrom(matrix, skip));
+    next = Math.max(next, g1);
+  });
+  return joinColumns(taken, into);
+}
+
+// Columns [first, cols) of a matrix.
+function columnsFrom({ rows, cols, data }, first) {
+  const width = cols - first;
+  const out = new Float32Array(rows * width);
+  for (let row = 0; row < rows; ++row) out.set(data.subarray(row * cols + first, (row + 1) * cols), row * width);
+  return { rows, cols: width, data: out };
+}
+
 // The whole call's result from its parts' results, in order; `reuse` as reuseOption gives it.
 function join(split, results, reuse) {
   if (split.by === 'whole') return results[0];
@@ -282,7 +318,8 @@ function join(split, results, reuse) {
     joined.scores = first.scores && results.flatMap((result) => result.scores);
     joined.weights = first.weights && results.flatMap((result) => result.weights);
     joined.context = joinMatrices('context');
-    if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: joinMatrices('k'), v: joinMatrices('v'), output: joinMatrices('output') });
+    const joinKeyValues = (name) => joinKeyValueColumns(split, results.map((result) => result[name]), reuse[name]);
+    if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: joinKeyValues('k'), v: joinKeyValues('v'), output: joinMatrices('output') });
   } else {
     const joinMatrices = (name) => joinRows(results.map((result) => result[name]), reuse[name]);
     const joinHeads = (name) => first[name] && first[name].map((_, h) => joinRows(results.map((result) => result[name][h]), reuse[name][h]));
@@ -401,8 +438,8 @@ export async function createAttentionPool(options = {}) {
     const call = selfAttentionArguments(x, options);
     const reuse = reuseOption(options.reuse);
     const split = splitCall({
-      n: call.x.rows, m: call.x.rows, heads: call.options.heads ?? 1, options: call.options, workers: count,
-      mixesHeads: call.weights.wo !== null,
+      n: call.x.rows, m: call.x.rows, heads: call.options.heads ?? 1, kvHeads: call.options.kvHeads,
+      options: call.options, workers: count, mixesHeads: call.weights.wo !== null,
     });
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
     const base = { ...workerOptions(call.options), ...weights };

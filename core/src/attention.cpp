@@ -141,17 +141,31 @@ void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
 
 namespace detail {
 
-CallShape check_options(const AttentionOptions& options, long n, long m, long dk, long dv) {
-  if (options.heads < 1) {
-    fail("heads must be a whole number ≥ 1, got " + std::to_string(options.heads));
+CallShape check_options(const AttentionOptions& options, long n, long m, long dq, long dk, long dv,
+                        const ColumnNames& names) {
+  const long heads = options.heads;
+  if (heads < 1) fail("heads must be a whole number ≥ 1, got " + std::to_string(heads));
+  const long kv_heads = options.kv_heads.value_or(heads);
+  const bool grouped = kv_heads != heads;
+  if (kv_heads < 1) fail("kvHeads must be a whole number ≥ 1, got " + std::to_string(kv_heads));
+  if (heads % kv_heads != 0) {
+    fail("kvHeads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(heads) +
+         "): each key/value head serves the same number of query heads");
   }
-  if (dk % options.heads != 0) {
-    fail("heads (" + std::to_string(options.heads) + ") must divide dk, the " + std::to_string(dk) +
-         " columns of q and k");
+  if (dq % heads != 0) {
+    fail("heads (" + std::to_string(heads) + ") must divide dk, the " + std::to_string(dq) +
+         " columns of " + names.q + (grouped ? "" : std::string(" and ") + names.k));
   }
-  if (dv % options.heads != 0) {
-    fail("heads (" + std::to_string(options.heads) + ") must divide dv, the " + std::to_string(dv) +
-         " columns of v");
+  const long dh = dq / heads;
+  if (grouped && dk != kv_heads * dh) {
+    fail(std::string(names.k) + " has " + std::to_string(dk) +
+         " columns but kvHeads · dh = " + std::to_string(kv_heads) + " · " + std::to_string(dh) +
+         " = " + std::to_string(kv_heads * dh) + " (dh = the " + std::to_string(dq) +
+         " columns of " + names.q + " / heads " + std::to_string(heads) + ")");
+  }
+  if (dv % kv_heads != 0) {
+    fail(std::string(grouped ? "kvHeads" : "heads") + " (" + std::to_string(kv_heads) +
+         ") must divide dv, the " + std::to_string(dv) + " columns of " + names.v);
   }
   if (options.scale.mode == ScaleOption::Mode::factor && !std::isfinite(options.scale.factor)) {
     fail("scale must be true, false or a finite number, got " +
@@ -161,15 +175,19 @@ CallShape check_options(const AttentionOptions& options, long n, long m, long dk
   require_one_of(options.positional.type, kAttentionPositionalTypes,
                  "attention applies the encodings that act on q and k; the sinusoidal one is added "
                  "to the input x: use self_attention, or add it to q, k, v");
-  validate(options.positional, options.heads, dk / options.heads);
-  CallShape shape{n,
-                  m,
-                  dk,
-                  dv,
-                  options.part.rows.value_or(Range{0, n}),
-                  options.part.heads.value_or(Range{0, options.heads})};
+  validate(options.positional, heads, dh);
+  CallShape shape;
+  shape.n = n;
+  shape.m = m;
+  shape.dk = dq;
+  shape.dv = dv;
+  shape.all_heads = heads;
+  shape.kv_heads = kv_heads;
+  shape.rows = options.part.rows.value_or(Range{0, n});
+  shape.heads = options.part.heads.value_or(Range{0, heads});
   require_range("part.rows", shape.rows, "n", n);
-  require_range("part.heads", shape.heads, "heads", options.heads);
+  require_range("part.heads", shape.heads, "heads", heads);
+  shape.kv_range = {shape.kv_head_of(shape.heads.begin), shape.kv_head_of(shape.heads.end - 1) + 1};
   return shape;
 }
 
@@ -186,12 +204,12 @@ Matrix block(const Matrix& x, Range rows, std::size_t first_col, std::size_t col
 AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
                        const AttentionOptions& options, const CallShape& shape) {
   const std::size_t rows = q.shape(0), m = k.shape(0);
-  const long heads = shape.heads.size();  // of this part
-  const std::size_t dh = q.shape(1) / heads, dvh = v.shape(1) / heads;
+  const long heads = shape.heads.size(), kv_heads = shape.kv_range.size();  // of this part
+  const std::size_t dh = q.shape(1) / heads, dvh = v.shape(1) / kv_heads;
 
   AttentionResult result;
   result.kernel_used = choose_kernel(options.kernel, shape.n, shape.m, options.heads);
-  result.context = Matrix::from_shape({rows, v.shape(1)});
+  result.context = Matrix::from_shape({rows, heads * dvh});
 
   // Query i of the whole call sits at position i + (m - n): the part's first row at this one.
   const long first_position = shape.rows.begin + (shape.m - shape.n);
@@ -200,7 +218,7 @@ AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
                                               options.positional.pairing)
                                 : Matrix{};
   const Matrix k_rotated =
-      rope ? rotate_rope(k, heads, 0, options.positional.base, options.positional.pairing)
+      rope ? rotate_rope(k, kv_heads, 0, options.positional.base, options.positional.pairing)
            : Matrix{};
   const Matrix& q_positioned = rope ? q_rotated : q;
   const Matrix& k_positioned = rope ? k_rotated : k;
@@ -212,17 +230,19 @@ AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
 
   const float scale = score_scale(options.scale, static_cast<long>(dh));
   for (long h = 0; h < heads; ++h) {
+    // The key/value head query head h reads, among the part's k and v columns.
+    const long g = shape.kv_head_of(shape.heads.begin + h) - shape.kv_range.begin;
     // Scaling q once costs n·dh multiplications instead of n·m on the scores.
     const Matrix q_head = scaled_columns(q_positioned, h * dh, dh, scale);  // rows×dh
     const float v_scale =
-        result.kernel_used == Kernel::flash ? flash_value_scale(v, h * dvh, dvh) : 1.0f;
-    const Matrix v_scaled = v_scale != 1.0f ? scaled_columns(v, h * dvh, dvh, v_scale) : Matrix{};
+        result.kernel_used == Kernel::flash ? flash_value_scale(v, g * dvh, dvh) : 1.0f;
+    const Matrix v_scaled = v_scale != 1.0f ? scaled_columns(v, g * dvh, dvh, v_scale) : Matrix{};
 
     kernels::Head head;
     head.q = q_head.data();
-    head.k = k_positioned.data() + h * dh;
+    head.k = k_positioned.data() + g * dh;
     head.ldk = static_cast<long>(k_positioned.shape(1));
-    head.v = v_scale != 1.0f ? v_scaled.data() : v.data() + h * dvh;
+    head.v = v_scale != 1.0f ? v_scaled.data() : v.data() + g * dvh;
     head.ldv = v_scale != 1.0f ? static_cast<long>(dvh) : static_cast<long>(v.shape(1));
     head.n = static_cast<long>(rows);
     head.first_row = shape.rows.begin;
@@ -265,11 +285,15 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   require_non_empty("q", q);
   require_non_empty("k", k);
   require_non_empty("v", v);
-  require_same_columns("k", k, "q", q);
+  // With fewer key/value heads than query heads, check_options says how many columns k needs.
+  if (options.kv_heads.value_or(options.heads) == options.heads) {
+    require_same_columns("k", k, "q", q);
+  }
   require_same_rows("v", v, "k", k);
   const long n = static_cast<long>(q.shape(0)), m = static_cast<long>(k.shape(0));
-  const detail::CallShape shape = detail::check_options(
-      options, n, m, static_cast<long>(q.shape(1)), static_cast<long>(v.shape(1)));
+  const detail::CallShape shape =
+      detail::check_options(options, n, m, static_cast<long>(q.shape(1)),
+                            static_cast<long>(k.shape(1)), static_cast<long>(v.shape(1)));
   require_finite("q", q);
   require_finite("k", k);
   require_finite("v", v);
@@ -277,13 +301,14 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
     if (shape.whole_rows()) return detail::attend(q, k, v, options, shape);
     return detail::attend(detail::block(q, shape.rows, 0, q.shape(1)), k, v, options, shape);
   }
-  // The part's heads: their columns of q, k and v.
-  const std::size_t dh = q.shape(1) / options.heads, dvh = v.shape(1) / options.heads;
+  // The part's heads: their columns of q, and the columns of the key/value heads they read.
+  const std::size_t dh = q.shape(1) / options.heads, dvh = v.shape(1) / shape.kv_heads;
   const std::size_t first = shape.heads.begin, count = shape.heads.size();
+  const std::size_t first_kv = shape.kv_range.begin, kv_count = shape.kv_range.size();
   const Range all_keys{0, m};
   return detail::attend(detail::block(q, shape.rows, first * dh, count * dh),
-                        detail::block(k, all_keys, first * dh, count * dh),
-                        detail::block(v, all_keys, first * dvh, count * dvh), options, shape);
+                        detail::block(k, all_keys, first_kv * dh, kv_count * dh),
+                        detail::block(v, all_keys, first_kv * dvh, kv_count * dvh), options, shape);
 }
 
 }  // namespace attn

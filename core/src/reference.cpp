@@ -21,7 +21,8 @@ Matrix matmul(const Matrix& a, const Matrix& b) {
 AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                           const AttentionOptions& options) {
   const long n = q.shape(0), m = k.shape(0), heads = options.heads;
-  const long dh = q.shape(1) / heads, dvh = v.shape(1) / heads;
+  const long kv_heads = options.kv_heads.value_or(heads);
+  const long dh = q.shape(1) / heads, dvh = v.shape(1) / kv_heads;
   const double minus_infinity = -std::numeric_limits<double>::infinity();
   const auto& positional = options.positional;
   const std::vector<float> slopes =
@@ -29,12 +30,14 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   const bool rope = positional.type == PositionalType::rope;
   const Matrix q_rotated =
       rope ? rotate_rope(q, heads, m - n, positional.base, positional.pairing) : q;
-  const Matrix k_rotated = rope ? rotate_rope(k, heads, 0, positional.base, positional.pairing) : k;
+  const Matrix k_rotated =
+      rope ? rotate_rope(k, kv_heads, 0, positional.base, positional.pairing) : k;
 
   AttentionResult result;
   result.kernel_used = Kernel::materialized;
-  result.context = xt::zeros<float>({q.shape(0), v.shape(1)});
+  result.context = xt::zeros<float>({std::size_t(n), std::size_t(heads * dvh)});
   for (long h = 0; h < heads; ++h) {
+    const long g = h * kv_heads / heads;  // the key/value head query head h reads
     Matrix scores = xt::zeros<float>({n, m});
     Matrix weights = xt::zeros<float>({n, m});
     for (long i = 0; i < n; ++i) {
@@ -51,7 +54,7 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
         if (!causal_ok || !(in_window || sink)) continue;
         double dot = 0.0;
         for (long t = 0; t < dh; ++t)
-          dot += double(q_rotated(i, h * dh + t)) * k_rotated(j, h * dh + t);
+          dot += double(q_rotated(i, h * dh + t)) * k_rotated(j, g * dh + t);
         double score = dot * score_scale(options.scale, dh);
         if (positional.type == PositionalType::alibi) {
           // |distance| is the causal distance for every key a causal query sees, and stays
@@ -83,7 +86,7 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
         const double weight = row_max == minus_infinity ? 0.0 : unnormalised[j] / total;
         scores(i, j) = static_cast<float>(row[j]);
         weights(i, j) = static_cast<float>(weight);
-        for (long t = 0; t < dvh; ++t) context[t] += weight * v(j, h * dvh + t);
+        for (long t = 0; t < dvh; ++t) context[t] += weight * v(j, g * dvh + t);
       }
       for (long t = 0; t < dvh; ++t)
         result.context(i, h * dvh + t) = static_cast<float>(context[t]);

@@ -26,7 +26,8 @@ void require_projection(const char* weight_name, const Matrix& weight, const cha
   require_finite(weight_name, weight);
 }
 
-void validate(const Matrix& x, const Projections& projections) {
+// grouped: fewer key/value heads than query heads, whose wk columns check_options checks.
+void validate(const Matrix& x, const Projections& projections, bool grouped) {
   require_non_empty("x", x);
   require_finite("x", x);
   const int given =
@@ -39,15 +40,21 @@ void validate(const Matrix& x, const Projections& projections) {
     require_projection("wq", *projections.wq, "x", x.shape(0), x.shape(1));
     require_projection("wk", *projections.wk, "x", x.shape(0), x.shape(1));
     require_projection("wv", *projections.wv, "x", x.shape(0), x.shape(1));
-    require_same_columns("wk", *projections.wk, "wq", *projections.wq);
+    if (!grouped) require_same_columns("wk", *projections.wk, "wq", *projections.wq);
+  }
+  if (grouped && given == 0) {
+    fail(
+        "kvHeads below heads needs wq, wk and wv: without them q = k = v = x, and k cannot "
+        "have fewer heads than q");
   }
   if (projections.bo && !projections.wo) fail("bo is given without wo; the bias belongs to wo");
 }
 
-// v is n×dv.
-void validate_output_projection(const Projections& projections, std::size_t n, std::size_t dv) {
+// The context wo multiplies is n×width, named `context_name` in the errors.
+void validate_output_projection(const Projections& projections, const char* context_name,
+                                std::size_t n, std::size_t width) {
   if (!projections.wo) return;
-  require_projection("wo", *projections.wo, "v", n, dv);
+  require_projection("wo", *projections.wo, context_name, n, width);
   if (projections.bo) {
     if (projections.bo->size() != projections.wo->shape(1)) {
       fail("bo has " + std::to_string(projections.bo->size()) + " values but wo has " +
@@ -68,7 +75,8 @@ Matrix weight_columns(const Matrix& weight, std::size_t first, std::size_t count
 
 SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
                                    const AttentionOptions& options) {
-  validate(x, projections);
+  const long kv_heads = options.kv_heads.value_or(options.heads);
+  validate(x, projections, kv_heads != options.heads);
   AttentionOptions inner = options;
   Matrix input = x;
   if (options.positional.type == PositionalType::sinusoidal) {
@@ -76,21 +84,27 @@ SelfAttentionResult self_attention(const Matrix& x, const Projections& projectio
     inner.positional = PositionalOptions{};
   }
   const std::size_t n = x.shape(0);
-  const std::size_t dk = projections.wq ? projections.wq->shape(1) : x.shape(1);
+  const std::size_t dq = projections.wq ? projections.wq->shape(1) : x.shape(1);
+  const std::size_t dk = projections.wk ? projections.wk->shape(1) : x.shape(1);
   const std::size_t dv = projections.wv ? projections.wv->shape(1) : x.shape(1);
-  validate_output_projection(projections, n, dv);
   const long rows = static_cast<long>(n);
   const detail::CallShape shape =
-      detail::check_options(inner, rows, rows, static_cast<long>(dk), static_cast<long>(dv));
+      detail::check_options(inner, rows, rows, static_cast<long>(dq), static_cast<long>(dk),
+                            static_cast<long>(dv), {"wq", "wk", "wv"});
+  // The context has H heads of dv / G columns: as wide as v unless heads are grouped.
+  const std::size_t dh = dq / options.heads, dvh = dv / kv_heads;
+  validate_output_projection(projections, kv_heads == options.heads ? "v" : "the context", n,
+                             options.heads * dvh);
   if (projections.wo && shape.heads.size() != options.heads) {
     fail("part.heads must be every head, [0, " + std::to_string(options.heads) +
          "], when wo is given: the output projection mixes the heads' contexts");
   }
 
-  // The part's rows of q and its heads' columns of q, k and v: each column of x·W is
-  // computed alone, so these are the whole call's numbers.
-  const std::size_t dh = dk / options.heads, dvh = dv / options.heads;
+  // The part's rows of q and its heads' columns of q, and the columns of k and v of the
+  // key/value heads they read: each column of x·W is computed alone, so these are the whole
+  // call's numbers.
   const std::size_t first_head = shape.heads.begin, heads = shape.heads.size();
+  const std::size_t first_kv = shape.kv_range.begin, kv_count = shape.kv_range.size();
   const Range all_rows{0, rows};
   const Matrix query_input =
       shape.whole_rows() ? input : detail::block(input, shape.rows, 0, input.shape(1));
@@ -99,17 +113,17 @@ SelfAttentionResult self_attention(const Matrix& x, const Projections& projectio
     result.q = kernels::multiply(query_input,
                                  weight_columns(*projections.wq, first_head * dh, heads * dh));
     result.k =
-        kernels::multiply(input, weight_columns(*projections.wk, first_head * dh, heads * dh));
+        kernels::multiply(input, weight_columns(*projections.wk, first_kv * dh, kv_count * dh));
     result.v =
-        kernels::multiply(input, weight_columns(*projections.wv, first_head * dvh, heads * dvh));
+        kernels::multiply(input, weight_columns(*projections.wv, first_kv * dvh, kv_count * dvh));
   } else {
     result.q = detail::block(input, shape.rows, first_head * dh, heads * dh);
-    result.k = detail::block(input, all_rows, first_head * dh, heads * dh);
-    result.v = detail::block(input, all_rows, first_head * dvh, heads * dvh);
+    result.k = detail::block(input, all_rows, first_kv * dh, kv_count * dh);
+    result.v = detail::block(input, all_rows, first_kv * dvh, kv_count * dvh);
   }
   require_finite("q", result.q, shape.rows.begin, first_head * dh);
-  require_finite("k", result.k, 0, first_head * dh);
-  require_finite("v", result.v, 0, first_head * dvh);
+  require_finite("k", result.k, 0, first_kv * dh);
+  require_finite("v", result.v, 0, first_kv * dvh);
 
   result.attention = detail::attend(result.q, result.k, result.v, inner, shape);
   if (projections.wo) {

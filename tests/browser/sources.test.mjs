@@ -16,7 +16,7 @@ let suite;
 before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
 
-// The rows of x as the steps table holds them (every row shows while n ≤ 24).
+// The rows of x as the tutorial's steps table holds them (every row shows while n ≤ 24).
 async function stepVectors(page, rows) {
   await page.waitForFunction((count) => document.querySelectorAll('[data-testid="steps-table"] tbody tr').length === count,
     rows, { timeout: TIMEOUT_MS });
@@ -32,7 +32,7 @@ const tableValues = (page) => page.evaluate(() => [...document.querySelectorAll(
 
 describe('vector sources', () => {
   test('random vectors are torch.rand(n, d) after torch.manual_seed(seed), and a new seed draws new ones', async () => {
-    const { page, close } = await openPage(suite, '#src=random&rs=7&rd=5');
+    const { page, close } = await openPage(suite, '#src=random&rs=7&rd=5&sw=tutorial');
     await waitForRows(page, DEFAULT_TOKENS);
     const engine = await nodeEngine();
     const expected = engine.torchGenerator(7).rand(DEFAULT_TOKENS, 5);

@@ -40,7 +40,7 @@ async function stepColumns(page) {
 
 describe('views', () => {
   test('step by step shows the tutorial’s scores, weights and context vector', async () => {
-    const { page, close } = await openPage(suite, '#src=journey');
+    const { page, close } = await openPage(suite, '#src=journey&sw=tutorial');
     await waitForRows(page, 6);
     const example = seedExample('your-journey-starts-with-one-step');
     assert.equal(await page.inputValue('#query'), String(example.query_index));
@@ -56,7 +56,7 @@ describe('views', () => {
   });
 
   test('a large scale makes naive softmax overflow to NaN while softmax stays finite', async () => {
-    const { page, close } = await openPage(suite, '#src=journey');
+    const { page, close } = await openPage(suite, '#src=journey&sw=tutorial');
     await waitForRows(page, 6);
     await page.fill('#step-scale', '1000');
     await page.waitForFunction(() => document.getElementById('steps-summary').textContent.includes('scale 1000'),

@@ -1,9 +1,9 @@
 // libFuzzer target: the core's numerical entry points on arbitrary shapes (every size ≤ 64),
 // option values and float bit patterns. One input drives one call:
 //
-//   attention (every option, each kernel; materialised results re-run with flash and
-//   against the double-precision reference; a part of the rows and heads, which must hold
-//   exactly the whole call's numbers), self_attention with projections,
+//   attention (every option, kvHeads among them, each kernel; materialised results re-run
+//   with flash and against the double-precision reference; a part of the rows and heads,
+//   which must hold exactly the whole call's numbers), self_attention with projections,
 //   walk_through_query, lab::rollout, lab::propagate (fast and direct paths),
 //   lab::position_curve, attention_memory, TorchGenerator, rope_decay_bound.
 //
@@ -235,7 +235,8 @@ attn::AttentionOptions make_options(FuzzedDataProvider& data, long heads, bool a
 }
 
 std::string describe_options(const attn::AttentionOptions& options) {
-  std::string text = "heads " + std::to_string(options.heads) + " " +
+  std::string text = "heads " + std::to_string(options.heads) + " kvHeads " +
+                     (options.kv_heads ? std::to_string(*options.kv_heads) : "-") + " " +
                      attn::to_string(options.normalization) + " " + describe_mask(options.mask) +
                      " scale mode " + std::to_string(int(options.scale.mode)) + " " +
                      number(options.scale.factor) + " " + attn::to_string(options.positional.type);
@@ -261,18 +262,19 @@ std::string where(const char* what, long h, long i, long j = -1) {
 // about one float ulp of its own size, and ALiBi adds slope·distance.
 double score_rounding_error(const attn::Matrix& q, const attn::Matrix& k,
                             const attn::AttentionOptions& options, long h, long dh) {
+  const long g = h * options.kv_heads.value_or(options.heads) / options.heads;  // k's head
   const double scale = std::fabs(attn::score_scale(options.scale, dh));
   // ‖q_i‖·‖k_j‖ bounds Σ|q_t·k_t| before and after a RoPE rotation (which keeps norms).
-  const auto largest_norm = [&](const attn::Matrix& x) {
+  const auto largest_norm = [&](const attn::Matrix& x, long head) {
     double largest = 0.0;
     for (std::size_t i = 0; i < x.shape(0); ++i) {
       double squares = 0.0;
-      for (long t = 0; t < dh; ++t) squares += double(x(i, h * dh + t)) * x(i, h * dh + t);
+      for (long t = 0; t < dh; ++t) squares += double(x(i, head * dh + t)) * x(i, head * dh + t);
       largest = std::max(largest, std::sqrt(squares));
     }
     return largest;
   };
-  const double worst = largest_norm(q) * largest_norm(k) * scale;
+  const double worst = largest_norm(q, h) * largest_norm(k, g) * scale;
   double slope = 0.0;
   if (options.positional.type == attn::PositionalType::alibi) {
     slope =
@@ -292,12 +294,14 @@ double largest_magnitude(const attn::Matrix& matrix, long first_col, long cols) 
   return largest;
 }
 
+// v holds kv_heads heads; query head h's context is read from v's head ⌊h·kv_heads/heads⌋.
 void compare_contexts(const attn::Matrix& a, const attn::Matrix& b, const attn::Matrix& v,
-                      long heads, const char* what) {
+                      long heads, long kv_heads, const char* what) {
   expect(a.shape() == b.shape(), std::string(what) + ": context shapes differ");
-  const long dvh = static_cast<long>(v.shape(1)) / heads;
+  const long dvh = static_cast<long>(v.shape(1)) / kv_heads;
   for (long h = 0; h < heads; ++h) {
-    const double tolerance = kContextTolerance * largest_magnitude(v, h * dvh, dvh) + 1e-30;
+    const long g = h * kv_heads / heads;
+    const double tolerance = kContextTolerance * largest_magnitude(v, g * dvh, dvh) + 1e-30;
     for (std::size_t i = 0; i < a.shape(0); ++i) {
       for (long t = h * dvh; t < (h + 1) * dvh; ++t) {
         const double difference = std::fabs(double(a(i, t)) - double(b(i, t)));
@@ -317,10 +321,13 @@ void check_attention(const attn::Matrix& q, const attn::Matrix& k, const attn::M
   expect(all_finite(q) && all_finite(k) && all_finite(v),
          "a call with a non-finite input succeeded");
   const long n = static_cast<long>(q.shape(0)), m = static_cast<long>(k.shape(0)),
-             heads = options.heads;
-  expect(heads >= 1 && q.shape(1) % heads == 0 && v.shape(1) % heads == 0,
-         "heads that do not divide succeeded");
-  expect(result.context.shape(0) == q.shape(0) && result.context.shape(1) == v.shape(1),
+             heads = options.heads, kv_heads = options.kv_heads.value_or(heads);
+  expect(heads >= 1 && kv_heads >= 1 && heads % kv_heads == 0 && q.shape(1) % heads == 0 &&
+             k.shape(1) == kv_heads * (q.shape(1) / heads) && v.shape(1) % kv_heads == 0,
+         "heads or kvHeads that do not fit q, k and v succeeded");
+  // H query heads, each as wide in the context as one key/value head of v.
+  expect(result.context.shape(0) == q.shape(0) &&
+             result.context.shape(1) == heads * (v.shape(1) / kv_heads),
          "context shape");
   expect(result.kernel_used != attn::Kernel::automatic, "kernel_used is automatic");
   const bool softmax = options.normalization == attn::Normalization::softmax;
@@ -400,7 +407,7 @@ void check_part(FuzzedDataProvider& data, const attn::Matrix& q, const attn::Mat
   } catch (const attn::InvalidArgument& error) {
     broken(std::string("the whole call succeeded but a part of it failed: ") + error.what());
   }
-  const std::size_t dvh = v.shape(1) / heads, rows = part_options.part.rows->begin;
+  const std::size_t dvh = whole.context.shape(1) / heads, rows = part_options.part.rows->begin;
   expect(part.kernel_used == whole.kernel_used, "a part chose another kernel");
   expect(same_block(whole.context, rows, first_head * dvh, part.context),
          "a part's context differs from the whole call's (rows " + std::to_string(rows) + " to " +
@@ -419,19 +426,42 @@ void fuzz_attention(FuzzedDataProvider& data) {
   const long heads = data.ConsumeIntegralInRange(0, 7) == 0 ? data.ConsumeIntegralInRange(-1L, 9L)
                                                             : data.ConsumeIntegralInRange(1L, 4L);
   const long n = make_size(data), m = make_size(data);
-  const bool fitting = data.ConsumeBool() && heads >= 1;
-  const long dk = fitting ? heads * data.ConsumeIntegralInRange(1L, kMaxSize / 4) : make_size(data);
-  const long dv = fitting ? heads * data.ConsumeIntegralInRange(1L, kMaxSize / 4) : make_size(data);
-  if (n < 0 || m < 0 || dk < 0 || dv < 0) return;  // shapes are size_t: negative sizes do not exist
-  const attn::AttentionOptions options = make_options(data, heads, false);
-  const attn::Matrix q = make_matrix(data, n, dk), k = make_matrix(data, m, dk),
+  // Key/value heads: as many as the heads (not given), a divisor of them (1: multi-query),
+  // or any count, which must fail unless it divides the heads.
+  std::optional<long> kv_heads;
+  switch (data.ConsumeIntegralInRange(0, 3)) {
+    case 1:
+      if (heads >= 1) {
+        kv_heads = data.ConsumeIntegralInRange(1L, heads);
+        while (heads % *kv_heads != 0) --*kv_heads;
+      }
+      break;
+    case 2:
+      kv_heads = 1;
+      break;
+    case 3:
+      kv_heads = data.ConsumeIntegralInRange(-1L, 9L);
+      break;
+  }
+  const long kv_count = kv_heads.value_or(heads);
+  const bool fitting = data.ConsumeBool() && heads >= 1 && kv_count >= 1;
+  const long dh = fitting ? data.ConsumeIntegralInRange(1L, kMaxSize / 4) : 0;
+  const long dq = fitting ? heads * dh : make_size(data);
+  const long dk = fitting ? kv_count * dh : kv_heads ? make_size(data) : dq;
+  const long dv =
+      fitting ? kv_count * data.ConsumeIntegralInRange(1L, kMaxSize / 4) : make_size(data);
+  if (n < 0 || m < 0 || dq < 0 || dk < 0 || dv < 0) return;  // shapes are size_t: no negative sizes
+  attn::AttentionOptions options = make_options(data, heads, false);
+  options.kv_heads = kv_heads;
+  const attn::Matrix q = make_matrix(data, n, dq), k = make_matrix(data, m, dk),
                      v = make_matrix(data, m, dv);
 
   describe_call = [&] {
-    return "attention n " + std::to_string(n) + " m " + std::to_string(m) + " dk " +
-           std::to_string(dk) + " dv " + std::to_string(dv) + ", " + describe_options(options) +
-           ", largest |q| " + number(largest_magnitude(q, 0, dk)) + " |k| " +
-           number(largest_magnitude(k, 0, dk)) + " |v| " + number(largest_magnitude(v, 0, dv));
+    return "attention n " + std::to_string(n) + " m " + std::to_string(m) + " dq " +
+           std::to_string(dq) + " dk " + std::to_string(dk) + " dv " + std::to_string(dv) + ", " +
+           describe_options(options) + ", largest |q| " + number(largest_magnitude(q, 0, dq)) +
+           " |k| " + number(largest_magnitude(k, 0, dk)) + " |v| " +
+           number(largest_magnitude(v, 0, dv));
   };
   attn::AttentionResult result;
   try {
@@ -455,36 +485,50 @@ void fuzz_attention(FuzzedDataProvider& data) {
   }
   check_attention(q, k, v, flash_options, flash);
   if (options.normalization != attn::Normalization::softmax) return;
-  const long dh = dk / heads;
+  const long head_width = dq / heads;
   for (long h = 0; h < heads; ++h) {
-    if (!(score_rounding_error(q, k, options, h, dh) <= kConditionLimit)) return;
+    if (!(score_rounding_error(q, k, options, h, head_width) <= kConditionLimit)) return;
   }
-  compare_contexts(flash.context, result.context, v, heads, "flash vs materialised");
+  compare_contexts(flash.context, result.context, v, heads, kv_count, "flash vs materialised");
   compare_contexts(attn::reference::attention(q, k, v, options).context, result.context, v, heads,
-                   "reference vs materialised");
+                   kv_count, "reference vs materialised");
 }
 
 void fuzz_self_attention(FuzzedDataProvider& data) {
   const long n = make_size(data), d_in = make_size(data);
   const long heads = data.ConsumeIntegralInRange(1L, 4L);
   if (n < 0 || d_in < 0) return;
-  const attn::AttentionOptions options = make_options(data, heads, true);
+  attn::AttentionOptions options = make_options(data, heads, true);
+  // Sometimes fewer key/value heads (a divisor of the heads), for wk and wv.
+  if (data.ConsumeBool()) {
+    long kv_heads = data.ConsumeIntegralInRange(1L, heads);
+    while (heads % kv_heads != 0) --kv_heads;
+    options.kv_heads = kv_heads;
+  }
+  const long kv_heads = options.kv_heads.value_or(heads);
   const attn::Matrix x = make_matrix(data, n, d_in);
   attn::Projections projections;
-  // A projection of `rows` rows (sometimes of another count, which the core must refuse).
-  const auto projection = [&](long rows) {
+  // A projection of `rows` rows and, mostly, a whole number of `group` heads' columns
+  // (sometimes of other counts, which the core must refuse).
+  const auto projection = [&](long rows, long group) {
     const long cols =
-        data.ConsumeBool() ? heads * data.ConsumeIntegralInRange(1L, 8L) : make_size(data);
+        data.ConsumeBool() ? group * data.ConsumeIntegralInRange(1L, 8L) : make_size(data);
     if (data.ConsumeIntegralInRange(0, 15) == 0) rows = make_size(data);
     return make_matrix(data, std::max(0L, rows), std::max(0L, cols));
   };
   const int given = data.ConsumeIntegralInRange(0, 3);  // 0: none, 3: all, else a partial set
-  if (given >= 1) projections.wq = projection(d_in);
-  if (given >= 2)
-    projections.wk = given == 3 && data.ConsumeBool() ? *projections.wq : projection(d_in);
-  if (given == 3) projections.wv = projection(d_in);
+  if (given >= 1) projections.wq = projection(d_in, heads);
+  if (given >= 2) {
+    projections.wk = given == 3 && kv_heads == heads && data.ConsumeBool()
+                         ? *projections.wq
+                         : projection(d_in, kv_heads);
+  }
+  if (given == 3) projections.wv = projection(d_in, kv_heads);
   if (data.ConsumeBool()) {
-    projections.wo = projection(given == 3 ? static_cast<long>(projections.wv->shape(1)) : d_in);
+    // The context is H heads as wide as one of v's key/value heads.
+    const long context_width =
+        given == 3 ? heads * (static_cast<long>(projections.wv->shape(1)) / kv_heads) : d_in;
+    projections.wo = projection(context_width, 1);
     if (data.ConsumeBool()) {
       const long size =
           data.ConsumeBool() ? static_cast<long>(projections.wo->shape(1)) : make_size(data);
@@ -512,7 +556,8 @@ void fuzz_self_attention(FuzzedDataProvider& data) {
   if (inner.positional.type == attn::PositionalType::sinusoidal) inner.positional = {};
   check_attention(result.q, result.k, result.v, inner, result.attention);
   expect(result.output.shape(0) == x.shape(0), "self_attention: output rows");
-  expect(result.output.shape(1) == (projections.wo ? projections.wo->shape(1) : result.v.shape(1)),
+  expect(result.output.shape(1) ==
+             (projections.wo ? projections.wo->shape(1) : result.attention.context.shape(1)),
          "self_attention: output columns");
   if (!projections.wq) {
     expect(result.q.shape() == x.shape() && result.k == result.q && result.v == result.q,

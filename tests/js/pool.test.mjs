@@ -150,10 +150,67 @@ describe('the same numbers as the one-thread engine', () => {
   });
 });
 
+describe('grouped-query attention (kvHeads) on the pool: the one-thread engine\'s numbers', () => {
+  // (heads, kvHeads): on 3 workers 4 heads split [0, 1), [1, 2), [2, 4), so that with 2 or 1
+  // key/value heads neighbouring parts read the same one.
+  const PAIRS = [[4, 2], [4, 1], [6, 3], [6, 2], [3, 1], [8, 2]];
+
+  test('attention on 2 and 3 workers, every option, split by heads', async () => {
+    const random = mulberry32(20261127);
+    for (const [heads, kvHeads] of PAIRS) {
+      for (const options of optionGrid(heads, random).filter((_, i) => i % 2 === 0)) {
+        const n = randomInt(random, 1, 200), m = randomInt(random, 1, 260);
+        const dh = 2 * randomInt(random, 1, 4), dvh = randomInt(random, 1, 5);
+        const q = randomMatrix(random, n, heads * dh), k = randomMatrix(random, m, kvHeads * dh);
+        const v = randomMatrix(random, m, kvHeads * dvh);
+        const grouped = { ...options, kvHeads };
+        const expected = engine.attention(q, k, v, grouped);
+        assert.equal(expected.context.cols, heads * dvh);
+        for (const pool of [two, three]) {
+          assertSameResult(await pool.attention(q, k, v, grouped), expected,
+            `${JSON.stringify(grouped)} n=${n} m=${m}, ${pool.workers} workers`);
+        }
+      }
+    }
+  });
+
+  test('selfAttention with wq, wk, wv of kvHeads heads: q, k, v, context and output, by heads and by rows (wo)', async () => {
+    const random = mulberry32(20261128);
+    const dIn = 10, dh = 4, dvh = 3;
+    for (const [heads, kvHeads] of PAIRS) {
+      for (const output of [false, true]) {
+        for (const positional of [{ type: 'none' }, { type: 'rope' }, { type: 'alibi' }]) {
+          const n = randomInt(random, 1, 200);
+          const x = randomMatrix(random, n, dIn);
+          const options = {
+            heads, kvHeads, causal: random() < 0.5, positional, kernel: pick(random, ['auto', 'flash']),
+            wq: randomMatrix(random, dIn, heads * dh), wk: randomMatrix(random, dIn, kvHeads * dh),
+            wv: randomMatrix(random, dIn, kvHeads * dvh),
+          };
+          if (output) Object.assign(options, { wo: randomMatrix(random, heads * dvh, 3), bo: [0.5, -1, 0.25] });
+          const expected = engine.selfAttention(x, options);
+          assert.deepEqual([expected.k.cols, expected.v.cols], [kvHeads * dh, kvHeads * dvh]);
+          for (const pool of [two, three]) {
+            assertSameResult(await pool.selfAttention(x, options), expected,
+              `heads ${heads}, kvHeads ${kvHeads}, ${output ? 'wo' : 'no wo'}, ${positional.type}, n=${n}, ${pool.workers} workers`);
+          }
+        }
+      }
+    }
+  });
+
+  test('splitting by heads names the key/value heads each part reads', () => {
+    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 4, kvHeads: 2, options: {}, workers: 3 }),
+      { by: 'heads', parts: [{ heads: [0, 1] }, { heads: [1, 2] }, { heads: [2, 4] }], kvRanges: [[0, 1], [0, 1], [1, 2]] });
+    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 8, kvHeads: 1, options: {}, workers: 2 }).kvRanges, [[0, 1], [0, 1]]);
+    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 6, kvHeads: 3, options: {}, workers: 2 }).kvRanges, [[0, 2], [1, 3]]);
+  });
+});
+
 describe('splitting', () => {
   test('heads in runs of equal size, query rows in blocks of 64 with the causal work balanced', () => {
     assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, options: {}, workers: 2 }),
-      { by: 'heads', parts: [{ heads: [0, 4] }, { heads: [4, 8] }] });
+      { by: 'heads', parts: [{ heads: [0, 4] }, { heads: [4, 8] }], kvRanges: [[0, 4], [4, 8]] });
     assert.deepEqual(splitCall({ n: 10, m: 10, heads: 5, options: {}, workers: 3 }).parts.map((p) => p.heads),
       [[0, 1], [1, 3], [3, 5]]);
     const bidirectional = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash' }, workers: 2 });

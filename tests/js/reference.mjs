@@ -138,24 +138,26 @@ export function normalizeRow(scores, normalization = 'softmax') {
 // with scores and weights arrays of H number[][] n×m and context n×dv.
 export function attentionReference(q, k, v, options = {}) {
   const {
-    heads = 1, scale = true, normalization = 'softmax', causal = false, window = 0, sinks = 0, prefix = 0,
-    positional = { type: 'none' },
+    heads = 1, kvHeads = heads, scale = true, normalization = 'softmax', causal = false, window = 0, sinks = 0,
+    prefix = 0, positional = { type: 'none' },
   } = options;
   const n = q.length, m = k.length, dk = q[0].length, dv = v[0].length;
-  const dh = dk / heads, dvh = dv / heads;
+  // Query head h reads key/value head ⌊h·kvHeads/heads⌋; k and v hold kvHeads heads.
+  const dh = dk / heads, dvh = dv / kvHeads;
   const offset = m - n;
   let qp = q, kp = k;
   if (positional.type === 'rope') {
     qp = ropeRotate(q, heads, offset, positional.base, positional.pairing);
-    kp = ropeRotate(k, heads, 0, positional.base, positional.pairing);
+    kp = ropeRotate(k, kvHeads, 0, positional.base, positional.pairing);
   }
   const factor = scale === true ? 1 / Math.sqrt(dh) : scale === false ? 1 : scale;
   const slopes = positional.type !== 'alibi' ? null
     : positional.slopes ? Array.from(positional.slopes) : defaultAlibiSlopes(heads);
 
   const scores = [], weights = [];
-  const context = zeros(n, dv);
+  const context = zeros(n, heads * dvh);
   for (let h = 0; h < heads; ++h) {
+    const g = Math.floor((h * kvHeads) / heads);
     const headScores = zeros(n, m), headWeights = [];
     for (let i = 0; i < n; ++i) {
       const p = i + offset;
@@ -165,7 +167,7 @@ export function attentionReference(q, k, v, options = {}) {
           continue;
         }
         let dot = 0;
-        for (let t = 0; t < dh; ++t) dot += qp[i][h * dh + t] * kp[j][h * dh + t];
+        for (let t = 0; t < dh; ++t) dot += qp[i][h * dh + t] * kp[j][g * dh + t];
         let score = dot * factor;
         if (slopes) score -= slopes[h] * Math.abs(p - j);  // = p − j for every key a causal query sees, but a prefix's
         headScores[i][j] = score;
@@ -174,7 +176,7 @@ export function attentionReference(q, k, v, options = {}) {
       headWeights.push(row);
       for (let c = 0; c < dvh; ++c) {
         let sum = 0;
-        for (let j = 0; j < m; ++j) if (row[j] !== 0) sum += row[j] * v[j][h * dvh + c];
+        for (let j = 0; j < m; ++j) if (row[j] !== 0) sum += row[j] * v[j][g * dvh + c];
         context[i][h * dvh + c] = sum;
       }
     }

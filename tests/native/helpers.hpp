@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/attention.hpp"
@@ -117,6 +118,28 @@ inline void check_part(const attn::AttentionResult& whole, const attn::Attention
   }
 }
 
+// x (rows×(G·w): G key or value heads of width w) with each head's columns repeated heads / G
+// times in place → rows×(heads·w): the multi-head k or v that grouped-query attention reads.
+inline attn::Matrix repeat_kv_heads(const attn::Matrix& x, long kv_heads, long heads) {
+  const std::size_t rows = x.shape(0), width = x.shape(1) / kv_heads;
+  attn::Matrix repeated = attn::Matrix::from_shape({rows, width * heads});
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (long h = 0; h < heads; ++h) {
+      const long g = h * kv_heads / heads;
+      for (std::size_t t = 0; t < width; ++t) repeated(i, h * width + t) = x(i, g * width + t);
+    }
+  }
+  return repeated;
+}
+
+// The (query heads, key/value heads) pairs the grouped-query tests cover: groups of 2, 3 and
+// 4, multi-query (G = 1), and G = H (multi-head) as a control.
+inline const std::vector<std::pair<long, long>>& grouped_head_pairs() {
+  static const std::vector<std::pair<long, long>> pairs{{2, 1}, {4, 2}, {4, 1}, {6, 3},
+                                                        {6, 2}, {8, 2}, {3, 3}};
+  return pairs;
+}
+
 // Whether query i of n sees key j of m, written straight from the README's table of options.
 inline bool api_visible(const attn::MaskOptions& mask, long i, long j, long n, long m) {
   const long p = i + (m - n);
@@ -129,10 +152,11 @@ inline bool api_visible(const attn::MaskOptions& mask, long i, long j, long n, l
 
 inline std::string describe(const attn::AttentionOptions& options) {
   std::ostringstream text;
-  text << "heads " << options.heads << ", " << attn::to_string(options.normalization)
-       << (options.mask.causal ? ", causal" : "") << ", window " << options.mask.window
-       << ", sinks " << options.mask.sinks << ", prefix " << options.mask.prefix << ", scale mode "
-       << int(options.scale.mode) << ", " << attn::to_string(options.positional.type);
+  text << "heads " << options.heads << ", kvHeads " << options.kv_heads.value_or(options.heads)
+       << ", " << attn::to_string(options.normalization) << (options.mask.causal ? ", causal" : "")
+       << ", window " << options.mask.window << ", sinks " << options.mask.sinks << ", prefix "
+       << options.mask.prefix << ", scale mode " << int(options.scale.mode) << ", "
+       << attn::to_string(options.positional.type);
   if (options.positional.type == attn::PositionalType::rope) {
     text << " " << attn::to_string(options.positional.pairing);
   }

@@ -419,3 +419,93 @@ TEST_CASE("attention: a part's overflow names the whole call's head and query",
       attn::attention(q, k, v, options),
       Contains("overflowed float32 in head 1, query 3") && Contains("scores[1][3][0]"));
 }
+
+// The kernels read a key/value head in place whatever the row stride of k and v, and each
+// query head computes alone: grouped-query attention does for query head h exactly what
+// multi-head attention does with key/value head ⌊h·G/H⌋ copied to head h. So the two agree
+// bit for bit, not merely to a tolerance.
+TEST_CASE("attention: kvHeads = G equals repeating each key/value head H/G times, bit for bit",
+          "[attention][grouped]") {
+  std::mt19937 rng(64);
+  for (const auto& [heads, kv_heads] : helpers::grouped_head_pairs()) {
+    for (attn::AttentionOptions options : helpers::option_grid(heads)) {
+      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+        const long n = 1 + long(rng() % 90), m = 1 + long(rng() % 140);
+        const long dh = 2 * (1 + long(rng() % 4)), dvh = 1 + long(rng() % 9);
+        const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
+        const attn::Matrix k = helpers::random_matrix(m, kv_heads * dh, rng);
+        const attn::Matrix v = helpers::random_matrix(m, kv_heads * dvh, rng);
+        options.kernel = kernel;
+        options.kv_heads.reset();
+        INFO(helpers::describe(options)
+             << ", G " << kv_heads << ", " << attn::to_string(kernel) << ", n " << n << ", m " << m
+             << ", dh " << dh << ", dvh " << dvh);
+        const auto repeated =
+            attn::attention(q, helpers::repeat_kv_heads(k, kv_heads, heads),
+                            helpers::repeat_kv_heads(v, kv_heads, heads), options);
+        options.kv_heads = kv_heads;
+        const auto grouped = attn::attention(q, k, v, options);
+        REQUIRE(grouped.context.shape(1) == std::size_t(heads * dvh));
+        helpers::check_part(repeated, grouped, attn::Range{0, n}, attn::Range{0, heads}, heads);
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "attention: a part of the rows and heads with kvHeads gives exactly the whole call's "
+    "numbers",
+    "[attention][part][grouped]") {
+  std::mt19937 rng(65);
+  for (const auto& [heads, kv_heads] : helpers::grouped_head_pairs()) {
+    for (attn::AttentionOptions options : helpers::option_grid(heads)) {
+      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+        const long n = 1 + long(rng() % 150), m = 1 + long(rng() % 200);
+        const long dh = 2 * (1 + long(rng() % 3)), dvh = 1 + long(rng() % 5);
+        const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
+        const attn::Matrix k = helpers::random_matrix(m, kv_heads * dh, rng);
+        const attn::Matrix v = helpers::random_matrix(m, kv_heads * dvh, rng);
+        options.kv_heads = kv_heads;
+        options.kernel = kernel;
+        options.part = {};
+        const auto whole = attn::attention(q, k, v, options);
+        const attn::Range rows = helpers::random_range(n, rng),
+                          part_heads = helpers::random_range(heads, rng);
+        INFO(helpers::describe(options)
+             << ", " << attn::to_string(kernel) << ", n " << n << ", m " << m << ", rows ["
+             << rows.begin << ", " << rows.end << "), heads [" << part_heads.begin << ", "
+             << part_heads.end << ")");
+        options.part.rows = rows;
+        options.part.heads = part_heads;
+        helpers::check_part(whole, attn::attention(q, k, v, options), rows, part_heads, heads);
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: kvHeads that do not fit are rejected naming heads, kvHeads and the columns",
+          "[attention][grouped][errors]") {
+  // 4 query heads of width 2 (q 3×8), 2 key/value heads: k 5×4, v 5×6.
+  const attn::Matrix q = xt::zeros<float>({3, 8}), k = xt::zeros<float>({5, 4});
+  const attn::Matrix v = xt::zeros<float>({5, 6});
+  auto rejects = [](const attn::Matrix& q, const attn::Matrix& k, const attn::Matrix& v, long heads,
+                    long kv_heads, const std::string& words) {
+    INFO(words);
+    attn::AttentionOptions options = with_heads(heads);
+    options.kv_heads = kv_heads;
+    REQUIRE_THROWS_AS(attn::attention(q, k, v, options), attn::InvalidArgument);
+    REQUIRE_THROWS_WITH(attn::attention(q, k, v, options), Contains(words));
+  };
+  rejects(q, k, v, 4, 0, "kvHeads must be a whole number ≥ 1, got 0");
+  rejects(q, k, v, 4, 3, "kvHeads (3) must divide heads (4)");
+  rejects(q, k, v, 4, 8, "kvHeads (8) must divide heads (4)");
+  rejects(q, xt::zeros<float>({5, 6}), v, 4, 2,
+          "k has 6 columns but kvHeads · dh = 2 · 2 = 4 (dh = the 8 columns of q / heads 4)");
+  rejects(q, k, xt::zeros<float>({5, 5}), 4, 2, "kvHeads (2) must divide dv, the 5 columns of v");
+  rejects(xt::zeros<float>({3, 9}), k, v, 4, 2, "heads (4) must divide dk, the 9 columns of q");
+  // kvHeads equal to heads is multi-head attention: k must then match q, as without kvHeads.
+  rejects(q, k, v, 4, 4, "k has 4 columns but q has 8");
+  attn::AttentionOptions fits = with_heads(4);
+  fits.kv_heads = 2;
+  CHECK(attn::attention(q, k, v, fits).context.shape(1) == 12);
+}

@@ -43,3 +43,74 @@ TEST_CASE("attention memory: invalid sizes name the argument", "[memory][errors]
   rejects(query(4, 4, 0, 4, attn::Kernel::flash), "heads must be");
   rejects(query(4, 4, 1, 0, attn::Kernel::materialized), "bytesPerElement");
 }
+
+namespace {
+
+attn::KvCacheQuery cache(double tokens, double layers, double kv_heads, double head_width,
+                         double window = 0) {
+  attn::KvCacheQuery result;
+  result.tokens = tokens;
+  result.layers = layers;
+  result.kv_heads = kv_heads;
+  result.head_width = head_width;
+  result.window = window;
+  return result;
+}
+
+constexpr double kMiB = 1024.0 * 1024.0, kGiB = 1024.0 * kMiB;
+
+}  // namespace
+
+TEST_CASE("kv cache memory: published configurations in fp16", "[memory][kv_cache]") {
+  // Llama 2 7B: 32 layers × 32 kv heads × 128 × 2 bytes × (k and v) = 524,288 bytes a token.
+  CHECK(attn::kv_cache_memory(cache(1, 32, 32, 128)) == 524288.0);
+  CHECK(attn::kv_cache_memory(cache(1, 32, 32, 128)) == 0.5 * kMiB);
+  CHECK(attn::kv_cache_memory(cache(4096, 32, 32, 128)) == 2 * kGiB);
+  // Llama 3 8B has 8 kv heads: a quarter, 128 KiB a token, 16 GiB at 128K tokens.
+  CHECK(attn::kv_cache_memory(cache(1, 32, 8, 128)) == 131072.0);
+  CHECK(attn::kv_cache_memory(cache(131072, 32, 8, 128)) == 16 * kGiB);
+  // GPT-2 small: 12 layers × 12 heads × 64: 36 KiB a token, 144 MiB at 4K tokens.
+  CHECK(attn::kv_cache_memory(cache(1, 12, 12, 64)) == 36864.0);
+  CHECK(attn::kv_cache_memory(cache(4096, 12, 12, 64)) == 144 * kMiB);
+  // Mistral 7B keeps a 4,096-token window: 512 MiB however long the text.
+  CHECK(attn::kv_cache_memory(cache(4096, 32, 8, 128, 4096)) == 512 * kMiB);
+  CHECK(attn::kv_cache_memory(cache(131072, 32, 8, 128, 4096)) == 512 * kMiB);
+  CHECK(attn::kv_cache_memory(cache(100, 32, 8, 128, 4096)) == 100 * 131072.0);
+  CHECK(attn::kv_cache_memory(cache(0, 32, 8, 128)) == 0.0);
+  attn::KvCacheQuery fp32 = cache(10, 2, 3, 4);
+  fp32.bytes_per_element = 4;
+  CHECK(attn::kv_cache_memory(fp32) == 2.0 * 2 * 3 * 4 * 4 * 10);
+}
+
+TEST_CASE("kv cache memory: exact up to 2^53 bytes, an error beyond", "[memory][kv_cache]") {
+  // 2 · 2^20 layers · 2^20 heads · 2^5 · 2 bytes · 2^6 tokens = 2^53 exactly.
+  CHECK(attn::kv_cache_memory(cache(64, 1 << 20, 1 << 20, 32)) == attn::kMaxExactInteger);
+  // One more token: past 2^53, where doubles skip whole numbers.
+  REQUIRE_THROWS_WITH(attn::kv_cache_memory(cache(65, 1 << 20, 1 << 20, 32)),
+                      Contains("more than 2^53 bytes"));
+  // A product of odd factors just below 2^53 stays exact: 2 · 3 tokens · (2^50 − 1) wide.
+  attn::KvCacheQuery odd = cache(3, 1, 1, 1);
+  odd.bytes_per_element = 1;
+  odd.head_width = std::ldexp(1.0, 50) - 1;
+  CHECK(attn::kv_cache_memory(odd) == 6 * (std::ldexp(1.0, 50) - 1));
+}
+
+TEST_CASE("kv cache memory: invalid sizes name the field, the range and the value",
+          "[memory][kv_cache][errors]") {
+  auto rejects = [](const attn::KvCacheQuery& bad, const std::string& words) {
+    INFO(words);
+    REQUIRE_THROWS_AS(attn::kv_cache_memory(bad), attn::InvalidArgument);
+    REQUIRE_THROWS_WITH(attn::kv_cache_memory(bad), Contains(words));
+  };
+  rejects(cache(-1, 32, 8, 128), "tokens must be a whole number from 0 to 2^53, got -1");
+  rejects(cache(10.5, 32, 8, 128), "tokens must be a whole number from 0 to 2^53, got 10.5");
+  rejects(cache(10, 0, 8, 128), "layers must be a whole number from 1 to 2^53, got 0");
+  rejects(cache(10, 32, NAN, 128), "kvHeads must be a whole number from 1 to 2^53, got NaN");
+  rejects(cache(10, 32, 8, INFINITY),
+          "headWidth must be a whole number from 1 to 2^53, got Infinity");
+  rejects(cache(10, 32, 8, 128, -4), "window must be a whole number from 0 to 2^53, got -4");
+  rejects(cache(1e300, 32, 8, 128), "tokens must be a whole number from 0 to 2^53, got 1e+300");
+  attn::KvCacheQuery half_byte = cache(10, 32, 8, 128);
+  half_byte.bytes_per_element = 0.5;
+  rejects(half_byte, "bytesPerElement must be a whole number from 1 to 2^53, got 0.5");
+}

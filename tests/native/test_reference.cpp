@@ -52,3 +52,60 @@ TEST_CASE("reference: the fast attention equals the double-precision reference f
     CHECK_CLOSE(fast.context, slow.context, 1e-5);
   }
 }
+
+TEST_CASE(
+    "reference: grouped-query attention in both kernels equals the reference for every option",
+    "[reference][kernels][grouped]") {
+  std::mt19937 rng(63);
+  std::uniform_int_distribution<long> queries(1, 80), keys(1, 150), half_width(1, 4);
+  for (const auto& [heads, kv_heads] : helpers::grouped_head_pairs()) {
+    for (attn::AttentionOptions options : helpers::option_grid(heads)) {
+      options.kv_heads = kv_heads;
+      const long n = queries(rng), m = keys(rng), dh = 2 * half_width(rng), dvh = half_width(rng);
+      INFO(helpers::describe(options) << ", n " << n << ", m " << m << ", dh " << dh);
+      const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng, 0.0f, 1.0f);
+      const attn::Matrix k = helpers::random_matrix(m, kv_heads * dh, rng, 0.0f, 1.0f);
+      const attn::Matrix v = helpers::random_matrix(m, kv_heads * dvh, rng);
+      const auto slow = attn::reference::attention(q, k, v, options);
+      REQUIRE(slow.context.shape(1) == std::size_t(heads * dvh));
+      options.kernel = attn::Kernel::materialized;
+      const auto materialized = attn::attention(q, k, v, options);
+      REQUIRE(materialized.scores.size() == std::size_t(heads));
+      for (long h = 0; h < heads; ++h) {
+        CHECK_CLOSE(materialized.scores[h], slow.scores[h], 1e-5);
+        CHECK_CLOSE(materialized.weights[h], slow.weights[h], 1e-5);
+      }
+      CHECK_CLOSE(materialized.context, slow.context, 1e-5);
+      options.kernel = attn::Kernel::flash;
+      CHECK_CLOSE(attn::attention(q, k, v, options).context, slow.context, 1e-5);
+    }
+  }
+}
+
+TEST_CASE("reference: multi-query attention by hand, two query heads reading one key head",
+          "[reference][grouped]") {
+  // q: 1×4 (two heads of 2), k and v: 2×2 (one head). Head 0 scores q[0..2)·k, head 1 q[2..4)·k.
+  const attn::Matrix q{{1.0f, 0.0f, 0.0f, 2.0f}};
+  const attn::Matrix k{{1.0f, 0.0f}, {0.0f, 1.0f}};
+  const attn::Matrix v{{10.0f, 0.0f}, {0.0f, 20.0f}};
+  attn::AttentionOptions options;
+  options.heads = 2;
+  options.kv_heads = 1;
+  options.scale.mode = attn::ScaleOption::Mode::none;
+  const auto result = attn::reference::attention(q, k, v, options);
+  // Head 0: scores (1, 0), weights (e/(e+1), 1/(e+1)); head 1: scores (0, 2).
+  const double e = std::exp(1.0), e2 = std::exp(2.0);
+  CHECK(result.scores[0](0, 0) == 1.0f);
+  CHECK(result.scores[1](0, 1) == 2.0f);
+  CHECK(result.weights[0](0, 0) == Approx(e / (e + 1)).epsilon(1e-6));
+  CHECK(result.weights[1](0, 1) == Approx(e2 / (e2 + 1)).epsilon(1e-6));
+  // Context: n×(H·dvh) = 1×4, head 0's then head 1's weighted sum of the same v.
+  REQUIRE(result.context.shape(1) == 4);
+  CHECK(result.context(0, 0) == Approx(10 * e / (e + 1)).epsilon(1e-6));
+  CHECK(result.context(0, 1) == Approx(20 / (e + 1)).epsilon(1e-6));
+  CHECK(result.context(0, 2) == Approx(10 / (e2 + 1)).epsilon(1e-6));
+  CHECK(result.context(0, 3) == Approx(20 * e2 / (e2 + 1)).epsilon(1e-6));
+  // Contexts near 18, where float32's spacing is 2e-6.
+  const auto fast = attn::attention(q, k, v, options);
+  CHECK_CLOSE(fast.context, result.context, 4e-6);
+}

@@ -220,3 +220,122 @@ TEST_CASE("self_attention: a part of the heads with wo is rejected: wo mixes eve
   REQUIRE_THROWS_WITH(attn::self_attention(x, weights, options),
                       Contains("part.heads must be every head, [0, 2], when wo is given"));
 }
+
+TEST_CASE("self_attention: with kvHeads, wk and wv of G heads give attention of the projections",
+          "[self_attention][grouped]") {
+  std::mt19937 rng(76);
+  const long d_in = 10, dh = 4, dvh = 3, d_model = 5;
+  for (const auto& [heads, kv_heads] : helpers::grouped_head_pairs()) {
+    for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+      const long n = 1 + long(rng() % 70);
+      const attn::Matrix x = helpers::random_matrix(n, d_in, rng);
+      attn::Projections weights = projections(helpers::random_matrix(d_in, heads * dh, rng),
+                                              helpers::random_matrix(d_in, kv_heads * dh, rng),
+                                              helpers::random_matrix(d_in, kv_heads * dvh, rng));
+      weights.wo = helpers::random_matrix(heads * dvh, d_model, rng);
+      attn::AttentionOptions options;
+      options.heads = heads;
+      options.kv_heads = kv_heads;
+      options.mask.causal = true;
+      options.positional.type = attn::PositionalType::rope;
+      options.kernel = kernel;
+      INFO("heads " << heads << ", kvHeads " << kv_heads << ", " << attn::to_string(kernel));
+      const auto result = attn::self_attention(x, weights, options);
+      REQUIRE(result.k.shape(1) == std::size_t(kv_heads * dh));
+      REQUIRE(result.v.shape(1) == std::size_t(kv_heads * dvh));
+      REQUIRE(result.attention.context.shape(1) == std::size_t(heads * dvh));
+      const auto direct = attn::attention(result.q, result.k, result.v, options);
+      CHECK(helpers::first_block_difference(direct.context, 0, 0, result.attention.context) == -1);
+      CHECK_CLOSE(result.output, attn::reference::matmul(direct.context, *weights.wo), 1e-5);
+    }
+  }
+}
+
+TEST_CASE(
+    "self_attention: a part of the rows and heads with kvHeads gives the whole call's "
+    "numbers",
+    "[self_attention][part][grouped]") {
+  std::mt19937 rng(77);
+  const long d_in = 9, dh = 2, dvh = 3;
+  for (const auto& [heads, kv_heads] : helpers::grouped_head_pairs()) {
+    for (attn::PositionalType positional :
+         {attn::PositionalType::none, attn::PositionalType::rope, attn::PositionalType::alibi}) {
+      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+        const long n = 1 + long(rng() % 150);
+        const attn::Matrix x = helpers::random_matrix(n, d_in, rng);
+        const attn::Projections weights =
+            projections(helpers::random_matrix(d_in, heads * dh, rng),
+                        helpers::random_matrix(d_in, kv_heads * dh, rng),
+                        helpers::random_matrix(d_in, kv_heads * dvh, rng));
+        attn::AttentionOptions options;
+        options.heads = heads;
+        options.kv_heads = kv_heads;
+        options.mask.causal = true;
+        options.positional.type = positional;
+        options.kernel = kernel;
+        const auto whole = attn::self_attention(x, weights, options);
+        const attn::Range rows = helpers::random_range(n, rng),
+                          part_heads = helpers::random_range(heads, rng);
+        // The key/value heads the part's query heads read: ⌊h·G/H⌋ for its first and last.
+        const long first_kv = part_heads.begin * kv_heads / heads;
+        const long kv_end = (part_heads.end - 1) * kv_heads / heads + 1;
+        INFO("heads " << heads << ", kvHeads " << kv_heads << ", " << attn::to_string(positional)
+                      << ", " << attn::to_string(kernel) << ", n " << n << ", rows [" << rows.begin
+                      << ", " << rows.end << "), heads [" << part_heads.begin << ", "
+                      << part_heads.end << ")");
+        options.part = {rows, part_heads};
+        const auto part = attn::self_attention(x, weights, options);
+        REQUIRE(part.k.shape(1) == std::size_t((kv_end - first_kv) * dh));
+        REQUIRE(part.v.shape(1) == std::size_t((kv_end - first_kv) * dvh));
+        // Natively x·W over some of W's columns may round differently from x·W over all of
+        // them: with -ffp-contract=fast the matmul's vector blocks fuse multiply and add, its
+        // scalar edge may not, and which columns fall on the edge depends on the width. In
+        // wasm (no fused multiply-add) the two agree bit for bit, which tests/js/pool.test.mjs
+        // asserts; here the part's projections agree to float rounding.
+        const auto columns = [](const attn::Matrix& whole, long first_row, long rows_count,
+                                long first_col, long cols) {
+          return attn::Matrix(xt::view(whole, xt::range(first_row, first_row + rows_count),
+                                       xt::range(first_col, first_col + cols)));
+        };
+        CHECK_CLOSE(columns(whole.q, rows.begin, rows.size(), part_heads.begin * dh,
+                            part_heads.size() * dh),
+                    part.q, 1e-6);
+        CHECK_CLOSE(columns(whole.k, 0, n, first_kv * dh, (kv_end - first_kv) * dh), part.k, 1e-6);
+        CHECK_CLOSE(columns(whole.v, 0, n, first_kv * dvh, (kv_end - first_kv) * dvh), part.v,
+                    1e-6);
+        CHECK_CLOSE(columns(whole.attention.context, rows.begin, rows.size(),
+                            part_heads.begin * dvh, part_heads.size() * dvh),
+                    part.attention.context, 1e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("self_attention: kvHeads errors name wk, wv, wo and the columns expected",
+          "[self_attention][grouped][errors]") {
+  std::mt19937 rng(78);
+  const attn::Matrix x = helpers::random_matrix(5, 4, rng);
+  attn::AttentionOptions options;
+  options.heads = 4;
+  options.kv_heads = 2;
+  auto rejects = [&](const attn::Projections& weights, const std::string& words) {
+    INFO(words);
+    REQUIRE_THROWS_AS(attn::self_attention(x, weights, options), attn::InvalidArgument);
+    REQUIRE_THROWS_WITH(attn::self_attention(x, weights, options), Contains(words));
+  };
+  // Without weights q = k = v = x: k cannot have fewer heads than q.
+  rejects({}, "kvHeads below heads needs wq, wk and wv");
+  // wq: 4×8 (4 heads of 2), so wk must be 4×(2·2) and wv 4×(2·dvh).
+  const attn::Matrix wq = helpers::random_matrix(4, 8, rng);
+  rejects(projections(wq, helpers::random_matrix(4, 8, rng), helpers::random_matrix(4, 6, rng)),
+          "wk has 8 columns but kvHeads · dh = 2 · 2 = 4 (dh = the 8 columns of wq / heads 4)");
+  rejects(projections(wq, helpers::random_matrix(4, 4, rng), helpers::random_matrix(4, 5, rng)),
+          "kvHeads (2) must divide dv, the 5 columns of wv");
+  attn::Projections weights =
+      projections(wq, helpers::random_matrix(4, 4, rng), helpers::random_matrix(4, 6, rng));
+  // The context is 4 heads of 3 = 12 columns, not v's 6.
+  weights.wo = helpers::random_matrix(6, 2, rng);
+  rejects(weights, "wo has 6 rows but the context has 12 columns");
+  weights.wo = helpers::random_matrix(12, 2, rng);
+  CHECK(attn::self_attention(x, weights, options).output.shape(1) == 2);
+}

@@ -1,11 +1,13 @@
 // The option controls: each bound control sets one setting, its text parsed by state.js;
 // text that does not parse is named under the control, and the setting keeps its last good
 // value meanwhile. sync() brings every control in line with the state, with the problems of
-// settings that fail together (checks.js) under their controls. The zoom buttons and the
-// step-by-step scale slider are here too.
+// settings that fail together (checks.js) under their controls. The zoom buttons, the
+// step-by-step scale slider and generation's transport (play, pause, back, forward, a step
+// slider) are here too.
 import { ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
 import { shorten } from '../shared/url-hash.js';
 import { headsHint, headsProblem, slopesProblem } from './checks.js';
+import { fitStep } from './generation.js';
 import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
 
 // Controls bound one-to-one to a setting: field name → element id. The source is bound by
@@ -15,10 +17,12 @@ const BOUND_CONTROLS = {
   trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', headView: 'head-view',
   causal: 'causal', window: 'window', sinks: 'sinks', positional: 'positional', ropeBase: 'rope-base',
   ropePairing: 'rope-pairing', alibiSlopes: 'alibi-slopes', scaling: 'scaling', normalization: 'normalization',
-  query: 'query', stepScale: 'step-scale', value: 'value', pooling: 'pooling',
+  query: 'query', stepScale: 'step-scale', stepSource: 'step-source', value: 'value', pooling: 'pooling',
+  generate: 'generate', generationStep: 'generation-step',
 };
 const BOUND_ELSEWHERE = ['source'];
 const STEP_SCALE_DIGITS = 3;  // significant digits of a scale set with the slider
+const PLAY_STEP_MS = 700;     // between two generation steps while playing
 
 const $ = (id) => document.getElementById(id);
 // A typed control's problems show in the element `${id}-message` under it.
@@ -53,6 +57,10 @@ export function createControls({ state, vectors, onChange }) {
   const typedProblems = new Map();  // field → what is wrong with the text in its control
   const headView = $('head-view');
   const stepScaleRange = $('step-scale-range');
+  const stepRange = $('generation-step-range');
+  const playButton = $('generation-play');
+  let tokens = 0;       // of the current input, which bounds the generation step
+  let playTimer = 0;    // the next step's timer while playing, else 0
 
   // What is wrong with a setting besides its own text: checked against other settings.
   function settingProblem(field) {
@@ -81,6 +89,13 @@ export function createControls({ state, vectors, onChange }) {
       showProblem(element, typedProblems.get(field) ?? settingProblem(field));
     }
     stepScaleRange.value = String(Math.log10(state.stepScale));
+    $('step-scale-field').hidden = state.stepSource !== 'tutorial';
+    $('generation-transport').hidden = !state.generate;
+    stepRange.value = String(state.generationStep);
+    // generation step by step is causal whatever the checkbox held
+    $('causal').disabled = state.generate;
+    if (state.generate) $('causal').checked = true;
+    if (!state.generate && playTimer) pause();
     $('random-options').hidden = state.source !== 'random';
     $('torch-seed').disabled = state.trainable === 'none';
     $('d-out').disabled = state.trainable === 'none';
@@ -99,12 +114,17 @@ export function createControls({ state, vectors, onChange }) {
     const fixes = {};
     if (state.query >= n) fixes.query = n - 1;
     if (state.headView !== 'all' && state.headView > state.heads) fixes.headView = 'all';
+    if (state.generationStep >= n) fixes.generationStep = fitStep(state.generationStep, n);
     const changed = Object.keys(fixes).length > 0;
     if (changed) {
       Object.assign(state, fixes);
       sync();
     }
     $('query').max = String(n - 1);
+    tokens = n;
+    stepRange.max = String(n - 1);
+    $('generation-step').max = String(n - 1);
+    stepRange.value = String(state.generationStep);
     $('heads-hint').textContent = headsHint(state, vectors.input());
     if (!typedProblems.has('heads')) showProblem($('heads'), headsProblem(state, vectors.input()));
     return changed;
@@ -133,7 +153,9 @@ export function createControls({ state, vectors, onChange }) {
       try {
         const value = parseField(field, element.value);
         typedProblems.delete(field);
-        return onChange({ [field]: value }, { debounce: isText });
+        // a generation step typed in its box makes its token the query, as the transport does
+        const follows = field === 'generationStep' && tokens > 0 ? { query: fitStep(value, tokens) } : {};
+        return onChange({ [field]: value, ...follows }, { debounce: isText });
       } catch (error) {
         const problem = typedProblem(field, element, error.message);
         typedProblems.set(field, problem);
@@ -144,6 +166,49 @@ export function createControls({ state, vectors, onChange }) {
   stepScaleRange.addEventListener('input', () => {
     const scale = Number((10 ** Number(stepScaleRange.value)).toPrecision(STEP_SCALE_DIGITS));
     onChange({ stepScale: scale });
+  });
+  // Generation: one step at a time, or played on a timer until the last token. The newest
+  // token becomes the selected query, so the walk-through and the profile follow its row.
+  function stepTo(step) {
+    if (tokens === 0) return;
+    const next = fitStep(step, tokens);
+    onChange({ generationStep: next, query: next });
+  }
+  function pause() {
+    clearTimeout(playTimer);
+    playTimer = 0;
+    playButton.textContent = 'Play';
+    playButton.setAttribute('aria-pressed', 'false');
+  }
+  function playNext() {
+    if (state.generationStep >= tokens - 1) {
+      pause();
+      return;
+    }
+    stepTo(state.generationStep + 1);
+    playTimer = setTimeout(playNext, PLAY_STEP_MS);
+  }
+  playButton.addEventListener('click', () => {
+    if (playTimer) {
+      pause();
+      return;
+    }
+    playButton.textContent = 'Pause';
+    playButton.setAttribute('aria-pressed', 'true');
+    if (state.generationStep >= tokens - 1) stepTo(0);  // played to the end: again from the first token
+    playTimer = setTimeout(playNext, PLAY_STEP_MS);
+  });
+  $('generation-back').addEventListener('click', () => {
+    pause();
+    stepTo(state.generationStep - 1);
+  });
+  $('generation-forward').addEventListener('click', () => {
+    pause();
+    stepTo(state.generationStep + 1);
+  });
+  stepRange.addEventListener('input', () => {
+    pause();
+    stepTo(Number(stepRange.value));
   });
   $('zoom-in').addEventListener('click', () => zoomAround({ factor: ZOOM_STEP }));
   $('zoom-out').addEventListener('click', () => zoomAround({ factor: 1 / ZOOM_STEP }));

@@ -1,6 +1,7 @@
 // The compute pipeline: the state → tokens and vectors (input/vectors.js) → attention in the
 // engine worker → the pieces the views draw (the heatmap's pooled blocks, the lines view's
-// window, the profiles), then the step-by-step walk-through and the memory costs. Each stage
+// window, the profiles), in generation mode the decoding step and its cache, then the
+// step-by-step walk-through and the memory costs. Each stage
 // runs again only when what it depends on changed (stage.js), so that selecting a query does
 // not pool the matrix again, and a newer update makes older, still-running ones stop at their
 // next step.
@@ -8,6 +9,7 @@ import { formatCount, formatNumber } from '../shared/format.js';
 import { Superseded } from '../shared/worker/client.js';
 import { headsProblem, slopesProblem } from './checks.js';
 import { createStage } from './stage.js';
+import { fitStep } from './generation.js';
 import { PROJECTION_FIELDS, attentionOptions, shownHeads, shownRegion } from './state.js';
 
 const ELAPSED_TICK_MS = 100;
@@ -30,6 +32,7 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
   const linesStage = createStage();
   const profilesStage = createStage();
   const stepsStage = createStage();
+  const decodeStage = createStage();
   const costStage = createStage();
   let updates = 0;  // generation of the latest update()
 
@@ -61,7 +64,11 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
   // The pieces of the result the views draw, each asked for again only when what it depends on changed.
   async function fetchView(computed) {
     const heads = shownHeads(state);
-    const area = shownRegion(state, computed.n);
+    const step = fitStep(state.generationStep, computed.n);
+    let area = shownRegion(state, computed.n);
+    // generation shows rows 0..step: a zoomed square below them shows the whole matrix instead
+    if (state.generate && area.row0 > step) area = shownRegion({ zoom: null }, computed.n);
+    const rows = state.generate ? Math.min(area.size, step + 1 - area.row0) : area.size;
     const linesCount = Math.min(computed.n, LINES_MAX_TOKENS);
     const linesStart = Math.min(area.row0, computed.n - linesCount);
     const pooling = state.pooling;
@@ -69,8 +76,8 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
     const started = performance.now();
     const timed = (answer) => ({ ...answer.value, workerMs: answer.milliseconds, receivedAt: performance.now() });
     const [blocks, lines, profiles] = await Promise.all([
-      blocksStage(JSON.stringify([computed.key, heads, area, pooling]), () => client.request('blocks', {
-        heads, ...area, pooling, maxCells: heads.length > 1 ? MULTIPLE_MAX_CELLS : SINGLE_MAX_CELLS,
+      blocksStage(JSON.stringify([computed.key, heads, area, rows, pooling]), () => client.request('blocks', {
+        heads, ...area, rows, pooling, maxCells: heads.length > 1 ? MULTIPLE_MAX_CELLS : SINGLE_MAX_CELLS,
       }).then(timed)),
       linesStage(JSON.stringify([computed.key, heads, linesStart, linesCount]), () => client.request('blocks', {
         heads, row0: linesStart, col0: linesStart, size: linesCount, maxCells: linesCount, pooling,
@@ -80,14 +87,29 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
       }).then(timed)),
     ]);
     return {
-      computed, heads, region: area, blocks, profiles, lines: { start: linesStart, count: linesCount, panels: lines.panels },
+      computed, heads, region: area, rows, blocks, profiles, lines: { start: linesStart, count: linesCount, panels: lines.panels },
       milliseconds: performance.now() - started,
     };
   }
 
-  function steps(input) {
-    const key = JSON.stringify([input.key, state.query, state.stepScale]);
-    return stepsStage(key, () => client.request('walkthrough', { query: state.query, scale: state.stepScale, maxRows: STEPS_MAX_ROWS })
+  // The walk-through of the selected query: the matrix's (its head on display, or the
+  // first when all show) or the tutorial's raw version.
+  function steps(input, computed) {
+    const source = state.stepSource;
+    const head = state.headView === 'all' ? 0 : state.headView - 1;
+    const key = JSON.stringify(source === 'matrix'
+      ? [source, computed.key, state.query, head]
+      : [source, input.key, state.query, state.stepScale]);
+    return stepsStage(key, () => client.request('walkthrough', {
+      source, query: state.query, head, scale: state.stepScale, maxRows: STEPS_MAX_ROWS,
+    }).then(({ value }) => value));
+  }
+
+  // Generation's current step: the row computed from the cache, the cache and its bytes.
+  function decode(computed) {
+    const step = fitStep(state.generationStep, computed.n);
+    const heads = shownHeads(state);
+    return decodeStage(JSON.stringify([computed.key, step, heads]), () => client.request('decode', { step, heads })
       .then(({ value }) => value));
   }
 
@@ -124,7 +146,14 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
         `drawing ${formatNumber(drawMs, 0)} ms`;
       status.done(`${computed.label} (${timing}).`);
       views.recordTiming(started, { computed, fetched, drawMs });
-      const walk = await steps(input);
+      if (state.generate) {
+        const decoded = await decode(computed);
+        if (!current()) return;
+        views.showGeneration(decoded, input.labels);
+      } else {
+        views.hideGeneration();
+      }
+      const walk = await steps(input, computed);
       if (!current()) return;
       views.showSteps(walk, input.labels);
       const rows = await costRows;

@@ -26,6 +26,7 @@ const MAX_LINK_TEXT = 64 * 1024;
 const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
 const VALUES = ['weights', 'scores'];
 const POOLING = ['max', 'mean'];
+const STEP_SOURCES = ['matrix', 'tutorial'];  // what the step-by-step view walks through
 
 function wholeNumber(min, max) {
   return {
@@ -144,6 +145,9 @@ const FIELDS = {
   normalization: { key: 'nm', label: 'normalisation', value: 'softmax', codec: choice(NORMALIZATIONS) },
   query: { key: 'q', label: 'query token #', value: PRESETS.journey.query, codec: wholeNumber(0, MAX_POSITION) },
   stepScale: { key: 'ss', label: 'step-by-step scale', value: 1, codec: positiveNumber },
+  stepSource: { key: 'sw', label: 'step-by-step version', value: 'matrix', codec: choice(STEP_SOURCES) },
+  generate: { key: 'gen', label: 'generation step by step', value: false, codec: flag },
+  generationStep: { key: 'gs', label: 'generation step', value: 0, codec: wholeNumber(0, MAX_POSITION) },
   value: { key: 'val', label: 'colour', value: 'weights', codec: choice(VALUES) },
   pooling: { key: 'pool', label: 'block pooling', value: 'max', codec: choice(POOLING) },
   zoom: { key: 'z', label: 'zoom', value: null, codec: zoom },
@@ -232,13 +236,13 @@ function positionalOption(state) {
   return { type: state.positional };
 }
 
-/** The engine's options of selfAttention for `state`. */
+/** The engine's options of selfAttention for `state`; generation step by step is causal. */
 export function attentionOptions(state) {
   return {
     heads: state.heads,
     scale: state.scaling,
     normalization: state.normalization,
-    causal: state.causal,
+    causal: state.causal || state.generate,
     window: state.window,
     sinks: state.sinks,
     positional: positionalOption(state),

@@ -3,6 +3,7 @@
 // asks; its own engine tokenizes, draws projections and walks through a query. It keeps the
 // last attention result, so that views, profiles and exports of a 4,096-token matrix are cut
 // from it here and only screen-sized pieces cross to the page. Messages: shared/worker/client.js.
+import { cacheEntries, decodeStep, kvCacheBytes } from './generation.js';
 import { csvChunks, jsonChunks } from './weights-export.js';
 import { formatBytes } from '../shared/format.js';
 import { columnMeans, meanOf, poolBlocks, poolVector } from '../shared/heatmap/pooling.js';
@@ -18,7 +19,9 @@ const COST_TOKENS = [1, 2, 4, 8, 16, 32, 64, 128].map((k) => k * 1024);
 
 let pool = null;     // the workers attention is computed on
 let input = null;    // x of the last compute request: {rows, cols, data}
-let current = null;  // its attention: {n, heads, scores: Matrix[], weights: Matrix[], received: Float32Array[]}
+// its attention: {n, heads, options, scores: Matrix[], weights: Matrix[], q, k, v, context: Matrix,
+// received: Float32Array[]}
+let current = null;
 
 // The mean weight each key receives in one head of the current result, computed when first asked for.
 function received(head) {
@@ -33,6 +36,71 @@ function transposed({ rows, cols, data }) {
     for (let c = 0; c < cols; ++c) out[c * rows + r] = data[r * cols + c];
   }
   return { rows: cols, cols: rows, data: out };
+}
+
+// The rows a walk-through shows: all n keys, or the maxRows with the largest weights, the
+// query's own among them, in order.
+function shownKeys(weights, query, maxRows) {
+  const n = weights.length;
+  let rows = Array.from({ length: n }, (_, j) => j);
+  if (n > maxRows) {
+    rows = rows.sort((a, b) => weights[b] - weights[a]).slice(0, maxRows);
+    if (!rows.includes(query)) rows[maxRows - 1] = query;
+    rows.sort((a, b) => a - b);
+  }
+  return rows;
+}
+
+// The key/value head query head h reads (grouped-query attention; each its own without kvHeads).
+function kvHeadOf(h, { heads, kvHeads = heads }) {
+  return Math.floor((h * kvHeads) / heads);
+}
+
+// Columns [c0, c0 + width) of row r of a row-major matrix, copied.
+function rowSlice({ cols, data }, r, c0, width) {
+  return data.slice(r * cols + c0, r * cols + c0 + width);
+}
+
+// The tutorial's walk-through (engine.walkthrough): q = k = v = x, scores times `scale`.
+function tutorialWalk(engine, { query, scale, maxRows }) {
+  const walk = engine.walkthrough(input, { query, scale });
+  const rows = shownKeys(walk.weights.softmax, query, maxRows);
+  const pick = (values) => Float32Array.from(rows, (j) => values[j]);
+  return {
+    source: 'tutorial', n: input.rows, dims: input.cols, rows,
+    scores: pick(walk.scores),
+    sum: pick(walk.weights.sum),
+    naive: pick(walk.weights.naiveSoftmax),
+    softmax: pick(walk.weights.softmax),
+    vectors: rows.map((j) => rowSlice(input, j, 0, input.cols)),
+    context: walk.context,
+  };
+}
+
+// Row `query` of head `head` in the matrix on display: its scores (scaled, masked, with the
+// positional bias) and weights, the head's q of the query, k and v of each key shown (from
+// the key/value head it reads), and the head's part of the context row.
+function matrixWalk({ query, head, maxRows }) {
+  if (!current) throw new Error('no attention result yet');
+  const { n, q, k, v, context, options } = current;
+  if (query >= n || head >= current.heads) throw new Error(`query ${query}, head ${head} of a ${n}-token result with ${current.heads} heads`);
+  const kvHeads = options.kvHeads ?? current.heads;
+  const keyWidth = k.cols / kvHeads;
+  const valueWidth = v.cols / kvHeads;
+  const kvHead = kvHeadOf(head, options);
+  const weights = current.weights[head].data.subarray(query * n, (query + 1) * n);
+  const scores = current.scores[head].data.subarray(query * n, (query + 1) * n);
+  const rows = shownKeys(weights, query, maxRows);
+  const scale = options.scale === true ? 1 / Math.sqrt(keyWidth) : options.scale === false ? 1 : options.scale;
+  return {
+    source: 'matrix', n, head, heads: current.heads, rows, scale, keyWidth, options,
+    scores: Float32Array.from(rows, (j) => scores[j]),
+    weights: Float32Array.from(rows, (j) => weights[j]),
+    query: rowSlice(q, query, head * keyWidth, keyWidth),
+    keys: rows.map((j) => rowSlice(k, j, kvHead * keyWidth, keyWidth)),
+    values: rows.map((j) => rowSlice(v, j, kvHead * valueWidth, valueWidth)),
+    context: rowSlice(context, query, head * valueWidth, valueWidth),
+  };
 }
 
 // W_query, W_key, W_value drawn in that order, as the tutorials do after torch.manual_seed.
@@ -83,22 +151,26 @@ const handlers = {
     const started = performance.now();
     const result = await pool.selfAttention(input, { ...options, ...weights, kernel: 'materialized', reuse: previous });
     const engineMs = performance.now() - started;
-    current = { n, heads: options.heads, scores: result.scores, weights: result.weights, received: [] };
+    current = {
+      n, heads: options.heads, options, scores: result.scores, weights: result.weights,
+      q: result.q, k: result.k, v: result.v, context: result.context, received: [],
+    };
     // wasmBytes: the engines' wasm memory after the call, this worker's and the pool's (it
     // never shrinks), for the page's data-wasm-bytes
     return { n, heads: options.heads, engineMs, wasmBytes: engine.memoryBytes + pool.memoryBytes };
   },
 
   // The square [row0, row0+size) × [col0, col0+size) of the given heads in cells of
-  // block×block, block = ⌈size / maxCells⌉: what the heatmap draws.
-  blocks(engine, { heads, row0, col0, size, maxCells, pooling }) {
+  // block×block, block = ⌈size / maxCells⌉: what the heatmap draws; only its first `rows`
+  // rows when given (generation step by step).
+  blocks(engine, { heads, row0, col0, size, rows = size, maxCells, pooling }) {
     if (!current) throw new Error('no attention result yet');
     const block = Math.ceil(size / maxCells);
     const panels = heads.map((head) => ({
       head,
       ...poolBlocks({
         scores: current.scores[head].data, weights: current.weights[head].data, stride: current.n,
-        row0, col0, rows: size, cols: size, block, mode: pooling,
+        row0, col0, rows, cols: size, block, mode: pooling,
       }),
     }));
     return { block, panels };
@@ -114,27 +186,39 @@ const handlers = {
     return { stretch: row.stretch, row: row.values, column: column.values };
   },
 
-  // The tutorial's walk-through for one query (q = k = v = x, scores times `scale`), cut to
-  // at most maxRows keys: all of them, or the ones with the largest softmax weights.
-  walkthrough(engine, { query, scale, maxRows }) {
+  // The walk-through of one query, cut to at most maxRows keys: all of them, or the ones with
+  // the largest weights. source 'tutorial': the tutorial's raw version (q = k = v = x, scores
+  // times `scale`, engine.walkthrough); 'matrix': the row of `head` in the matrix on display,
+  // with that head's q, k, v and context.
+  walkthrough(engine, { source, query, head, scale, maxRows }) {
     if (!input) throw new Error('no input yet');
-    const walk = engine.walkthrough(input, { query, scale });
-    const n = input.rows;
-    let rows = Array.from({ length: n }, (_, j) => j);
-    if (n > maxRows) {
-      rows = rows.sort((a, b) => walk.weights.softmax[b] - walk.weights.softmax[a]).slice(0, maxRows);
-      if (!rows.includes(query)) rows[maxRows - 1] = query;
-      rows.sort((a, b) => a - b);
-    }
-    const pick = (values) => Float32Array.from(rows, (j) => values[j]);
+    return source === 'tutorial' ? tutorialWalk(engine, { query, scale, maxRows }) : matrixWalk({ query, head, maxRows });
+  },
+
+  // Step `step` of generation: the cache's entries, its bytes in fp16 and fp32, and for each
+  // of `heads` the row the decoding step computes (decodeStep) with its largest difference
+  // from the full causal matrix's row.
+  decode(engine, { step, heads }) {
+    if (!current) throw new Error('no attention result yet');
+    if (step >= current.n) throw new Error(`step ${step} of ${current.n} tokens`);
+    const { options, n } = current;
+    const decoded = decodeStep(engine, { q: current.q, k: current.k, v: current.v, step, options });
+    const rows = heads.map((h) => {
+      const full = current.weights[h].data.subarray(step * n, step * n + step + 1);
+      const weights = decoded.weights[h].data;
+      let largest = 0;
+      for (let j = 0; j <= step; ++j) largest = Math.max(largest, Math.abs(weights[j] - full[j]));
+      return { head: h, weights, maxDifference: largest };
+    });
+    const kvHeads = options.kvHeads ?? options.heads;
+    const cache = { step, kvHeads, headWidth: current.k.cols / kvHeads, window: options.window, sinks: options.sinks };
     return {
-      n, dims: input.cols, rows,
-      scores: pick(walk.scores),
-      sum: pick(walk.weights.sum),
-      naive: pick(walk.weights.naiveSoftmax),
-      softmax: pick(walk.weights.softmax),
-      vectors: rows.map((j) => input.data.slice(j * input.cols, (j + 1) * input.cols)),
-      context: walk.context,
+      step, rows, entries: cacheEntries(cache), kvHeads, headWidth: cache.headWidth,
+      shownKvHeads: [...new Set(heads.map((h) => kvHeadOf(h, options)))],
+      bytes: {
+        fp16: kvCacheBytes(engine, { ...cache, bytesPerElement: FP16_BYTES }),
+        fp32: kvCacheBytes(engine, { ...cache, bytesPerElement: FP32_BYTES }),
+      },
     };
   },
 

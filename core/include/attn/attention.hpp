@@ -3,7 +3,11 @@
 //   for each head h: weights_h = normalise(q_h · k_hᵀ · scale + bias_h, masked to -Infinity)
 //                    context[:, head h's value columns] = weights_h · v_h
 //
-// where q_h, k_h are columns [h·dh, (h+1)·dh) of q and k, and v_h the matching slice of v.
+// where q_h is columns [h·dh, (h+1)·dh) of q. With as many key/value heads as query heads
+// (multi-head attention), k_h and v_h are the same head's columns of k and v; with G < H
+// key/value heads (grouped-query attention; G = 1 is multi-query attention), k and v hold G
+// heads and query head h reads key/value head g = ⌊h·G/H⌋: k_h = columns [g·dh, (g+1)·dh) of k,
+// v_h = columns [g·dvh, (g+1)·dvh) of v.
 #pragma once
 
 #include <array>
@@ -50,7 +54,7 @@ struct Range {
 };
 
 // One part of a call: query rows [rows.begin, rows.end) of heads [heads.begin, heads.end)
-// (all of them where a range is not given). A part gives exactly the numbers of those rows
+// (all of them where a range is not given), reading the key/value heads its heads map to. A part gives exactly the numbers of those rows
 // and heads in the whole call, the same float operations in the same order: each head's
 // columns, positions (query i stays at i + (m - n)), ALiBi slope (of H heads), row blocks
 // and key tiles are the whole call's. The whole call's inputs and options are checked, and
@@ -63,6 +67,7 @@ struct AttentionPart {
 
 struct AttentionOptions {
   long heads = 1;
+  std::optional<long> kv_heads;  // G, the key/value heads: must divide heads; heads when not given
   ScaleOption scale;
   Normalization normalization = Normalization::softmax;
   MaskOptions mask;
@@ -75,16 +80,16 @@ struct AttentionOptions {
 struct AttentionResult {
   std::vector<Matrix> scores;  // H matrices n×m, scaled, biased, masked -Infinity; empty for flash
   std::vector<Matrix> weights;  // H matrices n×m, rows normalised; empty for flash
-  Matrix context;               // n×dv, heads concatenated in head order
+  Matrix context;               // n×(H·dvh), the query heads concatenated in head order
   Kernel kernel_used = Kernel::materialized;
 };
 
 // The most the materialised kernel may hold: scores and weights of all heads together.
 constexpr std::uint64_t kMaterializedBudgetBytes = std::uint64_t{1} << 30;
 
-// q: n×dk, k: m×dk, v: m×dv. Throws attn::InvalidArgument on bad shapes, non-finite
-// entries, or options that do not fit (for example heads not dividing dk, or a part beyond
-// n rows or H heads).
+// q: n×(H·dh), k: m×(G·dh), v: m×(G·dvh), G = options.kv_heads (H when not given). Throws
+// attn::InvalidArgument on bad shapes, non-finite entries, or options that do not fit (for
+// example heads not dividing dk, kv_heads not dividing heads, or a part beyond n rows or H heads).
 AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                           const AttentionOptions& options = {});
 

@@ -6,7 +6,7 @@
 
 namespace attn::reference {
 
-// q: n×dk, k: m×dk, v: m×dv; same options and result as attn::attention with the
+// q: n×(H·dh), k: m×(G·dh), v: m×(G·dvh) (G = options.kv_heads, H when not given); same options and result as attn::attention with the
 // materialised kernel. Inputs are assumed valid.
 AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                           const AttentionOptions& options);

@@ -1,11 +1,12 @@
 // The views of one attention result, bound to the page's elements: the heatmap and its legend
-// (shared/heatmap/), the row and column profile, the lines view and their status lines, then
-// the step-by-step table and the cost panel. The heatmap also carries what tests and the
+// (shared/heatmap/), the row and column profile, the lines view and their status lines, the
+// key/value cache of generation step by step, then the step-by-step table and the cost panel. The heatmap also carries what tests and the
 // curious read: data-timing (milliseconds of the last update's steps) and data-wasm-bytes.
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { formatCount } from '../../shared/format.js';
 import { renderCost } from './cost.js';
+import { hideGeneration, renderGeneration } from './generation.js';
 import { createLines } from './lines.js';
 import { drawProfile } from './profile.js';
 import { renderSteps } from './steps.js';
@@ -16,7 +17,8 @@ const $ = (id) => document.getElementById(id);
  * Binds the views to the page: `state` decides what they show (colour, pooling, query);
  * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
  * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmBytes(bytes),
- * recordTiming(started, pieces), showSteps(walk, labels), showCost(rows, n)}.
+ * recordTiming(started, pieces), showGeneration(decoded, labels), hideGeneration(), showSteps(walk, labels),
+ * showCost(rows, n)}.
  */
 export function createAttentionViews({ state, onSelectQuery, onZoom }) {
   const canvas = $('heatmap');
@@ -25,16 +27,20 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     bar: $('legend-bar'), axis: $('legend-axis'), title: $('legend-title'), swatches: $('legend-swatches'),
   });
   const drawLines = createLines($('lines'), $('lines-links'), { onSelectQuery });
+  const generationParts = {
+    panel: $('generation'), summary: $('generation-summary'), table: $('cache-table'), check: $('generation-check'),
+    note: $('generation-note'),
+  };
   let shown = null;  // what the views show: {view: {computed, heads, region, blocks, profiles, lines, milliseconds}, labels}
 
   function redraw() {
     if (!shown) return undefined;
-    const { view: { computed, region: area, blocks, profiles, lines }, labels } = shown;
+    const { view: { computed, region: area, rows, blocks, profiles, lines }, labels } = shown;
     const started = performance.now();
     const panels = blocks.panels.map((panel) => ({ ...panel, heads: computed.heads }));
     const domain = colorDomain(panels, state.value);
     heatmap.draw({
-      tokens: labels, n: computed.n, region: area, block: blocks.block, pooling: state.pooling,
+      tokens: labels, n: computed.n, region: area, rows, block: blocks.block, pooling: state.pooling,
       query: state.query, panels, value: state.value, domain,
     });
     updateLegend({ heading: state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)', domain });
@@ -87,8 +93,12 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
         update: performance.now() - started,
       });
     },
+    showGeneration(decoded, labels) {
+      renderGeneration(generationParts, { decoded, tokens: labels, window: state.window, sinks: state.sinks });
+    },
+    hideGeneration: () => hideGeneration(generationParts),
     showSteps(walk, labels) {
-      renderSteps({ summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note') },
+      renderSteps({ intro: $('steps-intro'), summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note') },
         { walk, tokens: labels, query: state.query, scale: state.stepScale });
     },
     showCost(rows, n) {

@@ -1,6 +1,9 @@
-// The step-by-step view for one query: scores (dot products times the scale), the weights
-// under each normalisation, and the context vector, with the engine's numbers as they are,
-// Infinity and NaN included. All values come from engine.walkthrough (via the worker).
+// The step-by-step view for one query, in one of two versions. The matrix's: the selected
+// query's row of one head of the matrix on display, with that head's q, k and v (projected,
+// positioned, scaled and masked as the matrix is), its weights and its part of the context
+// row, so the numbers are the heatmap's. The tutorial's raw version: q = k = v = x, scores
+// (dot products times the scale), the weights under each normalisation, and the context
+// vector. The engine's numbers as they are, Infinity and NaN included, via the worker.
 import { formatNumber } from '../../shared/format.js';
 
 const SHOWN_DIMS = 3;            // vector entries shown before "… k more"
@@ -42,11 +45,75 @@ function barCell(weight) {
   return td;
 }
 
+const NORMALIZATION_NAMES = { softmax: 'Softmax', 'naive-softmax': 'Naive softmax', sum: 'Sum ω/Σω' };
+const POSITION_TEXT = {
+  none: '',
+  sinusoidal: ' The sinusoidal encoding was added to x before the projections.',
+  rope: ' RoPE rotates q and each k by its position before the dot product (the vectors below are before the rotation).',
+  alibi: ' ALiBi then adds −slope × distance to each score.',
+};
+
+// The table's head: one column header per name; {hidden: text} is read out but not shown.
+function tableHead(names) {
+  const tr = document.createElement('tr');
+  tr.append(...names.map((name) => {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    if (typeof name === 'string') th.textContent = name;
+    else th.append(cell('span', name.hidden, 'visually-hidden'));
+    return th;
+  }));
+  const head = document.createElement('thead');
+  head.append(tr);
+  return head;
+}
+
+// The matrix's version: walk = the worker's matrixWalk answer.
+function renderMatrixSteps(parts, { walk, tokens, query }) {
+  const { options } = walk;
+  const heads = walk.heads === 1 ? '' : `, head ${walk.head + 1} of ${walk.heads}`;
+  const scaleText = options.scale === true ? `1/√${walk.keyWidth} = ${formatNumber(walk.scale, 4)}`
+    : formatNumber(walk.scale, 4);
+  const mask = [options.causal && 'causal', options.window > 0 && `window ${options.window}`,
+    options.window > 0 && options.sinks > 0 && `${options.sinks} sink${options.sinks === 1 ? '' : 's'}`].filter(Boolean);
+  parts.summary.textContent = `Query #${query} “${tokens[query].text}”${heads}: q = ${vectorText(walk.query)}; ` +
+    `score ω_j = (q · k_j) × ${scaleText}${mask.length > 0 ? `, masked keys (${mask.join(', ')}) −Infinity` : ''}; ` +
+    `weights by ${NORMALIZATION_NAMES[options.normalization].toLowerCase()}; ` +
+    `context z = Σ_j weight_j · v_j, this head's part of the context row.${POSITION_TEXT[options.positional.type]}`;
+  const head = tableHead(['#', 'Key', 'Score ω', `Weight (${NORMALIZATION_NAMES[options.normalization]})`,
+    { hidden: 'Weight as a bar' }, 'Key k_j', 'Value v_j']);
+  const body = document.createElement('tbody');
+  walk.rows.forEach((j, r) => {
+    const tr = document.createElement('tr');
+    if (j === query) tr.className = 'selected';
+    const token = cell('td', tokens[j].text, tokens[j].unknown ? 'unknown' : '');
+    tr.append(cell('td', String(j), 'number'), token, numberCell(walk.scores[r]), numberCell(walk.weights[r]),
+      barCell(walk.weights[r]), vectorCell(walk.keys[r]), vectorCell(walk.values[r]));
+    body.append(tr);
+  });
+  parts.table.replaceChildren(head, body);
+  parts.table.dataset.source = 'matrix';
+  parts.context.textContent = `z = ${vectorText(walk.context)}`;
+  parts.context.dataset.values = Array.from(walk.context).join(',');
+  parts.note.textContent = walk.rows.length < walk.n
+    ? `Showing the ${walk.rows.length} keys with the largest weights out of ${walk.n}.`
+    : 'These are the numbers of the heatmap’s row: hover its cells to compare.';
+}
+
 /**
- * Fills `parts` ({summary, table, context, note}) for walk =
- * {n, dims, rows, scores, sum, naive, softmax, vectors, context} and the tokens shown.
+ * Fills `parts` ({intro, summary, table, context, note}) for walk, the worker's walkthrough
+ * answer: the matrix's version (source 'matrix'), or the tutorial's
+ * {source: 'tutorial', n, dims, rows, scores, sum, naive, softmax, vectors, context}, and the tokens shown.
  */
 export function renderSteps(parts, { walk, tokens, query, scale }) {
+  parts.intro.textContent = walk.source === 'matrix'
+    ? 'The selected query’s row of the matrix above: the same vectors, projections, head, scale, mask and positions.'
+    : 'As in the tutorial, the query, keys and values are the token vectors themselves; the matrix applies every option.';
+  if (walk.source === 'matrix') {
+    renderMatrixSteps(parts, { walk, tokens, query });
+    return;
+  }
+  parts.table.dataset.source = 'tutorial';
   const queryToken = tokens[query];
   parts.summary.textContent = `Query #${query} “${queryToken.text}”, scale ${formatNumber(scale, 3)}: ` +
     `score ω_j = (x_q · x_j) × scale, three ways to turn scores into weights, ` +
@@ -62,7 +129,9 @@ export function renderSteps(parts, { walk, tokens, query, scale }) {
       vectorCell(walk.vectors[r]));
     body.append(tr);
   });
-  parts.table.tBodies[0].replaceWith(body);
+  const head = tableHead(['#', 'Key', 'Score ω', 'Sum ω/Σω', 'Naive e^ω/Σe^ω', 'Softmax',
+    { hidden: 'Softmax weight as a bar' }, 'Vector x_j']);
+  parts.table.replaceChildren(head, body);
 
   parts.context.textContent = `z = ${vectorText(walk.context)}`;
   parts.context.dataset.values = Array.from(walk.context).join(',');

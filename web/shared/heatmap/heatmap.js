@@ -117,7 +117,8 @@ function hatchPattern(context, back, stroke) {
  *   {tokens: [{text, unknown}], n, region: {row0, col0, size}, block, pooling, query,
  *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title}], value, domain,
  *    marked, names, columns}.
- * Optional: a panel's title (default "Head h of H"); its scores (without them the tooltip shows
+ * Optional: rows, how many rows from the region's first are drawn (default all of them: generation
+ * step by step shows the rows fed so far); a panel's title (default "Head h of H"); its scores (without them the tooltip shows
  * the weight alone); marked, token positions whose columns are outlined and whose labels are
  * always drawn and stand out; names {query, key}, what the tooltip calls a row and a column
  * (default 'query', 'key'); columns, the most panels side by side (default: as many as fit).
@@ -132,6 +133,9 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   let layout = null;
   let cursor = null;  // {panel, i, j}: the cell under the pointer or the keyboard cursor
   let marked = new Set();  // token positions whose columns are outlined
+
+  // How many of the region's rows are drawn, from its first.
+  const drawnRows = () => Math.min(model.region.size, model.rows ?? model.region.size);
 
   // The panel's cell image for this colour mapping, made again only when the mapping changed.
   function cachedImage(panel, value, [lo, hi]) {
@@ -182,8 +186,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     // Every step-th label, and the selected query's and the marked tokens' always, without
     // the thinned ones that would touch them.
     const standouts = [model.query, ...marked];
-    const shown = (start) => {
-      const end = start + size;
+    const shown = (start, count) => {
+      const end = start + count;
       const own = standouts.filter((t) => t >= start && t < end);
       const labels = new Set(own);
       for (let t = Math.ceil(start / step) * step; t < end; t += step) {
@@ -200,11 +204,11 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     };
     context.textBaseline = 'middle';
     context.textAlign = 'right';
-    for (const t of shown(row0)) {
+    for (const t of shown(row0, drawnRows())) {
       context.fillText(style(t), rect.x - LABEL_GAP_PX, rect.y + (t - row0 + 0.5) * cellPx, MAX_LABEL_PX);
     }
     context.textAlign = 'left';
-    for (const t of shown(col0)) {
+    for (const t of shown(col0, size)) {
       context.save();
       context.translate(rect.x + (t - col0 + 0.5) * cellPx, rect.y - LABEL_GAP_PX);
       context.rotate(-Math.PI / 2);
@@ -239,6 +243,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     if (hatch?.colors !== hatchColors) hatch = { colors: hatchColors, pattern: hatchPattern(context, colors.maskedBack, colors.maskedLine) };
     const { row0, col0, size } = model.region;
     const cellPx = layout.side / size;
+    const rows = drawnRows();
     model.panels.forEach((panel, p) => {
       const rect = layout.rects[p];
       context.font = `600 ${FONT_PX + 1}px system-ui, sans-serif`;
@@ -249,23 +254,23 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       context.imageSmoothingEnabled = false;
       context.save();
       context.beginPath();
-      context.rect(rect.x, rect.y, layout.side, layout.side);
+      context.rect(rect.x, rect.y, layout.side, rows * cellPx);
       context.clip();
       context.fillStyle = hatch.pattern;
-      context.fillRect(rect.x, rect.y, layout.side, layout.side);
+      context.fillRect(rect.x, rect.y, layout.side, rows * cellPx);
       const blockPx = model.block * cellPx;
       context.drawImage(images[p], rect.x, rect.y, panel.cellCols * blockPx, panel.cellRows * blockPx);
       context.restore();
       drawLabels(rect, cellPx, colors);
-      if (model.query >= row0 && model.query < row0 + size) {
+      if (model.query >= row0 && model.query < row0 + rows) {
         outline(rect, cellPx, model.query, col0, 1, size, colors.accent);
       }
       for (const t of marked) {
-        if (t >= col0 && t < col0 + size) outline(rect, cellPx, row0, t, size, 1, colors.accent);
+        if (t >= col0 && t < col0 + size) outline(rect, cellPx, row0, t, rows, 1, colors.accent);
       }
       if (cursor?.panel === p) outline(rect, cellPx, cursor.i, cursor.j, 1, 1, colors.text);
     });
-    canvas.dataset.rows = String(size);
+    canvas.dataset.rows = String(rows);
     canvas.dataset.cols = String(size);
     canvas.dataset.heads = String(model.panels.length);
     canvas.dataset.block = String(model.block);
@@ -280,7 +285,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     for (let p = 0; p < layout.rects.length; ++p) {
       const rect = layout.rects[p];
       const i = row0 + Math.floor((y - rect.y) / cellPx);
-      if (i < row0 || i >= row0 + size || x < rect.x - layout.labelPx || x >= rect.x + layout.side) continue;
+      if (i < row0 || i >= row0 + drawnRows() || x < rect.x - layout.labelPx || x >= rect.x + layout.side) continue;
       const j = x < rect.x ? null : col0 + Math.floor((x - rect.x) / cellPx);
       return { panel: p, i, j };
     }
@@ -380,9 +385,9 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     onZoom({ i: cell.i, j: cell.j, factor: event.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP });
   }, { passive: false });
   canvas.addEventListener('focus', () => {
-    if (!model || cursor) return;
+    if (!model || cursor || drawnRows() === 0) return;
     const { row0, col0, size } = model.region;
-    const i = model.query >= row0 && model.query < row0 + size ? model.query : row0;
+    const i = model.query >= row0 && model.query < row0 + drawnRows() ? model.query : row0;
     setCursor({ panel: 0, i, j: col0 });
   });
   canvas.addEventListener('blur', () => setCursor(null));
@@ -393,7 +398,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const step = model.block;
     if (moves[event.key]) {
       const [di, dj] = moves[event.key];
-      const i = Math.max(row0, Math.min(row0 + size - 1, cursor.i + di * step));
+      const i = Math.max(row0, Math.min(row0 + drawnRows() - 1, cursor.i + di * step));
       const j = Math.max(col0, Math.min(col0 + size - 1, cursor.j + dj * step));
       setCursor({ panel: cursor.panel, i, j });
     } else if (event.key === 'Enter' || event.key === ' ') {
@@ -422,7 +427,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       marked = new Set(model.marked ?? []);
       images = model.panels.map((panel) => cachedImage(panel, model.value, model.domain));
       labelWidth = measureLabels();
-      if (cursor && (cursor.panel >= model.panels.length || cursor.i >= model.n || cursor.j >= model.n)) cursor = null;
+      if (cursor && (cursor.panel >= model.panels.length || cursor.i >= Math.min(model.n, model.region.row0 + drawnRows())
+        || cursor.j >= model.n)) cursor = null;
       render();
       if (cursor) showTooltip(cursor, cellCentre(cursor));
     },

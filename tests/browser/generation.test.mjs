@@ -1,0 +1,221 @@
+// Generation step by step in Chromium: stepping forward and back shows one row per step with
+// the engine's causal numbers (hovered and read with the keyboard), the decoding step equal
+// to the full matrix's row; a window with a sink evicts and the cache's bytes stop growing;
+// play and pause; the step in the link. And the step-by-step view walking through the
+// matrix's row (its weights are the hovered heatmap cells'), with the tutorial's version a
+// switch away.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { PRESETS } from '../../web/playground/presets.js';
+import { TIMEOUT_MS, assertClose, nodeEngine, openPage, startSuite, waitForHash, waitForRows } from './helpers.mjs';
+
+const HEATMAP = '[data-testid="attention-heatmap"]';
+const TOOLTIP = '[data-testid="heatmap-tooltip"]';
+const PANEL = '[data-testid="generation"]';
+const TOKENS = 6;                // "Your journey starts with one step"
+const TOLERANCE = 1e-6;          // the page and Node run the same wasm
+const SCAN_STEPS = 14;           // hover points per side of the canvas
+const PAUSE_WATCH_MS = 1500;     // two play intervals: no step may come while paused
+// The tutorial's 3-d vectors, two heads over torch.rand(3, 4) projections, RoPE.
+const PROJECTED = '#src=journey&tw=rand&do=4&h=2&pe=rope';
+
+let suite;
+before(async () => { suite = await startSuite(); });
+after(async () => { await suite?.close(); });
+
+const journeyX = () => PRESETS.journey.text.toLowerCase().split(' ').map((word) => PRESETS.journey.vectors[word]);
+
+// selfAttention in Node with the page's projections for PROJECTED (torch.rand(3, 4) three
+// times after torch.manual_seed(123)) and the given options.
+async function projectedResult(options) {
+  const engine = await nodeEngine();
+  const generator = engine.torchGenerator(123);
+  const [wq, wk, wv] = [0, 1, 2].map(() => generator.rand(3, 4));
+  return engine.selfAttention(journeyX(), { heads: 2, positional: { type: 'rope' }, wq, wk, wv, ...options });
+}
+
+// The generation panel's numbers once it shows `step`.
+async function generationAt(page, step) {
+  await page.waitForFunction((expected) => document.querySelector('[data-testid="generation"]').dataset.step === String(expected),
+    step, { timeout: TIMEOUT_MS });
+  await waitForRows(page, step + 1);
+  return page.evaluate(() => {
+    const panel = document.querySelector('[data-testid="generation"]');
+    return {
+      cached: Number(panel.dataset.cached), evicted: Number(panel.dataset.evicted),
+      fp16: Number(panel.dataset.bytesFp16), fp32: Number(panel.dataset.bytesFp32),
+      evictedCells: [...document.querySelectorAll('[data-testid="cache-table"] tbody tr:first-child td[data-state="evicted"]')]
+        .map((cell) => [Number(cell.dataset.token), Number(cell.dataset.evictedAt)]),
+      maxDifference: Number(document.querySelector('[data-testid="generation-check"]').dataset.maxDifference),
+    };
+  });
+}
+
+// Hovers a grid of points over the heatmap: the tooltip of every cell found.
+async function scanTooltips(page) {
+  const box = await page.locator(HEATMAP).boundingBox();
+  const found = new Map();
+  for (let a = 0; a < SCAN_STEPS; ++a) {
+    for (let b = 0; b < SCAN_STEPS; ++b) {
+      await page.mouse.move(box.x + ((b + 0.5) / SCAN_STEPS) * box.width, box.y + ((a + 0.5) / SCAN_STEPS) * box.height);
+      const tip = await page.evaluate((selector) => {
+        const tooltip = document.querySelector(selector);
+        return tooltip.hidden || tooltip.dataset.query === undefined ? null : { ...tooltip.dataset };
+      }, TOOLTIP);
+      if (tip) found.set(`${tip.head}:${tip.query}:${tip.key}`, tip);
+    }
+  }
+  await page.mouse.move(0, 0);
+  return [...found.values()];
+}
+
+// The tooltips of row `query`, keys 0..count−1, read with the keyboard: focus puts the cursor
+// on the selected query's first cell, the right arrow moves along the row.
+async function rowByKeyboard(page, count) {
+  await page.focus(HEATMAP);
+  const tips = [];
+  for (let j = 0; j < count; ++j) {
+    if (j > 0) await page.keyboard.press('ArrowRight');
+    tips.push(await page.evaluate((selector) => ({ ...document.querySelector(selector).dataset }), TOOLTIP));
+  }
+  return tips;
+}
+
+describe('generation step by step', () => {
+  test('stepping forward and back: rows 0..step, hovered values the engine’s causal ones, the decoded row equal', async () => {
+    const { page, close } = await openPage(suite, `${PROJECTED}&gen=1`);
+    const expected = await projectedResult({ causal: true });
+    await generationAt(page, 0);
+    assert.equal(await page.isChecked('#causal'), true, 'generation is causal');
+    assert.equal(await page.isDisabled('#causal'), true);
+    for (let step = 1; step <= 3; ++step) {
+      await page.click('[data-testid="generation-forward"]');
+      const shown = await generationAt(page, step);
+      assert.equal(shown.cached, step + 1);
+      assert.ok(shown.maxDifference <= TOLERANCE, `step ${step}: decoded row differs by ${shown.maxDifference}`);
+    }
+    await waitForHash(page, 'gs=3');
+    const tips = await scanTooltips(page);
+    const rows = new Set(tips.map((tip) => Number(tip.query)));
+    assert.deepEqual([...rows].sort(), [0, 1, 2, 3], 'the rows fed so far, and no other');
+    for (const tip of tips) {
+      const at = Number(tip.query) * TOKENS + Number(tip.key);
+      const weight = expected.weights[Number(tip.head)].data[at];
+      assert.ok(Math.abs(Number(tip.weight) - weight) <= TOLERANCE, `head ${tip.head}, ${tip.query}, ${tip.key}: ${tip.weight} vs ${weight}`);
+    }
+    await page.click('[data-testid="generation-back"]');
+    await generationAt(page, 2);
+    await page.focus('[data-testid="generation-forward"]');
+    await page.keyboard.press('Enter');
+    await generationAt(page, 3);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await generationAt(page, 5);
+    await page.keyboard.press('Enter');  // the last token: forward stays there
+    assert.equal((await generationAt(page, 5)).cached, TOKENS);
+    await close();
+  });
+
+  test('a window of 2 with 1 sink evicts: tokens leave at token + 2, the bytes stop growing at 3 tokens', async () => {
+    const { page, close } = await openPage(suite, '#src=journey&gen=1&w=2&sk=1');
+    // one head of width 3: a token's key and value take 2 · 3 · 2 bytes in fp16, 2 · 3 · 4 in fp32
+    const cached = [1, 2, 3, 3, 3, 3];
+    const seen = [];
+    for (let step = 0; step < TOKENS; ++step) {
+      if (step > 0) await page.click('[data-testid="generation-forward"]');
+      seen.push(await generationAt(page, step));
+    }
+    assert.deepEqual(seen.map((shown) => shown.cached), cached);
+    assert.deepEqual(seen.map((shown) => shown.evicted), [0, 0, 0, 1, 2, 3]);
+    assert.deepEqual(seen.map((shown) => shown.fp16), cached.map((count) => 12 * count));
+    assert.deepEqual(seen.map((shown) => shown.fp32), cached.map((count) => 24 * count));
+    assert.deepEqual(seen[5].evictedCells, [[1, 3], [2, 4], [3, 5]], 'token 0 is a sink; tokens 1–3 left at steps 3–5');
+    assert.ok(seen.every((shown) => shown.maxDifference <= TOLERANCE));
+    assert.match(await page.textContent('#generation-summary'), /stops growing at 3 tokens/);
+    await close();
+  });
+
+  test('play steps on its own, pause stops it, and play runs to the last token', async () => {
+    const { page, close } = await openPage(suite, '#src=journey&gen=1');
+    await generationAt(page, 0);
+    const play = '[data-testid="generation-play"]';
+    await page.click(play);
+    assert.equal(await page.getAttribute(play, 'aria-pressed'), 'true');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="generation"]').dataset.step) >= 2,
+      null, { timeout: TIMEOUT_MS });
+    await page.click(play);
+    assert.equal(await page.getAttribute(play, 'aria-pressed'), 'false');
+    const paused = Number(await page.inputValue('#generation-step'));
+    await generationAt(page, paused);
+    await page.waitForTimeout(PAUSE_WATCH_MS);
+    assert.equal(await page.getAttribute(PANEL, 'data-step'), String(paused), 'no step while paused');
+    await page.click(play);
+    await generationAt(page, TOKENS - 1);
+    await page.waitForFunction((selector) => document.querySelector(selector).getAttribute('aria-pressed') === 'false',
+      play, { timeout: TIMEOUT_MS });
+    assert.equal(await page.textContent(play), 'Play');
+    await close();
+  });
+
+  test('the step is in the link: a link opens at its step, and a step set with the slider comes back', async () => {
+    const { page, close } = await openPage(suite, '#src=journey&gen=1&gs=3&w=2');
+    const first = await generationAt(page, 3);
+    assert.equal(await page.inputValue('#generation-step'), '3');
+    assert.equal(await page.inputValue('#generation-step-range'), '3');
+    await page.locator('#generation-step-range').fill('4');
+    await waitForHash(page, 'gs=4');
+    assert.equal(await page.inputValue('#query'), '4', 'the newest token is the query');
+    const atFour = await generationAt(page, 4);
+    const hash = await page.evaluate(() => location.hash);
+    await close();
+    assert.notDeepEqual(atFour, first);
+    const reopened = await openPage(suite, hash);
+    assert.deepEqual(await generationAt(reopened.page, 4), atFour);
+    assert.equal(await reopened.page.isChecked('#generate'), true);
+    await reopened.page.uncheck('#generate');
+    await waitForRows(reopened.page, TOKENS);
+    await reopened.page.waitForFunction(() => !location.hash.includes('gen='), null, { timeout: TIMEOUT_MS });
+    assert.equal(await reopened.page.isHidden(PANEL), true);
+    assert.equal(await reopened.page.isChecked('#causal'), false, 'the causal box as it was');
+    await reopened.close();
+  });
+});
+
+describe('the step-by-step view follows the matrix', () => {
+  test('RoPE, causal, projections, head 2: the table’s scores and weights are the heatmap’s row, the context the engine’s', async () => {
+    const { page, close } = await openPage(suite, `${PROJECTED}&c=1&hv=2&q=3`);
+    await waitForRows(page, TOKENS);
+    await page.waitForFunction(() => {
+      const table = document.querySelector('[data-testid="steps-table"]');
+      return table.dataset.source === 'matrix' && table.tBodies[0].rows.length === 6;
+    }, null, { timeout: TIMEOUT_MS });
+    const table = await page.evaluate(() => [...document.querySelectorAll('[data-testid="steps-table"] tbody tr')]
+      .map((row) => ({ key: row.cells[0].textContent, score: row.cells[2].dataset.value, weight: row.cells[3].dataset.value })));
+    const tips = await rowByKeyboard(page, TOKENS);
+    assert.deepEqual(tips.map((tip) => [tip.head, tip.query, tip.key]), table.map((row) => ['1', '3', row.key]));
+    assert.deepEqual(table.map((row) => row.weight), tips.map((tip) => tip.weight), 'weights: the hovered cells’ numbers');
+    assert.deepEqual(table.map((row) => row.score), tips.map((tip) => tip.score), 'scores: the hovered cells’ numbers');
+    const hovered = (await scanTooltips(page)).filter((tip) => tip.query === '3' && tip.head === '1');
+    assert.ok(hovered.length >= 3, `found only ${hovered.length} cells of row 3 by hovering`);
+    for (const tip of hovered) assert.equal(tip.weight, table[Number(tip.key)].weight, `hovered key ${tip.key}`);
+    const expected = await projectedResult({ causal: true });
+    assertClose(table.map((row) => Number(row.weight)), Array.from(expected.weights[1].data.subarray(18, 24)), TOLERANCE, 'weights');
+    assert.deepEqual(table.slice(4).map((row) => row.score), ['-Infinity', '-Infinity'], 'keys after the query are masked');
+    const context = (await page.getAttribute('[data-testid="context-vector"]', 'data-values')).split(',').map(Number);
+    assertClose(context, Array.from(expected.context.data.subarray(3 * 4 + 2, 3 * 4 + 4)), TOLERANCE, 'head 2’s context');
+    assert.equal(await page.isHidden('#step-scale'), true, 'the tutorial’s scale belongs to its version');
+
+    // the switch back to the tutorial's raw version: x_3 · x_j, unscaled, with every normalisation
+    await page.selectOption('#step-source', 'tutorial');
+    await waitForHash(page, 'sw=tutorial');
+    await page.waitForFunction(() => document.querySelector('[data-testid="steps-table"]').dataset.source === 'tutorial',
+      null, { timeout: TIMEOUT_MS });
+    const x = journeyX();
+    const dots = x.map((row) => row.reduce((sum, value, c) => sum + value * x[3][c], 0));
+    const scores = await page.evaluate(() => [...document.querySelectorAll('[data-testid="steps-table"] tbody tr')]
+      .map((row) => Number(row.cells[2].dataset.value)));
+    assertClose(scores, dots, 1e-5, 'the tutorial’s scores x_3 · x_j');
+    assert.equal(await page.isVisible('#step-scale'), true);
+    await close();
+  });
+});
