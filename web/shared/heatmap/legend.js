@@ -4,7 +4,7 @@
 import { axisBottom } from 'd3-axis';
 import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
-import { COLOR_STEPS, COLOR_TABLE, MASKED, SPECIAL_COLORS } from './colors.js';
+import { COLOR_SCALES, COLOR_STEPS, MASKED, SPECIAL_COLORS } from './colors.js';
 
 const AXIS_HEIGHT_PX = 24;
 const AXIS_MARGIN_PX = 8;   // room for the first and last tick labels
@@ -13,13 +13,13 @@ const TICKS = 5;
 /**
  * Fills the legend's parts once; returns update({title, domain}). `specials`: whether the
  * swatches list NaN and ±Infinity as well as the masked cells (weights that a model's softmax
- * made are never either).
+ * made are never either); `scale`: the colour scale, 'sequential' or 'diverging'.
  */
-export function createLegend({ bar, axis, title, swatches, specials = true }) {
+export function createLegend({ bar, axis, title, swatches, specials = true, scale = 'sequential' }) {
   bar.width = COLOR_STEPS;
   bar.height = 1;
   const image = new ImageData(COLOR_STEPS, 1);
-  image.data.set(COLOR_TABLE);
+  image.data.set(COLOR_SCALES[scale].table);
   bar.getContext('2d').putImageData(image, 0, 0);
   const listed = specials ? [MASKED, ...Object.values(SPECIAL_COLORS)] : [MASKED];
   swatches.replaceChildren(...listed.map(({ css, className, label }) => {
