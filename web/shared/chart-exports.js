@@ -3,6 +3,13 @@
 // and data-title the element whose text titles the file (else the chart's aria-label).
 import { downloadCanvas, downloadChart } from './downloads.js';
 
+// A heading's text on one line, a badge in it in parentheses: '5. Published data (not a simulation)'.
+function headingText(heading) {
+  return [...heading.childNodes]
+    .map((node) => (node.nodeType === Node.ELEMENT_NODE && node.classList.contains('badge') ? `(${node.textContent.trim()})` : node.textContent))
+    .join('').trim().replace(/\s+/g, ' ');
+}
+
 /** Binds every such button of the page; files are named `${prefix}-${chart id}.png|svg`; onError(error, format). */
 export function bindChartExports({ prefix, onError }) {
   const $ = (id) => (id ? document.getElementById(id) : null);
@@ -15,7 +22,8 @@ export function bindChartExports({ prefix, onError }) {
           downloadCanvas(target, filename);
           return;
         }
-        const title = ($(button.dataset.title)?.textContent ?? target.getAttribute('aria-label') ?? '').trim().replace(/\s+/g, ' ');
+        const heading = $(button.dataset.title);
+        const title = heading ? headingText(heading) : target.getAttribute('aria-label') ?? '';
         downloadChart(target, filename, { legend: $(button.dataset.legend), title }).catch((error) => onError(error, format));
       });
     }

@@ -22,7 +22,7 @@ const LABEL_OFFSET_PX = 34;
 export function createGrid(svg, { scaleNote }) {
   const root = select(svg);
   const plot = root.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
-  const cells = plot.append('g');
+  const cells = plot.append('g').attr('class', 'cells');
   const xAxis = plot.append('g').attr('class', 'axis');
   const yAxis = plot.append('g').attr('class', 'axis');
   const xTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle').text('context length n (tokens)');
