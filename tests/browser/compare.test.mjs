@@ -68,6 +68,8 @@ describe('compare', () => {
     await page.check('#causal');
     await waitForComparison(page, n, 'causal mask');
     assert.match(await page.textContent('[data-testid="compare-summary"]'), /B differs from A in causal mask \(off → on\)\./);
+    await page.waitForFunction(() => !document.getElementById('compute-status').textContent.startsWith('Computing'), null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('#compute-status'), /^6 × 6, 1 head \(engine/, 'the status line is B’s again');
 
     const read = await readComparison(page, n);
     assert.deepEqual(read.a, expected.a, 'A: the engine’s weights without a mask');
@@ -78,9 +80,9 @@ describe('compare', () => {
     // the difference's legend: a symmetric, signed range
     const largest = Math.max(...expected.difference.map(Math.abs));
     const heading = await page.textContent('[data-testid="difference-legend-title"]');
-    assert.match(heading, /^B − A of the weights, -0\.\d+ to \+0\.\d+/);
-    const [lo, hi] = heading.match(/(-[\d.]+) to \+([\d.]+)/).slice(1).map(Number);
-    assert.equal(lo, -hi);
+    assert.match(heading, /^B − A of the weights, −0\.\d+ to \+0\.\d+/);
+    const [lo, hi] = heading.match(/−([\d.]+) to \+([\d.]+)/).slice(1).map(Number);
+    assert.equal(lo, hi);
     assert.ok(Math.abs(hi - largest) < 1e-4, `${hi} vs ${largest}`);
 
     // the SVG figure: three panels whose cells hold the same numbers

@@ -1,6 +1,7 @@
 // Screenshots of the pages for looking at them, not a test: desktop (1400×1000) and phone
 // (390×844), light and dark, the playground under a causal mask (so masked cells and their
-// legend show), the lab, and the Train page before, during and after the default run
+// legend show), the comparison of that setting (B) with the same one without the mask (A),
+// the lab, and the Train page before, during and after the default run
 // (ATTN_TRAIN_HASH, e.g. '#seeds=3', changes the run). Usage, after `node scripts/build.mjs wasm web`:
 //   node tests/browser/screenshots.mjs [label]     → build/screenshots/<label>/*.png
 import { mkdirSync } from 'node:fs';
@@ -13,6 +14,7 @@ const VIEWPORTS = { desktop: DESKTOP, phone: PHONE };
 const SCHEMES = ['light', 'dark'];
 const PLAYGROUND_HASH = '#c=1&h=2';  // causal: the upper triangle is masked; two heads
 const PLAYGROUND_ROWS = 6;
+const COMPARE_HASH = '#c=1&h=2&hv=2&a=h%3D2';  // A: two heads, no mask; B: causal; head 2 of each
 const LAB_CHART = '#position-chart .series path';
 const SETTLE_MS = 300;              // the hash write and the ResizeObserver's redraw
 const TRAIN_HASH = process.env.ATTN_TRAIN_HASH ?? '';
@@ -38,6 +40,12 @@ try {
       await playground.page.locator('.panel-views > section').nth(1)
         .screenshot({ path: join(folder, `lines-${name}.png`) });
       await playground.close();
+      const compare = await openPage(suite, COMPARE_HASH, { viewport, colorScheme });
+      await compare.page.waitForFunction(() => document.getElementById('compare-heatmap').dataset.heads === '3');
+      await compare.page.waitForTimeout(SETTLE_MS);
+      await compare.page.screenshot({ path: join(folder, `compare-page-${name}.png`) });
+      await compare.page.locator('#compare-panel').screenshot({ path: join(folder, `compare-${name}.png`) });
+      await compare.close();
 
       const lab = await openPage(suite, 'lab.html', { viewport, colorScheme });
       await lab.page.waitForSelector(LAB_CHART);

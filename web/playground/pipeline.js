@@ -180,14 +180,17 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       const drawMs = views.draw(fetched, input.labels);
       const timing = `engine ${formatNumber(computed.engineMs, 0)} ms, view ${formatNumber(fetched.milliseconds, 0)} ms, ` +
         `drawing ${formatNumber(drawMs, 0)} ms`;
-      status.done(`${computed.label} (${timing}).`);
+      const done = `${computed.label} (${timing}).`;
+      status.done(done);
       views.recordTiming(started, { computed, fetched, drawMs });
-      if (state.pinned) await compare(computed, input, current).catch((error) => {
-        if (error instanceof Superseded || !current()) return;
-        comparison.problem(`A could not be computed: ${error.message}`);
-      });
-      else stopComparing();
-      if (!current()) return;
+      if (state.pinned) {
+        await compare(computed, input, current).catch((error) => {
+          if (error instanceof Superseded || !current()) return;
+          comparison.problem(`A could not be computed: ${error.message}`);
+        });
+        if (!current()) return;
+        status.done(done);  // the line said what A's computation was doing
+      } else stopComparing();
       const walk = await steps(input);
       if (!current()) return;
       views.showSteps(walk, input.labels);

@@ -13,7 +13,7 @@ const $ = (id) => document.getElementById(id);
 const MAX_LISTED_TOKENS = 3;  // differing tokens named in the summary
 
 const valueName = (value) => (value === 'weights' ? 'weight' : 'score');
-const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(value));
+const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(value).replace('-', '−'));
 
 /**
  * Binds the comparison to the page; onPin() toggles the pin, onSelectQuery(i) and onZoom(around)
