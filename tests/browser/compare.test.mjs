@@ -36,7 +36,7 @@ async function readComparison(page, n) {
     for (let step = 0; step < n; ++step) {
       const j = i % 2 === 0 ? step : n - 1 - step;   // a snake: right along even rows, left along odd ones
       const cell = await page.evaluate(() => ({ ...document.querySelector('[data-testid="compare-tooltip"]').dataset }));
-      assert.deepEqual([cell.query, cell.key], [String(i), String(j)]);
+      assert.deepEqual([cell.panel, cell.query, cell.key], ['0', String(i), String(j)]);
       read.a[i * n + j] = Number(cell.a);
       read.b[i * n + j] = Number(cell.b);
       read.difference[i * n + j] = Number(cell.difference);
@@ -76,6 +76,14 @@ describe('compare', () => {
     assert.deepEqual(read.b, expected.b, 'B: the engine’s weights under the causal mask');
     assert.deepEqual(read.difference, expected.difference, 'B − A: their float32 difference');
     assert.ok(read.difference.some((v) => v < 0) && read.difference.some((v) => v > 0), 'B − A has both signs');
+    // the walk ends on the last row's first cell; B's panel and B − A's read the same three numbers there
+    const last = (n - 1) * n;
+    for (const panel of ['1', '2']) {
+      await page.keyboard.press('PageDown');
+      const cell = await page.evaluate(() => ({ ...document.querySelector('[data-testid="compare-tooltip"]').dataset }));
+      assert.deepEqual([cell.panel, cell.query, cell.key], [panel, String(n - 1), '0']);
+      assert.deepEqual([cell.a, cell.b, cell.difference].map(Number), [expected.a[last], expected.b[last], expected.difference[last]]);
+    }
 
     // the difference's legend: a symmetric, signed range
     const largest = Math.max(...expected.difference.map(Math.abs));

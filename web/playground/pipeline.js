@@ -113,7 +113,9 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
     comparing = false;
     pinnedStage = createStage();
     compareStage = createStage();
-    client.request('unpin', {}).catch(() => {});
+    client.request('unpin', {}).catch((error) => {
+      if (!(error instanceof Superseded)) status.done(error.message, true);
+    });
   }
 
   // The pieces of the result the views draw, each asked for again only when what it depends on changed.

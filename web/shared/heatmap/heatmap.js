@@ -338,6 +338,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       delete tooltip.dataset.query;
       delete tooltip.dataset.key;
     }
+    tooltip.dataset.panel = String(cell.panel);
     if (model.compare) lines.push(...compareLines(k));
     else lines.push(...valueLines(panel, k));
     tooltip.replaceChildren(...lines.map((line) => {
