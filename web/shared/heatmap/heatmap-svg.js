@@ -150,7 +150,7 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
     const image = cellImage(panel, values, domain, panel.scale);
     group.append(svgElement('image', {
       x: left, y: top, width: panel.cellCols * blockPx, height: panel.cellRows * blockPx, preserveAspectRatio: 'none',
-      'image-rendering': 'optimizeSpeed', href: image.toDataURL('image/png'),
+      'image-rendering': 'pixelated', href: image.toDataURL('image/png'),
     }));
   }
   if (query >= row0 && query < row0 + size) {
