@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
+import { scaleLinear } from 'd3-scale';
 import { panelDifference, symmetricDomain } from '../../web/shared/heatmap/difference.js';
+import { fittingTicks } from '../../web/shared/heatmap/legend.js';
 import { poolBlocks } from '../../web/shared/heatmap/pooling.js';
 import {
   LIMITS, formatHash, formatLink, parseHash, pinnedSettings, settingsDifferences,
@@ -113,6 +115,27 @@ describe('B − A', () => {
     }
     assert.deepEqual(symmetricDomain(new Float32Array(4), new Uint8Array(4)), [-1, 1], 'all zero');
     assert.deepEqual(symmetricDomain(Float32Array.of(Infinity, 5, -0.5), Uint8Array.of(0, 1, 0)), [-0.5, 0.5], 'masked and infinite cells left out');
+  });
+});
+
+describe('legend ticks', () => {
+  test('fit their width: a small signed range gets fewer ticks than d3 offers, the weights keep theirs', () => {
+    const labels = (domain, width) => {
+      const { ticks, format } = fittingTicks(scaleLinear().domain(domain).range([0, width]), width);
+      return ticks.map(format);
+    };
+    assert.equal(scaleLinear().domain([-0.0078, 0.0078]).ticks(5).length, 7, 'what d3 offers for 5');
+    assert.deepEqual(labels([-0.0078, 0.0078], 288), ['−0.005', '0.000', '0.005']);
+    assert.deepEqual(labels([0, 1], 288), ['0.0', '0.2', '0.4', '0.6', '0.8', '1.0']);
+    const random = mulberry32(5);
+    for (let c = 0; c < CASES; ++c) {
+      const hi = 10 ** (random() * 8 - 5);
+      const width = randomInt(random, 60, 400);
+      const shown = labels([-hi * random(), hi], width);
+      assert.ok(shown.length >= 1);
+      const needed = shown.reduce((sum, label) => sum + label.length * 7 + 10, 0);
+      assert.ok(needed <= width || shown.length <= 3, `${shown.join(' ')} in ${width} px`);
+    }
   });
 });
 

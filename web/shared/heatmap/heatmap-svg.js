@@ -11,6 +11,7 @@ import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep } from './colors.js';
 import { cellImage } from './heatmap.js';
+import { fittingTicks } from './legend.js';
 
 export const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
 const FONT_FAMILY = 'system-ui, Helvetica, Arial, sans-serif';
@@ -168,8 +169,8 @@ function drawLegend(legend, l, { x, y, specials }) {
   const barTop = LINE_PX * 0.8;
   group.append(svgElement('rect', { y: barTop, ...LEGEND_BAR_PX, fill: `url(#legend-scale-${l})` }));
   const scale = scaleLinear().domain(legend.domain).range([0, LEGEND_BAR_PX.width]);
-  const format = scale.tickFormat(LEGEND_TICKS);
-  for (const tick of scale.ticks(LEGEND_TICKS)) {
+  const { ticks, format } = fittingTicks(scale, LEGEND_BAR_PX.width, LEGEND_TICKS);
+  for (const tick of ticks) {
     const tx = scale(tick);
     group.append(svgElement('line', {
       x1: tx, x2: tx, y1: barTop + LEGEND_BAR_PX.height, y2: barTop + LEGEND_BAR_PX.height + TICK_PX, stroke: MUTED,

@@ -309,8 +309,9 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     tooltip.dataset.a = String(a[model.value][k]);
     tooltip.dataset.b = String(b[model.value][k]);
     tooltip.dataset.difference = String(difference[model.value][k]);
+    const oneSide = a.masked[k] ? ' (masked in A)' : b.masked[k] ? ' (masked in B)' : '';
     return [`A: ${name} ${read(a)}`, `B: ${name} ${read(b)}`,
-      difference.masked[k] ? 'B − A: masked in both' : `B − A: ${formatNumber(difference[model.value][k])}`];
+      difference.masked[k] ? 'B − A: masked in both' : `B − A: ${formatNumber(difference[model.value][k])}${oneSide}`];
   }
 
   function showTooltip(cell, anchor) {
