@@ -93,6 +93,12 @@ describe('compare', () => {
     assert.equal(lo, hi);
     assert.ok(Math.abs(hi - largest) < 1e-4, `${hi} vs ${largest}`);
 
+    const png = await downloadOf(page, '#compare-png');
+    assert.equal(png.name, 'attention-comparison.png');
+    assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)],
+      await page.$eval(COMPARE, (canvas) => [canvas.width, canvas.height]), 'the comparison canvas as it is');
+
     // the SVG figure: three panels whose cells hold the same numbers
     const file = await downloadOf(page, '#compare-svg');
     assert.equal(file.name, 'attention-comparison.svg');
