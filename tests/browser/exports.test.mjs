@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../web/playground/presets.js';
+import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
   assertClose, downloadOf, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
@@ -42,6 +43,30 @@ function parseCsv(text) {
     } else field += c;
   }
   return records;
+}
+
+// The colour the heatmap gives a weight w on the domain [0, hi]: viridis' step round(w / hi · 255), as #rrggbb.
+function viridisHex(w, hi) {
+  const step = Math.round((w / hi) * 255);
+  return `#${[0, 1, 2].map((c) => COLOR_TABLE[step * 4 + c].toString(16).padStart(2, '0')).join('')}`;
+}
+
+// What the page's SVG file holds, read by Chromium's DOMParser: its parse error (or null), its
+// title, its texts, per panel its cells' fills and <title>s, and its embedded images.
+function readSvg(page, text) {
+  return page.evaluate((source) => {
+    const svg = new DOMParser().parseFromString(source, 'image/svg+xml');
+    return {
+      error: svg.querySelector('parsererror')?.textContent ?? null,
+      root: svg.documentElement.localName,
+      title: svg.querySelector('svg > title')?.textContent,
+      text: [...svg.querySelectorAll('text')].map((t) => t.textContent),
+      cells: [...svg.querySelectorAll('g.cells')].map((g) => [...g.querySelectorAll('rect')].map((rect) => ({
+        fill: rect.getAttribute('fill'), title: rect.querySelector('title').textContent,
+      }))),
+      images: [...svg.querySelectorAll('image')].map((image) => image.getAttribute('href').slice(0, 22)),
+    };
+  }, text);
 }
 
 // The JSON export's numbers, with its strings for non-finite values.
@@ -105,6 +130,57 @@ describe('exports', () => {
     const expected = engine.selfAttention(example.inputs, { wq, wk, wv });
     assertClose(Array.from(expected.context.data), example.trainable_v2.context.flat(), FIXTURE_TOLERANCE, 'context');
     assertClose(json.heads[0].weights.flat(), Array.from(expected.weights[0].data), TOLERANCE, 'page weights');
+    await close();
+  });
+
+  test('SVG: the heatmap as a figure that parses, with token labels, axis titles, legend, and the heatmap’s colours and numbers', async () => {
+    const { page, close } = await openPage(suite, '#c=1');
+    await page.fill(SENTENCE, TEXT);
+    const { tokens, x } = await gloveInput(TEXT);
+    const n = tokens.length;
+    await waitForRows(page, n);
+    const weights = (await nodeEngine()).selfAttention(x, { causal: true }).weights[0].data;
+    const file = await downloadOf(page, '#export-svg');
+    assert.equal(file.name, 'attention-heatmap.svg');
+    const svg = await readSvg(page, file.bytes.toString('utf8'));
+    assert.equal(svg.error, null);
+    assert.equal(svg.root, 'svg');
+    assert.equal(svg.title, `Attention weights (${n} tokens).`);
+    for (const label of [svg.title, 'Head 1 of 1', 'key →', '← query', 'Attention weight', 'masked', '0.0', '1.0']) {
+      assert.ok(svg.text.includes(label), `the SVG says “${label}”`);
+    }
+    for (const token of tokens) assert.ok(svg.text.includes(token.text), `the SVG labels “${token.text}”`);
+    // one rect per unmasked cell (j ≤ i), row by row, coloured as the heatmap colours it
+    const hi = Math.max(...weights);
+    const expected = [];
+    for (let i = 0; i < n; ++i) {
+      for (let j = 0; j <= i; ++j) {
+        expected.push({
+          fill: viridisHex(weights[i * n + j], hi), cell: `query #${i} “${tokens[i].text}”, key #${j} “${tokens[j].text}”`, weight: weights[i * n + j],
+        });
+      }
+    }
+    assert.equal(svg.cells.length, 1);
+    assert.deepEqual(svg.cells[0].map((c) => c.fill), expected.map((c) => c.fill));
+    const [cells, values] = [0, 1].map((part) => svg.cells[0].map((c) => c.title.split(': ')[part]));
+    assert.deepEqual(cells, expected.map((c) => c.cell));
+    assert.deepEqual(values.map((v) => Math.fround(Number(v))), expected.map((c) => c.weight), 'each cell’s weight, float32 for float32');
+    assert.deepEqual(svg.images, []);
+    await close();
+  });
+
+  test('SVG: a big matrix goes in pooled, as an image per panel, and its title says how', async () => {
+    const text = 'a '.repeat(1024);
+    const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}&h=2`);
+    await waitForRows(page, 1024);
+    const file = await downloadOf(page, '#export-svg');
+    assert.ok(file.bytes.length < 1_000_000, `${file.bytes.length} bytes`);
+    const svg = await readSvg(page, file.bytes.toString('utf8'));
+    assert.equal(svg.error, null);
+    assert.equal(svg.title, 'Attention weights (1,024 tokens). Each cell is the max of a block of 4×4 tokens.');
+    assert.deepEqual(svg.cells, []);
+    assert.deepEqual(svg.images, ['data:image/png;base64,', 'data:image/png;base64,']);
+    assert.ok(svg.text.includes('Head 2 of 2'));
     await close();
   });
 });

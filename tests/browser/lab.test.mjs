@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  TIMEOUT_MS, assertEngineFailureShown, nodeEngine, openPage, startSuite,
+  TIMEOUT_MS, assertEngineFailureShown, downloadOf, nodeEngine, openPage, startSuite,
 } from './helpers.mjs';
 
 const POSITION_PATH = '#position-chart .series path';
@@ -103,7 +103,7 @@ describe('lab page', () => {
     const { page, close } = await openLab();
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
     assert.equal(await page.locator('#needle-chart circle').count(), 11);
-    await page.waitForFunction(() => document.querySelectorAll('#needle-grid rect').length === 77, null, { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
     await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
     await page.check('input[name="mitigation"][value="calibration"]');
     await page.waitForFunction(() => document.getElementById('mitigation-text').textContent.includes('Calibration'), null, { timeout: TIMEOUT_MS });
@@ -123,12 +123,51 @@ describe('lab page', () => {
       });
       assert.match(await page.locator('#engine-status').textContent(),
         new RegExp(`ready in ${2 + cores - 1} workers, the needle grid's lengths on ${cores - 1}\\.`));
-      await page.waitForFunction(() => document.querySelectorAll('#needle-grid rect').length === 77, null, { timeout: TIMEOUT_MS });
-      titles.push(await page.$$eval('#needle-grid rect title', (nodes) => nodes.map((node) => node.textContent)));
+      await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
+      titles.push(await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent)));
       await close();
     }
     assert.equal(titles[0].length, 77);
     assert.deepEqual(titles[1], titles[0]);
+  });
+
+  test('every chart downloads as PNG and as an SVG that parses and carries its title, axis titles, ticks and legend', async () => {
+    const { page, close } = await openLab();
+    await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
+    await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
+    const charts = await page.$$eval('button[data-svg]', (buttons) => buttons.map((button) => button.dataset.svg));
+    assert.deepEqual(charts, ['position-chart', 'rope-chart', 'needle-chart', 'needle-grid', 'mitigation-chart', 'published-chart']);
+    assert.deepEqual(await page.$$eval('button[data-png]', (buttons) => buttons.map((button) => button.dataset.png)), charts);
+    const titles = ['1. The position curve', '2. RoPE\'s long-term decay', '3. A needle in the haystack', 'Depth × context length',
+      '4. Mitigations', '5. Published data (not a simulation)'];
+    for (const [c, chart] of charts.entries()) {
+      const png = await downloadOf(page, `button[data-png="${chart}"]`);
+      assert.equal(png.name, `attention-lab-${chart}.png`);
+      assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${chart}: a PNG`);
+      const svg = await downloadOf(page, `button[data-svg="${chart}"]`);
+      assert.equal(svg.name, `attention-lab-${chart}.svg`);
+      const { error, title, text, shown } = await page.evaluate(({ source, id }) => {
+        const button = document.querySelector(`button[data-svg="${id}"]`);
+        const live = document.getElementById(id);
+        const file = new DOMParser().parseFromString(source, 'image/svg+xml');
+        return {
+          error: file.querySelector('parsererror')?.textContent ?? null,
+          title: file.querySelector('svg > title')?.textContent,
+          text: [...file.querySelectorAll('text')].map((t) => t.textContent),
+          shown: {
+            labels: [...live.querySelectorAll('.axis-title, .tick text')].map((t) => t.textContent).filter(Boolean),
+            legend: [...(document.getElementById(button.dataset.legend ?? '')?.children ?? [])].map((item) => item.textContent),
+          },
+        };
+      }, { source: svg.bytes.toString('utf8'), id: chart });
+      assert.equal(error, null, `${chart}: the SVG parses`);
+      assert.equal(title, titles[c], `${chart}: titled`);
+      assert.ok(text.includes(titles[c]), `${chart}: the title shows`);
+      assert.ok(shown.labels.length > 4, `${chart}: ${shown.labels.length} axis titles and ticks`);
+      for (const label of [...shown.labels, ...shown.legend]) assert.ok(text.includes(label), `${chart}: the SVG says “${label}”`);
+    }
+    await close();
   });
 
   test('an engine that fails to load is reported on the page', async () => {

@@ -1,6 +1,7 @@
 // Screenshots of the pages for looking at them, not a test: desktop (1400×1000) and phone
 // (390×844), light and dark, the playground under a causal mask (so masked cells and their
-// legend show), generation step by step with a window and a sink (docs/generation-desktop.png),
+// legend show), the comparison of that setting (B) with the same one without the mask (A),
+// generation step by step with a window and a sink (docs/generation-desktop.png),
 // the step-by-step view walking through the matrix under RoPE, the lab, and the Train page
 // before, during and after the default run (ATTN_TRAIN_HASH, e.g. '#seeds=3', changes the run).
 // Usage, after `node scripts/build.mjs wasm web`:
@@ -20,6 +21,7 @@ const PLAYGROUND_ROWS = 6;
 const GENERATION_HASH = `#t=${encodeURIComponent('Your journey starts with one step, and then another')}&gen=1&gs=7&q=7&w=3&sk=1&h=2&tw=linear&do=4`;
 const GENERATION_ROWS = 8;
 const WALKTHROUGH_HASH = '#h=2&hv=2&tw=linear&do=4&pe=rope&c=1&q=3';  // head 2, RoPE, causal
+const COMPARE_HASH = '#c=1&h=2&hv=2&a=h%3D2';  // A: two heads, no mask; B: causal; head 2 of each
 const LAB_CHART = '#position-chart .series path';
 const SETTLE_MS = 300;              // the hash write and the ResizeObserver's redraw
 const TRAIN_HASH = process.env.ATTN_TRAIN_HASH ?? '';
@@ -58,6 +60,13 @@ async function playgroundShots(viewport, colorScheme, name) {
   await playground.page.locator('.panel-views > section').nth(1)
     .screenshot({ path: join(folder, `lines-${name}.png`) });
   await playground.close();
+
+  const compare = await openPage(suite, COMPARE_HASH, { viewport, colorScheme });
+  await compare.page.waitForFunction(() => document.getElementById('compare-heatmap').dataset.heads === '3');
+  await compare.page.waitForTimeout(SETTLE_MS);
+  await compare.page.screenshot({ path: join(folder, `compare-page-${name}.png`) });
+  await compare.page.locator('#compare-panel').screenshot({ path: join(folder, `compare-${name}.png`) });
+  await compare.close();
 
   const generation = await openPage(suite, GENERATION_HASH, { viewport, colorScheme });
   await waitForRows(generation.page, GENERATION_ROWS);

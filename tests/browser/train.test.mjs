@@ -229,7 +229,7 @@ describe('Train page', () => {
     await close();
   });
 
-  test('exports: the charts as PNG, the curves as CSV; run after run the workers keep the same wasm memory', async () => {
+  test('exports: the charts as PNG and SVG, the curves as CSV; run after run the workers keep the same wasm memory', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
     assert.equal(await trainAndWait(page), 'finished');
     const memory = async () => Number((await page.getAttribute('[data-testid="train-status"]', 'data-wasm-bytes')).split(',')[0]);
@@ -238,6 +238,25 @@ describe('Train page', () => {
       const png = await downloadOf(page, `button[data-png="${target}"]`);
       assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${target}: a PNG`);
       assert.ok(png.bytes.length > 2000, `${target}: ${png.bytes.length} bytes`);
+    }
+    const svgCharts = await page.$$eval('button[data-svg]', (buttons) => buttons.map((button) => button.dataset.svg));
+    assert.deepEqual(svgCharts, ['loss-chart', 'accuracy-chart', 'positions-chart', 'lengths-chart', 'looks-chart', 'overlay-chart',
+      'published-chart'], 'every chart drawn as SVG has its button (the attention map is a canvas: PNG only)');
+    for (const target of svgCharts) {
+      const file = await downloadOf(page, `button[data-svg="${target}"]`);
+      assert.equal(file.name, `attention-playground-train-${target}.svg`);
+      const { error, text, legend } = await page.evaluate(({ source, id }) => {
+        const parsed = new DOMParser().parseFromString(source, 'image/svg+xml');
+        const button = document.querySelector(`button[data-svg="${id}"]`);
+        return {
+          error: parsed.querySelector('parsererror')?.textContent ?? null,
+          text: [...parsed.querySelectorAll('text')].map((t) => t.textContent),
+          legend: [...document.getElementById(button.dataset.legend).children].map((item) => item.textContent),
+        };
+      }, { source: file.bytes.toString('utf8'), id: target });
+      assert.equal(error, null, `${target}: the SVG parses`);
+      assert.ok(text.length > 4, `${target}: ${text.length} texts`);
+      for (const entry of legend) assert.ok(text.includes(entry), `${target}: the SVG's legend says “${entry}”`);
     }
     const csv = (await downloadOf(page, '#export-csv')).bytes.toString('utf8').split('\n');
     assert.equal(csv[0], 'seed,kind,step,pairs,measure,position,value');

@@ -19,7 +19,7 @@ const MAX_SHOWN_VALUE = 41;  // parseHash quotes at most 40 characters of a bad 
 
 // Pieces hostile text is made of: separators of the hash and of words, markup, escapes,
 // non-ASCII letters, emoji, a lone surrogate, control characters, clitics.
-const PIECES = ['#', '&', '=', '+', '%', '%2', '%E2%80', '%zz', 't', 'h', 'c', 'w', 's', 'q', 'src',
+const PIECES = ['#', '&', '=', '+', '%', '%2', '%E2%80', '%zz', '%3D', '%26', 't', 'h', 'c', 'w', 's', 'q', 'src', 'a',
   'pos', '1', '0', '-1', '1e9', '99999999999', 'NaN', 'glove', 'table', 'alibi', 'rope', ';', ',',
   ' ', '\t', '\n', '\u0000', '\u001b', '<script>alert(1)</script>', '"', "'", '’', "n't", "'s",
   'don', 'state-of-the-art', 'é', 'ß', 'İ', 'ǅ', '日本語', 'مرحبا', '😀', '👩‍👩‍👧', '\uD800', '\uDC00',
@@ -46,7 +46,8 @@ function mutate(random, text) {
 }
 
 const VALID_HASHES = ['', '#t=Hello+world&h=2&c=1', '#src=random&seed=7&h=4', '#pos=alibi&h=2&as=0.5,0.25',
-  '#pos=rope&rb=500&rp=half', '#src=table&tb=1,2;3,4', '#w=3&s=1&c=1&q=2'];
+  '#pos=rope&rb=500&rp=half', '#src=table&tb=1,2;3,4', '#w=3&s=1&c=1&q=2', '#h=2&a=h%3D1%26c%3D1%26t%3DHi',
+  '#c=1&a='];
 
 test('parseHash never throws, reports every problem briefly, and round-trips what it keeps', () => {
   const random = mulberry32(20261122);

@@ -2,6 +2,7 @@
 // module workers (lab-worker.js: one answers the live curves, one the needle experiments, so
 // that sliders stay live while a grid is computed, and cores − 1 the needle grid, its context
 // lengths in parallel) → the five charts.
+import { bindChartExports } from '../shared/chart-exports.js';
 import { createNotices, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { Superseded, createWorkerClient } from '../shared/worker/client.js';
@@ -16,7 +17,11 @@ import { createRopeView } from './views/rope.js';
 import './lab.css';
 
 const $ = (id) => document.getElementById(id);
-const link = createLink({ notices: createNotices($('link-notices')) });
+const linkNotices = createNotices($('link-notices'));
+const link = createLink({ notices: linkNotices });
+bindChartExports({
+  prefix: 'attention-lab', onError: (error, format) => linkNotices.add(`The ${format.toUpperCase()} could not be made: ${error.message}`),
+});
 let settings = link.read();
 
 const startWorker = () => new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });

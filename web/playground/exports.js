@@ -1,15 +1,21 @@
-// The export buttons: the heatmap as PNG, and the weights and scores of the heads on display
-// as CSV or JSON, formatted in the worker (weights-export.js) and offered as a download.
-import { download, downloadCanvas } from '../shared/downloads.js';
+// The export buttons: the heatmap (and the comparison) as PNG and SVG, and the weights and
+// scores of the heads on display as CSV or JSON, formatted in the worker (weights-export.js)
+// and offered as a download.
+import { download, downloadCanvas, downloadSvg } from '../shared/downloads.js';
+import { heatmapSvg } from '../shared/heatmap/heatmap-svg.js';
 import { formatCount } from '../shared/format.js';
 import { PROJECTION_FIELDS, attentionOptions } from './state.js';
 
 const EXPORT_MAX_CELLS = 2 ** 24;    // heads × n × n of one CSV or JSON export
-const PNG_NAME = 'attention-heatmap.png';
+const HEATMAP_NAME = 'attention-heatmap';
+const COMPARISON_NAME = 'attention-comparison';
 const WEIGHTS_NAME = 'attention-weights';
 
-/** Binds the export buttons (client: the engine worker; views: what is on display; status, notices: the page's). */
-export function bindExports({ client, state, views, status, notices }) {
+/**
+ * Binds the export buttons (client: the engine worker; views, comparison: what is on display;
+ * status, notices: the page's).
+ */
+export function bindExports({ client, state, views, comparison, status, notices }) {
   const $ = (id) => document.getElementById(id);
 
   async function exportWeights(format) {
@@ -35,7 +41,18 @@ export function bindExports({ client, state, views, status, notices }) {
   }
 
   $('export-png').addEventListener('click', () => {
-    if (views.shown()) downloadCanvas($('heatmap'), PNG_NAME);
+    if (views.shown()) downloadCanvas($('heatmap'), `${HEATMAP_NAME}.png`);
+  });
+  $('export-svg').addEventListener('click', () => {
+    const figure = views.figure();
+    if (figure) downloadSvg(heatmapSvg(figure), `${HEATMAP_NAME}.svg`);
+  });
+  $('compare-png').addEventListener('click', () => {
+    if (comparison.shown()) downloadCanvas($('compare-heatmap'), `${COMPARISON_NAME}.png`);
+  });
+  $('compare-svg').addEventListener('click', () => {
+    const figure = comparison.figure();
+    if (figure) downloadSvg(heatmapSvg(figure), `${COMPARISON_NAME}.svg`);
   });
   $('export-csv').addEventListener('click', () => exportWeights('csv'));
   $('export-json').addEventListener('click', () => exportWeights('json'));

@@ -10,7 +10,9 @@ import { createVectorTable } from './input/vector-table.js';
 import { createVectors } from './input/vectors.js';
 import { createLink } from './link.js';
 import { createPipeline } from './pipeline.js';
+import { pinnedSettings } from './state.js';
 import { createAttentionViews } from './views/attention-views.js';
+import { createComparison } from './views/compare.js';
 
 const TYPING_DEBOUNCE_MS = 250;
 // Workers attention is computed on: one per core but the page's own, at least one.
@@ -29,8 +31,14 @@ const controls = createControls({ state, vectors, onChange: change });
 const sentence = createSentence({ client, state, onChange: change, onError: (message) => status.done(message, true) });
 const table = createVectorTable({ state, onChange: change });
 const views = createAttentionViews({ state, onSelectQuery: (query) => change({ query }), onZoom: controls.zoomAround });
+const comparison = createComparison({
+  state,
+  onPin: () => change({ pinned: state.pinned ? null : pinnedSettings(state) }),
+  onSelectQuery: (query) => change({ query }),
+  onZoom: controls.zoomAround,
+});
 const pipeline = createPipeline({
-  client, state, vectors, views, status,
+  client, state, vectors, views, comparison, status,
   onInput(input) {
     sentence.showTokens(input);
     table.show(input);
@@ -40,12 +48,13 @@ const pipeline = createPipeline({
     sentence.markQuery();
   },
 });
-bindExports({ client, state, views, status, notices });
+bindExports({ client, state, views, comparison, status, notices });
 
-// Every control and the sentence box in line with the state.
+// Every control, the sentence box and the pin in line with the state.
 function showState() {
   sentence.sync();
   controls.sync();
+  comparison.sync();
 }
 
 let typingTimer = 0;
@@ -68,12 +77,20 @@ window.addEventListener('hashchange', () => {
 });
 showEngineStatus($('engine-status'), Promise.all([client.ready, engineWorkers]),
   ([{ version }, { value: { workers } }]) => `Engine ${version} ready: WebAssembly on ${workers} worker${workers === 1 ? '' : 's'}.`);
-let drawnWidth = 0;
-new ResizeObserver(([entry]) => {
-  if (entry.contentRect.width === drawnWidth) return;
-  drawnWidth = entry.contentRect.width;
+// Redraws `view` when its frame's width changes (its height follows what is drawn).
+function redrawOnResize(frame, view) {
+  let drawnWidth = 0;
+  new ResizeObserver(([entry]) => {
+    if (entry.contentRect.width === drawnWidth) return;
+    drawnWidth = entry.contentRect.width;
+    view.redraw();
+  }).observe(frame);
+}
+redrawOnResize($('heatmap').parentElement, views);
+redrawOnResize($('compare-heatmap').parentElement, comparison);
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
   views.redraw();
-}).observe($('heatmap').parentElement);
-window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => views.redraw());
+  comparison.redraw();
+});
 showState();
 pipeline.update();

@@ -1,7 +1,8 @@
 // The compute pipeline: the state → tokens and vectors (input/vectors.js) → attention in the
 // engine worker → the pieces the views draw (the heatmap's pooled blocks, the lines view's
-// window, the profiles), in generation mode the decoding step and its cache, then the
-// step-by-step walk-through and the memory costs. Each stage
+// window, the profiles), then, when a setting A is pinned, A's attention and the comparison
+// (A, B = the page's setting, B − A), in generation mode the decoding step and its cache, then
+// the step-by-step walk-through and the memory costs. Each stage
 // runs again only when what it depends on changed (stage.js), so that selecting a query does
 // not pool the matrix again, and a newer update makes older, still-running ones stop at their
 // next step.
@@ -11,23 +12,29 @@ import { headsProblem, slopesProblem } from './checks.js';
 import { createStage } from './stage.js';
 import { fitStep } from './generation.js';
 import { PROJECTION_FIELDS, attentionOptions, shownHeads, shownRegion } from './state.js';
+import { createVectors } from './input/vectors.js';
 
 const ELAPSED_TICK_MS = 100;
 const MS_PER_SECOND = 1000;
 const SINGLE_MAX_CELLS = 512;        // cells per side of one large panel; longer inputs come pooled
-const MULTIPLE_MAX_CELLS = 256;      // per side of each small multiple
+const MULTIPLE_MAX_CELLS = 256;      // per side of each small multiple (and of A, B and B − A)
 const PROFILE_POINTS = 512;
 const LINES_MAX_TOKENS = 40;
 const STEPS_MAX_ROWS = 24;
 
 /**
  * The page's update: update() brings every view up to date with `state`. client: the engine
- * worker; vectors: input/vectors.js; views: views/attention-views.js; status: the progress
- * line; onInput(input) shows a new input (tokens, table); onFit(n) fits the controls to n
- * tokens before the engine is asked.
+ * worker; vectors: input/vectors.js; views: views/attention-views.js; comparison:
+ * views/compare.js; status: the progress line; onInput(input) shows a new input (tokens,
+ * table); onFit(n) fits the controls to n tokens before the engine is asked.
  */
-export function createPipeline({ client, state, vectors, views, status, onInput, onFit }) {
+export function createPipeline({ client, state, vectors, views, comparison, status, onInput, onFit }) {
+  const pinned = {};  // the pinned setting A while the page compares (a copy of state.pinned)
+  const pinnedVectors = createVectors({ client, state: pinned, status, own: false });
   const computeStage = createStage();
+  let pinnedStage = createStage();
+  let compareStage = createStage();
+  let comparing = false;  // whether the worker keeps a pinned result
   const blocksStage = createStage();
   const linesStage = createStage();
   const profilesStage = createStage();
@@ -36,12 +43,13 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
   const costStage = createStage();
   let updates = 0;  // generation of the latest update()
 
-  function compute(input) {
+  // Attention of `settings` (the page's state, or with `pin` the pinned setting A) on `input`, in the worker.
+  function compute(input, settings = state, pin = false) {
     const n = input.tokens.length;
-    const key = JSON.stringify([input.key, PROJECTION_FIELDS.map((field) => state[field]), attentionOptions(state)]);
-    return computeStage(key, async () => {
+    const key = JSON.stringify([input.key, PROJECTION_FIELDS.map((field) => settings[field]), attentionOptions(settings)]);
+    return (pin ? pinnedStage : computeStage)(key, async () => {
       const started = performance.now();
-      const label = `${formatCount(n)} × ${formatCount(n)}, ${state.heads} head${state.heads === 1 ? '' : 's'}`;
+      const label = `${pin ? 'A: ' : ''}${formatCount(n)} × ${formatCount(n)}, ${settings.heads} head${settings.heads === 1 ? '' : 's'}`;
       let phase = 'starting';
       const tick = () => status.progress(`Computing ${label}: ${phase}… ${((performance.now() - started) / MS_PER_SECOND).toFixed(1)} s`);
       tick();
@@ -49,15 +57,67 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
       try {
         const payload = {
           x: input.x,
-          random: { seed: state.randomSeed, rows: n, dims: state.randomDims },
-          trainable: { kind: state.trainable, seed: state.torchSeed, dOut: state.dOut },
-          options: attentionOptions(state),
+          random: { seed: settings.randomSeed, rows: n, dims: settings.randomDims },
+          trainable: { kind: settings.trainable, seed: settings.torchSeed, dOut: settings.dOut },
+          options: attentionOptions(settings),
+          pin,
         };
-        const { value, milliseconds } = await client.request('compute', payload, { onProgress: (next) => { phase = next; } });
+        const { value, milliseconds } = await client.request('compute', payload, {
+          onProgress: (next) => { phase = next; }, ...(pin ? { lane: 'pinned' } : {}),
+        });
         return { ...value, workerMs: milliseconds, receivedAt: performance.now(), key, label };
       } finally {
         clearInterval(timer);
       }
+    });
+  }
+
+  // A's attention, then A, B and B − A of the head on display (the first, when all are), or
+  // the reason they cannot be compared. `computed`, `input`: B's.
+  async function compare(computed, input, current) {
+    Object.assign(pinned, state.pinned);
+    await pinnedVectors.embed(current);
+    if (!current()) return;
+    const inputA = pinnedVectors.input();
+    const n = input.tokens.length;
+    const nA = inputA.tokens.length;
+    if (nA !== n) {
+      comparison.problem(`A has ${formatCount(nA)} token${nA === 1 ? '' : 's'} and B has ${formatCount(n)}: B − A subtracts the ` +
+        'attention of the same query and key positions, so both need as many tokens. Change the text back to compare, or ' +
+        'Unpin A and pin this text.');
+      return;
+    }
+    const problem = slopesProblem(pinned) ?? headsProblem(pinned, inputA);
+    if (problem) {
+      comparison.problem(`A's settings do not work together: ${problem}`);
+      return;
+    }
+    const computedA = await compute(inputA, pinned, true);
+    comparing = true;
+    if (!current()) return;
+    const head = shownHeads(state)[0];
+    if (head >= computedA.heads) {
+      comparison.problem(`Head ${head + 1} is shown, but A has ${computedA.heads} head${computedA.heads === 1 ? '' : 's'}: ` +
+        'show a head A has to compare.');
+      return;
+    }
+    const area = shownRegion(state, n);
+    const compared = await compareStage(JSON.stringify([computedA.key, computed.key, head, area, state.pooling]),
+      () => client.request('compare', { head, ...area, pooling: state.pooling, maxCells: MULTIPLE_MAX_CELLS }).then(({ value }) => value));
+    if (!current()) return;
+    comparison.draw({
+      compared, region: area, n, labels: input.labels, labelsA: inputA.labels, pinned: { ...pinned }, heads: [computedA.heads, computed.heads],
+    });
+  }
+
+  // Unpinned: the worker lets A's result go, and so do the stages.
+  function stopComparing() {
+    if (!comparing) return;
+    comparing = false;
+    pinnedStage = createStage();
+    compareStage = createStage();
+    client.request('unpin', {}).catch((error) => {
+      if (!(error instanceof Superseded)) status.done(error.message, true);
     });
   }
 
@@ -144,8 +204,17 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
       const drawMs = views.draw(fetched, input.labels);
       const timing = `engine ${formatNumber(computed.engineMs, 0)} ms, view ${formatNumber(fetched.milliseconds, 0)} ms, ` +
         `drawing ${formatNumber(drawMs, 0)} ms`;
-      status.done(`${computed.label} (${timing}).`);
+      const done = `${computed.label} (${timing}).`;
+      status.done(done);
       views.recordTiming(started, { computed, fetched, drawMs });
+      if (state.pinned) {
+        await compare(computed, input, current).catch((error) => {
+          if (error instanceof Superseded || !current()) return;
+          comparison.problem(`A could not be computed: ${error.message}`);
+        });
+        if (!current()) return;
+        status.done(done);  // the line said what A's computation was doing
+      } else stopComparing();
       if (state.generate) {
         const decoded = await decode(computed);
         if (!current()) return;

@@ -1,6 +1,7 @@
 // Every setting of the page, with its default and its spelling in the URL hash, so that any
 // view is a link: #t=Hello+world&h=2&c=1. Only settings that differ from their default are
-// written. Reading a hash never fails: a value that does not parse, or a key this page does
+// written. While the page compares, the pinned setting A rides along as one more entry, its
+// own hash as the value: #h=2&a=h%3D1 (A has 1 head, B has 2). Reading a hash never fails: a value that does not parse, or a key this page does
 // not know, is left out and reported so the page can show what it ignored.
 import { hashEntries, shorten } from '../shared/url-hash.js';
 import { PRESETS } from './presets.js';
@@ -155,17 +156,57 @@ const FIELDS = {
 
 export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS, MAX_LINK_TEXT };
 
-/** The state when the hash is empty. */
+// What is on display rather than what is computed: a comparison shows A and B alike, as B's
+// settings say, so the pinned setting A holds none of these.
+const VIEW_FIELDS = ['headView', 'query', 'stepScale', 'value', 'pooling', 'zoom'];
+const PIN_KEY = 'a';   // the hash's entry of the pinned setting A
+
+/** The state when the hash is empty (nothing pinned). */
 function defaultState() {
-  return Object.fromEntries(Object.entries(FIELDS).map(([name, field]) => [name, structuredClone(field.value)]));
+  return {
+    ...Object.fromEntries(Object.entries(FIELDS).map(([name, field]) => [name, structuredClone(field.value)])),
+    pinned: null,
+  };
 }
 
-/** '#t=…&h=2' → {state, problems: ['h (number of heads) must be …, got “x”', …]}. */
-export function parseHash(hash) {
+/** The setting A that pinning `state` keeps: its computed settings, with the view fields at their defaults and nothing pinned. */
+export function pinnedSettings(state) {
+  const pinned = defaultState();
+  for (const name of Object.keys(FIELDS)) {
+    if (!VIEW_FIELDS.includes(name)) pinned[name] = structuredClone(state[name]);
+  }
+  return pinned;
+}
+
+// A setting's value as a sentence quotes it: on or off, '—' for an empty one, long ones cut.
+function shownValue(field, value) {
+  if (field.codec === flag) return value ? 'on' : 'off';
+  return shorten(field.codec.format(value)) || '—';
+}
+
+/** The computed settings in which b differs from a: [{label, a, b}], each value as a sentence quotes it. */
+export function settingsDifferences(a, b) {
+  return Object.entries(FIELDS)
+    .filter(([name, field]) => !VIEW_FIELDS.includes(name) && field.codec.format(a[name]) !== field.codec.format(b[name]))
+    .map(([name, field]) => ({ label: field.label, a: shownValue(field, a[name]), b: shownValue(field, b[name]) }));
+}
+
+/**
+ * '#t=…&h=2' → {state, problems: ['h (number of heads) must be …, got “x”', …]}. The pinned
+ * setting's entry (a=…) is read as a hash of its own, and its problems are named 'A: …';
+ * `pinned`: whether this is that hash (which pins nothing).
+ */
+export function parseHash(hash, { pinned = false } = {}) {
   const state = defaultState();
   const problems = [];
   const byKey = new Map(Object.entries(FIELDS).map(([name, field]) => [field.key, [name, field]]));
   for (const [key, value] of hashEntries(hash, problems)) {
+    if (key === PIN_KEY && !pinned) {
+      const inner = parseHash(value, { pinned: true });
+      state.pinned = pinnedSettings(inner.state);
+      problems.push(...inner.problems.map((problem) => `A: ${problem}`));
+      continue;
+    }
     const entry = byKey.get(key);
     if (!entry) {
       problems.push(`unknown setting “${shorten(key)}”`);
@@ -191,23 +232,30 @@ function hashParams(state) {
   return params;
 }
 
-/** The hash for `state`, without '#': only the settings that differ from their default. */
+/** The hash for `state`, without '#': only the settings that differ from their default (and A's, when pinned). */
 export function formatHash(state) {
-  return hashParams(state).toString();
+  const params = hashParams(state);
+  if (state.pinned) params.set(PIN_KEY, formatHash(state.pinned));
+  return params.toString();
 }
 
 /**
- * The hash a link keeps, without '#': formatHash, but without the text when it takes more
- * than MAX_LINK_TEXT characters encoded: {hash, textLeftOut}.
+ * The hash a link keeps, without '#': formatHash, but without the text (B's or A's) when it
+ * takes more than MAX_LINK_TEXT characters encoded: {hash, textLeftOut}.
  */
 export function formatLink(state) {
   const params = hashParams(state);
   const text = params.get(FIELDS.text.key) ?? '';
   // encoding never shortens a text: one longer than the limit need not be encoded to know
   const fits = text.length <= MAX_LINK_TEXT && new URLSearchParams([[FIELDS.text.key, text]]).toString().length - FIELDS.text.key.length - 1 <= MAX_LINK_TEXT;
-  if (fits) return { hash: params.toString(), textLeftOut: false };
-  params.delete(FIELDS.text.key);
-  return { hash: params.toString(), textLeftOut: true };
+  if (!fits) params.delete(FIELDS.text.key);
+  let textLeftOut = !fits;
+  if (state.pinned) {
+    const pinned = formatLink(state.pinned);
+    params.set(PIN_KEY, pinned.hash);
+    textLeftOut ||= pinned.textLeftOut;
+  }
+  return { hash: params.toString(), textLeftOut };
 }
 
 /** A setting's name as messages give it ('number of heads'). */

@@ -2,10 +2,12 @@
 // or by blocks of query rows: the same numbers as one engine), which it starts when the page
 // asks; its own engine tokenizes, draws projections and walks through a query. It keeps the
 // last attention result, so that views, profiles and exports of a 4,096-token matrix are cut
-// from it here and only screen-sized pieces cross to the page. Messages: shared/worker/client.js.
+// from it here and only screen-sized pieces cross to the page, and the pinned setting A's
+// result beside it while the page compares. Messages: shared/worker/client.js.
 import { cacheEntries, decodeStep, kvCacheBytes } from './generation.js';
 import { csvChunks, jsonChunks } from './weights-export.js';
 import { formatBytes } from '../shared/format.js';
+import { panelDifference } from '../shared/heatmap/difference.js';
 import { columnMeans, meanOf, poolBlocks, poolVector } from '../shared/heatmap/pooling.js';
 import { createAttentionPool, serveEngine } from '../shared/worker/server.js';
 
@@ -22,6 +24,7 @@ let input = null;    // x of the last compute request: {rows, cols, data}
 // its attention: {n, heads, options, scores: Matrix[], weights: Matrix[], q, k, v, context: Matrix,
 // received: Float32Array[]}
 let current = null;
+let pinned = null;   // the attention of the setting A that the page compares with, the same fields
 
 // The mean weight each key receives in one head of the current result, computed when first asked for.
 function received(head) {
@@ -131,30 +134,36 @@ const handlers = {
     return { tokens: tokens.map((token, i) => ({ text: token, start: starts[i], end: ends[i] })), truncated };
   },
 
-  async compute(engine, { x, random, trainable, options }, progress) {
+  // Attention of the page's setting, kept as the current result; with `pin`, of the setting A
+  // the page compares with, kept as the pinned result (the current one and its input stay).
+  async compute(engine, { x, random, trainable, options, pin = false }, progress) {
     if (!pool) throw new Error('the engine workers have not started');
     // The last result's matrices are handed back to the pool's workers, which write the next
     // one of the same size into them: only this worker holds them, and allocating 16 MiB
     // afresh (512 tokens, 8 heads) took longer than computing them.
-    const previous = current;
-    current = null;
-    input = x ?? engine.torchGenerator(random.seed).rand(random.rows, random.dims);
-    const n = input.rows;
+    const previous = pin ? pinned : current;
+    if (pin) pinned = null;
+    else current = null;
+    const computedInput = x ?? engine.torchGenerator(random.seed).rand(random.rows, random.dims);
+    if (!pin) input = computedInput;
+    const n = computedInput.rows;
     const bytes = SCORE_AND_WEIGHT * engine.attentionMemory({ n, heads: options.heads, bytesPerElement: FP32_BYTES });
     if (bytes > PAGE_BUDGET_BYTES) {
       throw new Error(`${n} tokens × ${options.heads} head(s) need ${formatBytes(bytes)} of scores and weights; ` +
         `this page keeps at most ${formatBytes(PAGE_BUDGET_BYTES)}: use fewer heads or a shorter text`);
     }
     progress('projections');
-    const weights = projections(engine, trainable, input.cols);
+    const weights = projections(engine, trainable, computedInput.cols);
     progress('attention');
     const started = performance.now();
-    const result = await pool.selfAttention(input, { ...options, ...weights, kernel: 'materialized', reuse: previous });
+    const result = await pool.selfAttention(computedInput, { ...options, ...weights, kernel: 'materialized', reuse: previous });
     const engineMs = performance.now() - started;
-    current = {
+    const kept = {
       n, heads: options.heads, options, scores: result.scores, weights: result.weights,
       q: result.q, k: result.k, v: result.v, context: result.context, received: [],
     };
+    if (pin) pinned = kept;
+    else current = kept;
     // wasmBytes: the engines' wasm memory after the call, this worker's and the pool's (it
     // never shrinks), for the page's data-wasm-bytes
     return { n, heads: options.heads, engineMs, wasmBytes: engine.memoryBytes + pool.memoryBytes };
@@ -174,6 +183,33 @@ const handlers = {
       }),
     }));
     return { block, panels };
+  },
+
+  // One head of the pinned result A and of the current one B, and B − A, over the same square
+  // and in the same blocks as `blocks` makes them: {block, a, b, difference}, each a panel.
+  compare(engine, { head, row0, col0, size, maxCells, pooling }) {
+    if (!current || !pinned) throw new Error('no pinned and current results to compare yet');
+    if (pinned.n !== current.n) throw new Error(`A has ${pinned.n} tokens but B has ${current.n}`);
+    for (const [name, result] of [['A', pinned], ['B', current]]) {
+      if (head >= result.heads) throw new Error(`head ${head + 1} does not exist in ${name}, which has ${result.heads} head(s)`);
+    }
+    const block = Math.ceil(size / maxCells);
+    const pooled = (result) => ({
+      head,
+      ...poolBlocks({
+        scores: result.scores[head].data, weights: result.weights[head].data, stride: result.n,
+        row0, col0, rows: size, cols: size, block, mode: pooling,
+      }),
+    });
+    const a = pooled(pinned);
+    const b = pooled(current);
+    return { block, a, b, difference: { head, ...panelDifference(a, b) } };
+  },
+
+  // Unpinned: the pinned result is let go.
+  unpin() {
+    pinned = null;
+    return {};
   },
 
   // Over the columns [col0, col0+size), in at most `points` points: the query's row and the
@@ -251,6 +287,7 @@ const handlers = {
 const TRANSFER = {
   blocks: ({ panels }) => panels.flatMap((p) => [p.scores.buffer, p.weights.buffer, p.masked.buffer]),
   profiles: ({ row, column }) => [row.buffer, column.buffer],
+  compare: ({ a, b, difference }) => [a, b, difference].flatMap((p) => [p.scores.buffer, p.weights.buffer, p.masked.buffer]),
 };
 
 serveEngine(handlers, { transfer: TRANSFER });

@@ -1,7 +1,10 @@
 // Files a page offers for download, and the pieces of their text: download(blob) hands a
-// Blob to the user, downloadCanvas a canvas as PNG, downloadChart an <svg> chart as PNG;
+// Blob to the user, downloadCanvas a canvas as PNG, downloadSvg a standalone <svg> as a file,
+// downloadChart an <svg> chart as PNG or SVG with its title and legend;
 // float32Text and csvField write numbers and
 // fields of CSV or JSON files (the formatters run in workers too: no DOM at import time).
+
+import { SVG_NS, svgElement } from './svg.js';
 
 const MIN_DIGITS = 6;
 const FLOAT32_DIGITS = 9;  // enough significant digits for any float32 to round-trip
@@ -53,16 +56,28 @@ export function downloadCanvas(canvas, filename) {
   canvas.toBlob((blob) => download(blob, filename), 'image/png');
 }
 
+/** Offers the standalone <svg> `element` as an SVG file (XMLSerializer's text of it). */
+export function downloadSvg(element, filename) {
+  download(new Blob([`<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(element)}\n`],
+    { type: 'image/svg+xml' }), filename);
+}
+
 // What a chart's elements take from the stylesheet, written onto a copy as presentation
-// attributes, so that the copy draws the same as an image (which sees no stylesheet).
+// attributes, so that the copy draws the same as a file or an image (which see no stylesheet).
 const CHART_STYLES = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray', 'stroke-opacity', 'opacity',
   'font-size', 'font-family', 'font-weight'];
 const PNG_SCALE = 2;             // device pixels per CSS pixel of the PNG
+const TITLE_ROW_PX = 26;
+const TITLE_FONT_PX = 14;
 const LEGEND_ROW_PX = 20;
 const LEGEND_KEY_PX = 22;        // the coloured line before a legend entry
+const LEGEND_KEY_GAP_PX = 6;     // between the line and its text
+const LEGEND_LINE_PX = 3;
+const LEGEND_DASH = '6 4';
 const LEGEND_GAP_PX = 16;
 const LEGEND_PAD_PX = 8;
-const LEGEND_FONT = '12px system-ui, sans-serif';
+const LEGEND_FONT_PX = 12;
+const FONT_FAMILY = 'system-ui, sans-serif';
 
 // The entries of an HTML chart legend (<ul class="chart-legend">): [{text, color, dashed}].
 function legendEntries(legend) {
@@ -73,13 +88,14 @@ function legendEntries(legend) {
 }
 
 // Lays the legend's entries out in rows of at most `width` pixels: [{entry, x, row}] and the row count.
-function legendLayout(context, entries, width) {
-  context.font = LEGEND_FONT;
+function legendLayout(entries, width) {
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${LEGEND_FONT_PX}px ${FONT_FAMILY}`;
   const placed = [];
   let x = LEGEND_PAD_PX;
   let row = 0;
   for (const entry of entries) {
-    const size = LEGEND_KEY_PX + 6 + context.measureText(entry.text).width;
+    const size = LEGEND_KEY_PX + LEGEND_KEY_GAP_PX + context.measureText(entry.text).width;
     if (x > LEGEND_PAD_PX && x + size > width - LEGEND_PAD_PX) {
       x = LEGEND_PAD_PX;
       row += 1;
@@ -91,10 +107,11 @@ function legendLayout(context, entries, width) {
 }
 
 /**
- * A PNG of what the <svg> chart shows, on the page's panel colour, with the entries of its
- * HTML legend (when given) drawn under it. Resolves to a Blob.
+ * A standalone copy of the <svg> chart for a file: the page's styles written onto its
+ * elements, on the page's panel colour, with `title` (when given) above it and the entries of
+ * its HTML legend (when given) drawn under it as SVG lines and text.
  */
-export async function chartPng(svg, { legend } = {}) {
+export function chartSvg(svg, { legend, title } = {}) {
   const width = svg.width.baseVal.value || svg.clientWidth;
   const height = svg.height.baseVal.value || svg.clientHeight;
   const copy = svg.cloneNode(true);
@@ -103,48 +120,63 @@ export async function chartPng(svg, { legend } = {}) {
   originals.forEach((element, k) => {
     const style = getComputedStyle(element);
     for (const name of CHART_STYLES) copies[k].setAttribute(name, style.getPropertyValue(name));
+    copies[k].removeAttribute('class');
   });
-  copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  copy.removeAttribute('id');
+  const top = title ? TITLE_ROW_PX : 0;
+  copy.setAttribute('y', String(top));
   copy.setAttribute('width', String(width));
   copy.setAttribute('height', String(height));
-  const url = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(copy)], { type: 'image/svg+xml' }));
+  const { placed, rows } = legendLayout(legendEntries(legend), width);
+  const total = top + height + (rows > 0 ? rows * LEGEND_ROW_PX + LEGEND_PAD_PX : 0);
+  const page = getComputedStyle(svg);
+  const ink = page.color;
+  const file = svgElement('svg', { xmlns: SVG_NS, width, height: total, viewBox: `0 0 ${width} ${total}`, 'font-family': FONT_FAMILY });
+  if (title) file.append(svgElement('title', {}, title));
+  file.append(svgElement('rect', { width, height: total, fill: page.getPropertyValue('--panel').trim() || 'white' }));
+  if (title) {
+    file.append(svgElement('text', {
+      x: LEGEND_PAD_PX, y: TITLE_ROW_PX - LEGEND_PAD_PX, fill: ink, 'font-size': TITLE_FONT_PX, 'font-weight': 600,
+    }, title));
+  }
+  file.append(copy);
+  for (const { entry, x, row } of placed) {
+    const y = top + height + row * LEGEND_ROW_PX + LEGEND_ROW_PX / 2;
+    file.append(svgElement('line', {
+      x1: x, y1: y, x2: x + LEGEND_KEY_PX, y2: y, stroke: entry.color, 'stroke-width': LEGEND_LINE_PX,
+      ...(entry.dashed ? { 'stroke-dasharray': LEGEND_DASH } : {}),
+    }));
+    file.append(svgElement('text', {
+      x: x + LEGEND_KEY_PX + LEGEND_KEY_GAP_PX, y, fill: ink, 'font-size': LEGEND_FONT_PX, 'dominant-baseline': 'central',
+    }, entry.text));
+  }
+  return file;
+}
+
+/** A PNG (PNG_SCALE device pixels per CSS pixel) of the standalone <svg> `file`. Resolves to a Blob. */
+export async function svgPng(file) {
+  const width = Number(file.getAttribute('width'));
+  const height = Number(file.getAttribute('height'));
+  const url = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(file)], { type: 'image/svg+xml' }));
   try {
     const image = new Image();
     image.src = url;
     await image.decode();
     const canvas = document.createElement('canvas');
-    const context = canvas.getContext('2d');
-    const entries = legendEntries(legend);
-    const { placed, rows } = legendLayout(context, entries, width);
-    const total = height + (rows > 0 ? rows * LEGEND_ROW_PX + LEGEND_PAD_PX : 0);
     canvas.width = Math.round(width * PNG_SCALE);
-    canvas.height = Math.round(total * PNG_SCALE);
+    canvas.height = Math.round(height * PNG_SCALE);
+    const context = canvas.getContext('2d');
     context.scale(PNG_SCALE, PNG_SCALE);
-    const page = getComputedStyle(svg);
-    context.fillStyle = page.getPropertyValue('--panel').trim() || 'white';
-    context.fillRect(0, 0, width, total);
     context.drawImage(image, 0, 0, width, height);
-    context.font = LEGEND_FONT;
-    context.textBaseline = 'middle';
-    for (const { entry, x, row } of placed) {
-      const y = height + row * LEGEND_ROW_PX + LEGEND_ROW_PX / 2;
-      context.strokeStyle = entry.color;
-      context.lineWidth = 3;
-      context.setLineDash(entry.dashed ? [6, 4] : []);
-      context.beginPath();
-      context.moveTo(x, y);
-      context.lineTo(x + LEGEND_KEY_PX, y);
-      context.stroke();
-      context.fillStyle = page.color;
-      context.fillText(entry.text, x + LEGEND_KEY_PX + 6, y);
-    }
     return await new Promise((resolve) => { canvas.toBlob(resolve, 'image/png'); });
   } finally {
     URL.revokeObjectURL(url);
   }
 }
 
-/** Offers what the <svg> chart shows (and its HTML legend) as a PNG file. */
-export async function downloadChart(svg, filename, { legend } = {}) {
-  download(await chartPng(svg, { legend }), filename);
+/** Offers what the <svg> chart shows (with its title and HTML legend) as a PNG or an SVG file, by the filename's extension. */
+export async function downloadChart(svg, filename, { legend, title } = {}) {
+  const file = chartSvg(svg, { legend, title });
+  if (filename.endsWith('.svg')) downloadSvg(file, filename);
+  else download(await svgPng(file), filename);
 }

@@ -1,6 +1,7 @@
-// The Train page's files: each chart as PNG (a button with data-png naming its <svg>, or the
-// attention map's canvas), the shown run's curves as CSV and JSON, and the text of those files.
-import { download, downloadCanvas, downloadChart, csvField } from '../shared/downloads.js';
+// The Train page's files: each chart as PNG and SVG (shared/chart-exports.js; the attention
+// map's canvas as PNG), the shown run's curves as CSV and JSON, and the text of those files.
+import { bindChartExports } from '../shared/chart-exports.js';
+import { download, csvField } from '../shared/downloads.js';
 import { toHash } from './state.js';
 
 export const CURVES_FORMAT = 'attention-playground-train-curves';
@@ -49,16 +50,9 @@ export function curvesCsv(run) {
   return `${lines.join('\n')}\n`;
 }
 
-/** Binds the PNG buttons and the curves' CSV and JSON buttons; shownRun() is the run they export. */
+/** Binds the charts' PNG and SVG buttons and the curves' CSV and JSON buttons; shownRun() is the run they export. */
 export function bindExports({ shownRun, onError }) {
-  for (const element of document.querySelectorAll('button[data-png]')) {
-    element.addEventListener('click', () => {
-      const target = document.getElementById(element.dataset.png);
-      const filename = `attention-playground-train-${element.dataset.png}.png`;
-      if (target instanceof HTMLCanvasElement) downloadCanvas(target, filename);
-      else downloadChart(target, filename, { legend: document.getElementById(element.dataset.legend) }).catch(onError);
-    });
-  }
+  bindChartExports({ prefix: 'attention-playground-train', onError });
   const name = (run, extension) => `attention-playground-train-run${run.id}-curves.${extension}`;
   document.getElementById('export-csv').addEventListener('click', () => {
     const run = shownRun();

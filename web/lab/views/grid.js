@@ -1,12 +1,18 @@
 // The needle-in-a-haystack grid: context length across, needle depth down, each cell
 // coloured by retrieval on the viridis scale (darkest = the grid's lowest value, yellow =
-// its highest), with the value in the cell's tooltip.
+// its highest), with the value in the cell's tooltip, and a colour bar from the lowest value to
+// the highest under it (inside the <svg>, so that its PNG and SVG files carry it).
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { scaleBand, scaleSequential } from 'd3-scale';
 import { select } from 'd3-selection';
 import { axisBottom, axisLeft } from 'd3-axis';
 
-const MARGIN = { top: 8, right: 12, bottom: 44, left: 60 };
+const MARGIN = { top: 8, right: 12, bottom: 78, left: 60 };
+const SCALE_TOP_PX = 50;       // the colour bar, below the plot
+const SCALE_WIDTH_PX = 160;
+const SCALE_HEIGHT_PX = 10;
+const SCALE_STOPS = 11;        // gradient stops along viridis
+const SCALE_GRADIENT_ID = 'needle-grid-scale';
 const ROW_PX = 22;
 const MIN_WIDTH_PX = 260;
 const MAX_WIDTH_PX = 720;
@@ -16,12 +22,20 @@ const LABEL_OFFSET_PX = 34;
 export function createGrid(svg, { scaleNote }) {
   const root = select(svg);
   const plot = root.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
-  const cells = plot.append('g');
+  const cells = plot.append('g').attr('class', 'cells');
   const xAxis = plot.append('g').attr('class', 'axis');
   const yAxis = plot.append('g').attr('class', 'axis');
   const xTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle').text('context length n (tokens)');
   const yTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
     .attr('transform', 'rotate(-90)').text('needle depth');
+  const gradient = root.append('defs').append('linearGradient').attr('id', SCALE_GRADIENT_ID);
+  gradient.selectAll('stop').data(Array.from({ length: SCALE_STOPS }, (_, k) => k / (SCALE_STOPS - 1))).join('stop')
+    .attr('offset', (t) => t).attr('stop-color', (t) => interpolateViridis(t));
+  const colorBar = plot.append('g').attr('class', 'grid-color-bar');
+  colorBar.append('rect').attr('width', SCALE_WIDTH_PX).attr('height', SCALE_HEIGHT_PX).attr('fill', `url(#${SCALE_GRADIENT_ID})`);
+  const lowLabel = colorBar.append('text').attr('class', 'axis-title').attr('text-anchor', 'end')
+    .attr('x', -4).attr('y', SCALE_HEIGHT_PX);
+  const highLabel = colorBar.append('text').attr('class', 'axis-title').attr('x', SCALE_WIDTH_PX + 4).attr('y', SCALE_HEIGHT_PX);
 
   return function draw({ lengths, depths, values, format }) {
     const width = Math.min(MAX_WIDTH_PX, Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth));
@@ -46,6 +60,9 @@ export function createGrid(svg, { scaleNote }) {
     yAxis.call(axisLeft(y).tickFormat((d) => `${Math.round(depths[d] * 100)}%`));
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
     yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
+    colorBar.attr('transform', `translate(${(innerWidth - SCALE_WIDTH_PX) / 2},${innerHeight + SCALE_TOP_PX})`);
+    lowLabel.text(`lowest ${format(low)}`);
+    highLabel.text(`highest ${format(high)}`);
     scaleNote({ low: format(low), high: format(high), lowColor: color(low), highColor: color(high) });
   };
 }

@@ -16,16 +16,18 @@ const PERCENT = 100;
 
 const $ = (id) => document.getElementById(id);
 
+let glove = null;         // the decoded GloVe table, once loaded (the page's input and a pinned one share it)
+let gloveLoading = null;  // its promise
+
 /**
  * Binds the source control to `state` (client: the engine worker; status: the page's
  * progress line; onChange(settings)). Returns {embed(current), input()}: embed brings the
  * input up to date and resolves to whether it made a new one, while current() says that the
  * update that asked is still the latest; input() is {key, tokens, labels, x, unknown,
- * truncated}, or null before the first.
+ * truncated}, or null before the first. `own`: whether this is the page's input, which owns
+ * the source control and its status line (false for the pinned setting A of a comparison).
  */
-export function createVectors({ client, state, status, onChange }) {
-  let glove = null;         // the decoded GloVe table, once loaded
-  let gloveLoading = null;  // its promise
+export function createVectors({ client, state, status, onChange, own = true }) {
   let input = null;
 
   function ensureGlove() {
@@ -72,9 +74,11 @@ export function createVectors({ client, state, status, onChange }) {
     if (state.source !== 'random' && tokens.length > 0) ({ x, unknown } = embedTokens(tokens, sourceOf(state.source)));
     const labels = tokens.map((token, i) => ({ text: token.text, unknown: unknown[i], index: i }));
     input = { key, tokens, labels, x, unknown, truncated };
-    showSourceStatus();
+    if (own) showSourceStatus();
     return true;
   }
+
+  if (!own) return { embed, input: () => input };
 
   const sourceControl = $('source');
   sourceControl.addEventListener('change', () => {

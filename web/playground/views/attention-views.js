@@ -18,7 +18,8 @@ const $ = (id) => document.getElementById(id);
  * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
  * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmBytes(bytes),
  * recordTiming(started, pieces), showGeneration(decoded, labels), hideGeneration(), showSteps(walk, labels),
- * showCost(rows, n)}.
+ * showCost(rows, n), figure()}: figure() is the heatmap on display as shared/heatmap/heatmap-svg.js
+ * draws it, or null.
  */
 export function createAttentionViews({ state, onSelectQuery, onZoom }) {
   const canvas = $('heatmap');
@@ -33,6 +34,8 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
   };
   let shown = null;  // what the views show: {view: {computed, heads, region, blocks, profiles, lines, milliseconds}, labels}
 
+  const legendHeading = () => (state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)');
+
   function redraw() {
     if (!shown) return undefined;
     const { view: { computed, region: area, rows, blocks, profiles, lines }, labels } = shown;
@@ -43,7 +46,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       tokens: labels, n: computed.n, region: area, rows, block: blocks.block, pooling: state.pooling,
       query: state.query, panels, value: state.value, domain,
     });
-    updateLegend({ heading: state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)', domain });
+    updateLegend({ heading: legendHeading(), domain });
     drawProfile($('profile'), { start: area.col0, count: area.size, ...profiles });
     drawLines({
       tokens: labels.slice(lines.start, lines.start + lines.count),
@@ -100,6 +103,19 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     showSteps(walk, labels) {
       renderSteps({ intro: $('steps-intro'), summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note') },
         { walk, tokens: labels, query: state.query, scale: state.stepScale });
+    },
+    figure() {
+      if (!shown) return null;
+      const { view: { computed: { n, heads }, region: area, blocks }, labels } = shown;
+      const panels = blocks.panels.map((panel) => ({ ...panel, title: `Head ${panel.head + 1} of ${heads}` }));
+      const domain = colorDomain(panels, state.value);
+      const zoomed = area.size < n ? `, tokens #${area.row0}–#${area.row0 + area.size - 1} × #${area.col0}–#${area.col0 + area.size - 1}` : '';
+      return {
+        title: `Attention ${state.value} (${formatCount(n)} tokens${zoomed})`,
+        tokens: labels, n, region: area, block: blocks.block, pooling: state.pooling, query: state.query, value: state.value,
+        names: { query: 'query', key: 'key' }, domain, panels,
+        legends: [{ heading: legendHeading(), domain }],
+      };
     },
     showCost(rows, n) {
       renderCost({ answer: $('cost-answer'), table: $('cost-table') }, { rows, heads: state.heads, n });

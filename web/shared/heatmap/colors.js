@@ -1,21 +1,38 @@
-// The heatmap's colour map: viridis (perceptually uniform, readable in grey and by most
-// colour-blind readers) as a precomputed table, plus what has no place on it: masked cells
+// The heatmap's colour maps as precomputed tables: viridis (perceptually uniform, readable in
+// grey and by most colour-blind readers) for values, and red–blue (blue below 0, white at 0,
+// red above, symmetric) for the difference of two settings; plus what has no place on them: masked cells
 // are left transparent over a hatching (so they can never read as a low value, in either
 // colour scheme), NaN and ±Infinity get fixed colours.
 import { rgb } from 'd3-color';
-import { interpolateViridis } from 'd3-scale-chromatic';
+import { interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
 
 export const COLOR_STEPS = 256;
 
-/** RGBA bytes of COLOR_STEPS colours from the low end of the scale to the high end. */
-export const COLOR_TABLE = (() => {
+// RGBA bytes of COLOR_STEPS colours of `interpolate` from its low end (0) to its high end (1).
+function colorTable(interpolate) {
   const table = new Uint8ClampedArray(COLOR_STEPS * 4);
   for (let k = 0; k < COLOR_STEPS; ++k) {
-    const { r, g, b } = rgb(interpolateViridis(k / (COLOR_STEPS - 1)));
+    const { r, g, b } = rgb(interpolate(k / (COLOR_STEPS - 1)));
     table.set([r, g, b, 255], k * 4);
   }
   return table;
-})();
+}
+
+/** RGBA bytes of COLOR_STEPS colours from the low end of the scale to the high end. */
+export const COLOR_TABLE = colorTable(interpolateViridis);
+
+/** The same for differences: RdBu reversed, so that negative is blue and positive red. */
+export const DIVERGING_TABLE = colorTable((t) => interpolateRdBu(1 - t));
+
+/**
+ * The step of the colour table (0 … COLOR_STEPS − 1) for a finite value v on the domain
+ * [lo, hi], ends included; values beyond the domain take its end's colour.
+ */
+export function colorStep(v, lo, hi) {
+  const top = COLOR_STEPS - 1;
+  const step = Math.round((v - lo) * (top / (hi - lo)));
+  return step < 0 ? 0 : step > top ? top : step;
+}
 
 // One 32-bit word per colour, in the byte order of the platform, so that a Uint32Array over
 // an ImageData's pixels takes a whole pixel in one write.
@@ -23,6 +40,12 @@ const word = (rgba) => new Uint32Array(Uint8ClampedArray.from(rgba).buffer)[0];
 
 /** COLOR_TABLE as one word per colour. */
 export const COLOR_WORDS = new Uint32Array(COLOR_TABLE.buffer);
+
+/** The colour scales a heatmap panel takes: {table, words}. */
+export const COLOR_SCALES = {
+  sequential: { table: COLOR_TABLE, words: COLOR_WORDS },
+  diverging: { table: DIVERGING_TABLE, words: new Uint32Array(DIVERGING_TABLE.buffer) },
+};
 
 const special = ([r, g, b], label) => ({ word: word([r, g, b, 255]), css: `rgb(${r}, ${g}, ${b})`, label });
 

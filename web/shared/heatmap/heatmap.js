@@ -8,7 +8,7 @@
 // selects the query row, Ctrl + wheel or + / − / 0 zoom. Long inputs arrive already pooled into
 // blocks (pooling.js); labels and hit tests work in token positions either way.
 import {
-  COLOR_STEPS, COLOR_WORDS, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS,
+  COLOR_SCALES, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS, colorStep,
 } from './colors.js';
 import { formatNumber } from '../format.js';
 
@@ -62,14 +62,15 @@ function cssColor(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-// One image of the panel's cells, 1 pixel per cell; masked cells stay transparent.
-function cellImage(panel, value, [lo, hi]) {
-  const image = new ImageData(panel.cellCols, panel.cellRows);
+/**
+ * One image of a panel's cells, 1 pixel per cell, on a canvas: `values` (cellRows×cellCols,
+ * row-major) on the colour scale `scale` ('sequential' or 'diverging') over [lo, hi]; masked
+ * cells stay transparent.
+ */
+export function cellImage({ cellRows, cellCols, masked }, values, [lo, hi], scale = 'sequential') {
+  const image = new ImageData(cellCols, cellRows);
   const pixels = new Uint32Array(image.data.buffer);
-  const values = panel[value];
-  const { masked } = panel;
-  const top = COLOR_STEPS - 1;
-  const stepsPerUnit = top / (hi - lo);
+  const { words } = COLOR_SCALES[scale];
   const nan = SPECIAL_COLORS.nan.word;
   const infinity = SPECIAL_COLORS.infinity.word;
   for (let k = 0; k < values.length; ++k) {
@@ -79,13 +80,12 @@ function cellImage(panel, value, [lo, hi]) {
     } else if (v - v !== 0) {  // NaN or ±Infinity: v − v is NaN for both, 0 for every finite v
       pixels[k] = Number.isNaN(v) ? nan : infinity;
     } else {
-      const step = Math.round((v - lo) * stepsPerUnit);
-      pixels[k] = COLOR_WORDS[step < 0 ? 0 : step > top ? top : step];
+      pixels[k] = words[colorStep(v, lo, hi)];
     }
   }
   const canvas = document.createElement('canvas');
-  canvas.width = panel.cellCols;
-  canvas.height = panel.cellRows;
+  canvas.width = cellCols;
+  canvas.height = cellRows;
   canvas.getContext('2d').putImageData(image, 0, 0);
   return canvas;
 }
@@ -116,10 +116,13 @@ function hatchPattern(context, back, stroke) {
  * Returns {draw(model)}. A model is
  *   {tokens: [{text, unknown}], n, region: {row0, col0, size}, block, pooling, query,
  *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title}], value, domain,
- *    marked, names, columns}.
+ *    marked, names, columns, compare}.
  * Optional: rows, how many rows from the region's first are drawn (default all of them: generation
- * step by step shows the rows fed so far); a panel's title (default "Head h of H"); its scores (without them the tooltip shows
- * the weight alone); marked, token positions whose columns are outlined and whose labels are
+ * step by step shows the rows fed so far); a panel's title (default "Head h of H"); its scores
+ * (without them the tooltip shows the weight alone); its colour scale, 'sequential' (default) or
+ * 'diverging', and its own domain (default the model's); compare: the panels are A, B and B − A
+ * of one head, and the tooltip shows the cell in all three; marked, token positions whose columns
+ * are outlined and whose labels are
  * always drawn and stand out; names {query, key}, what the tooltip calls a row and a column
  * (default 'query', 'key'); columns, the most panels side by side (default: as many as fit).
  */
@@ -142,7 +145,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const key = panel[value];
     const cached = imageCache.get(key);
     if (cached?.lo === lo && cached.hi === hi) return cached.image;
-    const image = cellImage(panel, value, [lo, hi]);
+    const image = cellImage(panel, key, [lo, hi], panel.scale);
     imageCache.set(key, { lo, hi, image });
     return image;
   }
@@ -292,6 +295,31 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     return null;
   }
 
+  // The tooltip's lines of a panel's cell k (and its data-score, data-weight).
+  function valueLines(panel, k) {
+    const scores = panel.scores !== undefined;
+    tooltip.dataset.head = String(panel.head);
+    tooltip.dataset.weight = String(panel.weights[k]);
+    if (scores) tooltip.dataset.score = String(panel.scores[k]);
+    else delete tooltip.dataset.score;
+    if (panel.masked[k]) return [scores ? 'masked: score -Infinity, weight 0' : 'masked: weight 0'];
+    return [...(scores ? [`score ${formatNumber(panel.scores[k])}`] : []), `weight ${formatNumber(panel.weights[k])}`];
+  }
+
+  // In a comparison (panels A, B, B − A), cell k of all three (and its data-a, data-b, data-difference).
+  function compareLines(k) {
+    const [a, b, difference] = model.panels;
+    const name = model.value === 'weights' ? 'weight' : 'score';
+    const read = (panel) => `${formatNumber(panel[model.value][k])}${panel.masked[k] ? ' (masked)' : ''}`;
+    tooltip.dataset.head = String(b.head);
+    tooltip.dataset.a = String(a[model.value][k]);
+    tooltip.dataset.b = String(b[model.value][k]);
+    tooltip.dataset.difference = String(difference[model.value][k]);
+    const oneSide = a.masked[k] ? ' (masked in A)' : b.masked[k] ? ' (masked in B)' : '';
+    return [`A: ${name} ${read(a)}`, `B: ${name} ${read(b)}`,
+      difference.masked[k] ? 'B − A: masked in both' : `B − A: ${formatNumber(difference[model.value][k])}${oneSide}`];
+  }
+
   function showTooltip(cell, anchor) {
     if (!cell || cell.j === null) {
       tooltip.hidden = true;
@@ -303,7 +331,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const r = Math.floor((cell.i - row0) / block);
     const c = Math.floor((cell.j - col0) / block);
     const k = r * panel.cellCols + c;
-    const lines = [panel.title ?? `Head ${panel.head + 1}`];
+    const lines = [model.compare ? `Head ${panel.head + 1}` : panel.title ?? `Head ${panel.head + 1}`];
     const { query: rowName = 'query', key: columnName = 'key' } = model.names ?? {};
     if (block === 1) {
       lines.push(`${rowName} #${cell.i} “${model.tokens[cell.i].text}”`, `${columnName} #${cell.j} “${model.tokens[cell.j].text}”`);
@@ -317,17 +345,9 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       delete tooltip.dataset.query;
       delete tooltip.dataset.key;
     }
-    const scores = panel.scores !== undefined;
-    if (panel.masked[k]) {
-      lines.push(scores ? 'masked: score -Infinity, weight 0' : 'masked: weight 0');
-    } else {
-      lines.push(...(scores ? [`score ${formatNumber(panel.scores[k])}`] : []), `weight ${formatNumber(panel.weights[k])}`);
-    }
-    tooltip.dataset.head = String(panel.head);
     tooltip.dataset.panel = String(cell.panel);
-    if (scores) tooltip.dataset.score = String(panel.scores[k]);
-    else delete tooltip.dataset.score;
-    tooltip.dataset.weight = String(panel.weights[k]);
+    if (model.compare) lines.push(...compareLines(k));
+    else lines.push(...valueLines(panel, k));
     tooltip.replaceChildren(...lines.map((line) => {
       const div = document.createElement('div');
       div.textContent = line;
@@ -425,7 +445,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     draw(next) {
       model = next;
       marked = new Set(model.marked ?? []);
-      images = model.panels.map((panel) => cachedImage(panel, model.value, model.domain));
+      images = model.panels.map((panel) => cachedImage(panel, model.value, panel.domain ?? model.domain));
       labelWidth = measureLabels();
       if (cursor && (cursor.panel >= model.panels.length || cursor.i >= Math.min(model.n, model.region.row0 + drawnRows())
         || cursor.j >= model.n)) cursor = null;

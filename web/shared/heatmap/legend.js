@@ -4,22 +4,37 @@
 import { axisBottom } from 'd3-axis';
 import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
-import { COLOR_STEPS, COLOR_TABLE, MASKED, SPECIAL_COLORS } from './colors.js';
+import { COLOR_SCALES, COLOR_STEPS, MASKED, SPECIAL_COLORS } from './colors.js';
 
 const AXIS_HEIGHT_PX = 24;
 const AXIS_MARGIN_PX = 8;   // room for the first and last tick labels
 const TICKS = 5;
+const TICK_CHAR_PX = 7;     // about one character of a tick label
+const TICK_GAP_PX = 10;     // at least between two tick labels
+
+/**
+ * The ticks of `scale` (d3, linear) whose labels fit side by side in `width` pixels: d3's
+ * ticks for at most `most`, fewer while their labels would touch. Returns {ticks, format}.
+ */
+export function fittingTicks(scale, width, most = TICKS) {
+  for (let count = most; ; --count) {
+    const ticks = scale.ticks(count);
+    const format = scale.tickFormat(count);
+    const needed = ticks.reduce((sum, tick) => sum + format(tick).length * TICK_CHAR_PX + TICK_GAP_PX, 0);
+    if (needed <= width || count <= 2) return { ticks, format };
+  }
+}
 
 /**
  * Fills the legend's parts once; returns update({title, domain}). `specials`: whether the
  * swatches list NaN and ±Infinity as well as the masked cells (weights that a model's softmax
- * made are never either).
+ * made are never either); `scale`: the colour scale, 'sequential' or 'diverging'.
  */
-export function createLegend({ bar, axis, title, swatches, specials = true }) {
+export function createLegend({ bar, axis, title, swatches, specials = true, scale = 'sequential' }) {
   bar.width = COLOR_STEPS;
   bar.height = 1;
   const image = new ImageData(COLOR_STEPS, 1);
-  image.data.set(COLOR_TABLE);
+  image.data.set(COLOR_SCALES[scale].table);
   bar.getContext('2d').putImageData(image, 0, 0);
   const listed = specials ? [MASKED, ...Object.values(SPECIAL_COLORS)] : [MASKED];
   swatches.replaceChildren(...listed.map(({ css, className, label }) => {
@@ -35,12 +50,13 @@ export function createLegend({ bar, axis, title, swatches, specials = true }) {
     title.textContent = heading;
     const width = bar.clientWidth;
     const scale = scaleLinear().domain(domain).range([AXIS_MARGIN_PX, width + AXIS_MARGIN_PX]);
+    const { ticks, format } = fittingTicks(scale, width);
     select(axis)
       .attr('width', width + 2 * AXIS_MARGIN_PX)
       .attr('height', AXIS_HEIGHT_PX)
       .selectAll('g')
       .data([null])
       .join('g')
-      .call(axisBottom(scale).ticks(TICKS));
+      .call(axisBottom(scale).tickValues(ticks).tickFormat(format));
   };
 }

@@ -1,0 +1,126 @@
+// The comparison: the pinned setting A, the page's setting B and B − A of one head, side by
+// side on one canvas at the same size, zoom and query (A and B on the values' colour scale,
+// B − A on a diverging one symmetric around 0, each with its legend); what B changed; the pin
+// buttons; and the comparison as an SVG figure. A and B are compared only when they have as
+// many tokens: B − A subtracts the same query and key positions.
+import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
+import { symmetricDomain } from '../../shared/heatmap/difference.js';
+import { createLegend } from '../../shared/heatmap/legend.js';
+import { formatCount, formatNumber } from '../../shared/format.js';
+import { settingsDifferences } from '../state.js';
+
+const $ = (id) => document.getElementById(id);
+const MAX_LISTED_TOKENS = 3;  // differing tokens named in the summary
+
+const valueName = (value) => (value === 'weights' ? 'weight' : 'score');
+const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(value).replace('-', '−'));
+
+/**
+ * Binds the comparison to the page; onPin() toggles the pin, onSelectQuery(i) and onZoom(around)
+ * as the heatmap's. Returns {sync(), draw(view), problem(message), redraw(), shown(), figure()}: view
+ * = {compared: {block, a, b, difference}, region, n, labels (B's), labelsA, pinned (A's settings), heads: [A's, B's]}.
+ */
+export function createComparison({ state, onPin, onSelectQuery, onZoom }) {
+  const panel = $('compare-panel');
+  const canvas = $('compare-heatmap');
+  const pinButton = $('pin');
+  const heatmap = createHeatmap(canvas, $('compare-tooltip'), { onSelectQuery, onZoom });
+  const legend = (prefix, scale) => createLegend({
+    bar: $(`${prefix}-legend-bar`), axis: $(`${prefix}-legend-axis`), title: $(`${prefix}-legend-title`),
+    swatches: $(`${prefix}-legend-swatches`), scale,
+  });
+  const valuesLegend = legend('compare', 'sequential');
+  const differenceLegend = legend('difference', 'diverging');
+  let shown = null;
+
+  pinButton.addEventListener('click', onPin);
+  $('unpin').addEventListener('click', onPin);
+
+  function clear() {
+    shown = null;
+    canvas.dataset.rows = '0';
+    canvas.dataset.heads = '0';
+    canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+  }
+
+  // The heatmap's model of what is shown, for state.value.
+  function model() {
+    const { compared: { block, a, b, difference }, region, n, labels, heads: [headsA, headsB] } = shown;
+    const value = state.value;
+    const title = (name, heads) => `${name}: head ${a.head + 1} of ${heads}`;
+    const pair = [{ ...a, title: title('A (pinned)', headsA) }, { ...b, title: title('B (now)', headsB) }];
+    const domain = colorDomain(pair, value);
+    const differenceDomain = symmetricDomain(difference[value], difference.masked);
+    return {
+      tokens: labels, n, region, block, pooling: state.pooling, query: state.query, value, domain, compare: true,
+      panels: [...pair, { ...difference, title: 'B − A', scale: 'diverging', domain: differenceDomain }],
+      columns: 3,
+    };
+  }
+
+  function summary(view) {
+    const changes = settingsDifferences(view.pinned, state);
+    const changed = changes.length === 0
+      ? 'B has the same settings as A: change any setting to see what it does.'
+      : `B differs from A in ${changes.map((c) => `${c.label} (${c.a} → ${c.b})`).join('; ')}.`;
+    const differing = view.labels.filter((label, t) => label.text !== view.labelsA[t].text);
+    const tokens = differing.length === 0 ? '' : ` The texts differ at ${formatCount(differing.length)} position${differing.length === 1 ? '' : 's'} ` +
+      `(${differing.slice(0, MAX_LISTED_TOKENS).map((l) => `#${l.index} “${view.labelsA[l.index].text}” → “${l.text}”`).join(', ')}` +
+      `${differing.length > MAX_LISTED_TOKENS ? ', …' : ''}): rows and columns are labelled with B's tokens.`;
+    return `A is the pinned setting, B the page's settings now. ${changed}${tokens}`;
+  }
+
+  function redraw() {
+    if (!shown) return;
+    const drawn = model();
+    heatmap.draw(drawn);
+    const [, , difference] = drawn.panels;
+    const name = valueName(drawn.value);
+    valuesLegend({ heading: `A and B: attention ${name}`, domain: drawn.domain });
+    differenceLegend({
+      heading: `B − A of the ${name}s, ${signed(difference.domain[0])} to ${signed(difference.domain[1])} (blue: lower in B, red: higher in B)`,
+      domain: difference.domain,
+    });
+    const pooled = drawn.block > 1
+      ? `Blocks of ${drawn.block}×${drawn.block} tokens, the ${drawn.pooling} of each: B − A subtracts the blocks A and B show. ` : '';
+    $('compare-status').textContent = `${pooled}Hover or focus a cell to read it in A, B and B − A.`;
+  }
+
+  return {
+    sync() {
+      const pinned = state.pinned !== null;
+      pinButton.textContent = pinned ? 'Unpin A' : 'Pin as A';
+      pinButton.setAttribute('aria-pressed', String(pinned));
+      panel.hidden = !pinned;
+      if (!pinned) clear();
+    },
+    draw(view) {
+      shown = view;
+      $('compare-summary').textContent = summary(view);
+      redraw();
+    },
+    // A and B cannot be compared (or A failed): the message instead of the panels.
+    problem(message) {
+      clear();
+      $('compare-summary').textContent = message;
+      $('compare-status').textContent = '';
+    },
+    redraw,
+    shown: () => shown,
+    // The comparison as heatmap-svg.js draws it.
+    figure() {
+      if (!shown) return null;
+      const drawn = model();
+      const name = valueName(drawn.value);
+      return {
+        ...drawn,
+        title: `Attention ${name}s of A, B and B − A (head ${shown.compared.a.head + 1}, ${formatCount(shown.n)} tokens)`,
+        names: { query: 'query', key: 'key' },
+        legends: [
+          { heading: `A and B: attention ${name}`, domain: drawn.domain },
+          { heading: `B − A (blue: lower in B, red: higher in B)`, domain: drawn.panels[2].domain, scale: 'diverging' },
+        ],
+      };
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// The PNG and SVG buttons of a page's charts: a button with data-png or data-svg naming the
+// chart (an <svg>, or for PNG a <canvas>), data-legend its HTML legend (<ul class="chart-legend">)
+// and data-title the element whose text titles the file (else the chart's aria-label).
+import { downloadCanvas, downloadChart } from './downloads.js';
+
+// A heading's text on one line, a badge in it in parentheses: '5. Published data (not a simulation)'.
+function headingText(heading) {
+  return [...heading.childNodes]
+    .map((node) => (node.nodeType === Node.ELEMENT_NODE && node.classList.contains('badge') ? `(${node.textContent.trim()})` : node.textContent))
+    .join('').trim().replace(/\s+/g, ' ');
+}
+
+/** Binds every such button of the page; files are named `${prefix}-${chart id}.png|svg`; onError(error, format). */
+export function bindChartExports({ prefix, onError }) {
+  const $ = (id) => (id ? document.getElementById(id) : null);
+  for (const format of ['png', 'svg']) {
+    for (const button of document.querySelectorAll(`button[data-${format}]`)) {
+      button.addEventListener('click', () => {
+        const target = $(button.dataset[format]);
+        const filename = `${prefix}-${target.id}.${format}`;
+        if (target instanceof HTMLCanvasElement) {
+          downloadCanvas(target, filename);
+          return;
+        }
+        const heading = $(button.dataset.title);
+        const title = heading ? headingText(heading) : target.getAttribute('aria-label') ?? '';
+        downloadChart(target, filename, { legend: $(button.dataset.legend), title }).catch((error) => onError(error, format));
+      });
+    }
+  }
+}

@@ -1,0 +1,246 @@
+// The heatmap as a standalone SVG figure for a paper: its panels with token labels, axis
+// titles and the selected query outlined, a title (which states the pooling of a big matrix),
+// and a legend per colour scale with its ticks and the colours outside the scale. Colours
+// and values are the page's: the same colour tables and steps (colors.js) over the same
+// pooled cells. Small matrices become one <rect> per cell, with the cell's tokens and value
+// in its <title>; bigger ones one embedded PNG per panel, one pixel per cell, scaled up
+// without smoothing, so that the file stays small and the cells crisp. Light colours, whatever
+// the page's scheme: a figure goes on paper.
+import { scaleLinear } from 'd3-scale';
+import { float32Text } from '../downloads.js';
+import { SVG_NS, svgElement } from '../svg.js';
+import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep } from './colors.js';
+import { cellImage } from './heatmap.js';
+import { fittingTicks } from './legend.js';
+
+export const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
+const FONT_FAMILY = 'system-ui, Helvetica, Arial, sans-serif';
+const FONT_PX = 11;
+const TITLE_PX = 15;
+const PANEL_TITLE_PX = 13;
+const LINE_PX = 20;             // the height of a line of text in the figure's layout
+const MARGIN_PX = 16;
+const SINGLE_SIDE_PX = 480;     // the matrix of a single panel
+const MULTIPLE_SIDE_PX = 300;   // of each of several
+const MAX_CELL_PX = 40;         // short inputs get cells up to this size
+const MAX_COLUMNS = 3;          // panels side by side
+const PANEL_GAP_PX = 28;
+const LABEL_GAP_PX = 4;
+const LABEL_SPACING = 1.3;      // label pitch, in font heights, when thinning
+const MAX_LABEL_CHARS = 14;
+const MAX_LABEL_PX = 110;
+const OUTLINE_PX = 1.5;
+const LEGEND_BAR_PX = { width: 220, height: 12 };
+const LEGEND_STOPS = 17;        // gradient stops along a colour table
+const LEGEND_TICKS = 5;
+const TICK_PX = 4;
+const SWATCH_PX = 12;
+const INK = '#1b1f24';
+const MUTED = '#5b6472';
+const ACCENT = '#c2410c';
+const BACKGROUND = '#ffffff';
+const MASKED_BACK = '#eceff3';
+const MASKED_LINE = '#aab2bd';
+const HATCH_ID = 'masked-hatch';
+
+const label = (text) => (text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text);
+const hex = (table, step) => `#${[0, 1, 2].map((c) => table[step * 4 + c].toString(16).padStart(2, '0')).join('')}`;
+
+/** The CSS colour of one cell, as the page's canvas paints it; null for a masked cell (the hatching shows). */
+export function cellColor(value, masked, [lo, hi], scale = 'sequential') {
+  if (masked) return null;
+  if (Number.isNaN(value)) return SPECIAL_COLORS.nan.css;
+  if (!Number.isFinite(value)) return SPECIAL_COLORS.infinity.css;
+  return hex(COLOR_SCALES[scale].table, colorStep(value, lo, hi));
+}
+
+function textWidth(text, font) {
+  textWidth.context ??= document.createElement('canvas').getContext('2d');
+  textWidth.context.font = font;
+  return textWidth.context.measureText(text).width;
+}
+
+function text(x, y, content, attributes = {}) {
+  return svgElement('text', { x, y, fill: INK, 'font-size': FONT_PX, ...attributes }, content);
+}
+
+// <defs>: the masked cells' hatching, and a gradient per legend.
+function definitions(legends) {
+  const defs = svgElement('defs');
+  const pattern = svgElement('pattern', { id: HATCH_ID, width: HATCH_PX, height: HATCH_PX, patternUnits: 'userSpaceOnUse' });
+  pattern.append(
+    svgElement('rect', { width: HATCH_PX, height: HATCH_PX, fill: MASKED_BACK }),
+    svgElement('path', {
+      d: [-HATCH_PX, 0, HATCH_PX].map((o) => `M${o},${HATCH_PX}L${o + HATCH_PX},0`).join(''),
+      stroke: MASKED_LINE, 'stroke-width': HATCH_LINE_PX,
+    }),
+  );
+  defs.append(pattern);
+  legends.forEach((legend, l) => {
+    const gradient = svgElement('linearGradient', { id: `legend-scale-${l}` });
+    const { table } = COLOR_SCALES[legend.scale ?? 'sequential'];
+    for (let s = 0; s < LEGEND_STOPS; ++s) {
+      const t = s / (LEGEND_STOPS - 1);
+      gradient.append(svgElement('stop', { offset: t, 'stop-color': hex(table, Math.round(t * (COLOR_STEPS - 1))) }));
+    }
+    defs.append(gradient);
+  });
+  return defs;
+}
+
+// Which token positions of [start, start + size) get a label: every step-th, and the query always.
+function labelled(start, size, step, query) {
+  const shown = new Set(query >= start && query < start + size ? [query] : []);
+  for (let t = Math.ceil(start / step) * step; t < start + size; t += step) {
+    if (Math.abs(t - query) >= step) shown.add(t);
+  }
+  return [...shown].sort((a, b) => a - b);
+}
+
+// One panel: title, axis titles, token labels, the hatching, the cells, the query's outline.
+function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
+  const { tokens, region: { row0, col0, size }, block, query, value, names } = figure;
+  const group = svgElement('g', { transform: `translate(${x},${y})` });
+  const cellPx = side / size;
+  const top = LINE_PX * 2 + labelPx + LABEL_GAP_PX;   // the matrix, below the title, the key axis title and labels
+  const left = LINE_PX + labelPx + LABEL_GAP_PX;      // right of the query axis title and labels
+  group.append(text(left, PANEL_TITLE_PX, panel.title, { 'font-size': PANEL_TITLE_PX, 'font-weight': 600 }));
+  group.append(text(left + side / 2, LINE_PX + FONT_PX, `${names.key} →`, { 'text-anchor': 'middle', fill: MUTED }));
+  // turned to read upwards, so that its arrow points down the rows
+  group.append(text(0, 0, `← ${names.query}`, {
+    'text-anchor': 'middle', fill: MUTED, transform: `translate(${FONT_PX},${top + side / 2}) rotate(-90)`,
+  }));
+  const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
+  const style = (t) => (t === query ? { fill: ACCENT, 'font-weight': 700 } : {});
+  for (const t of labelled(row0, size, step, query)) {
+    group.append(text(left - LABEL_GAP_PX, top + (t - row0 + 0.5) * cellPx, label(tokens[t].text), {
+      'text-anchor': 'end', 'dominant-baseline': 'central', ...style(t),
+    }));
+  }
+  for (const t of labelled(col0, size, step, query)) {
+    const cx = left + (t - col0 + 0.5) * cellPx;
+    group.append(text(0, 0, label(tokens[t].text), {
+      'dominant-baseline': 'central', transform: `translate(${cx},${top - LABEL_GAP_PX}) rotate(-90)`, ...style(t),
+    }));
+  }
+  group.append(svgElement('rect', { x: left, y: top, width: side, height: side, fill: `url(#${HATCH_ID})` }));
+  const values = panel[value];
+  const domain = panel.domain ?? figure.domain;
+  const blockPx = block * cellPx;
+  if (asRects) {
+    const cells = svgElement('g', { 'shape-rendering': 'crispEdges', class: 'cells' });
+    const last = (start) => Math.min(start + block, figure.n) - 1;
+    for (let r = 0; r < panel.cellRows; ++r) {
+      for (let c = 0; c < panel.cellCols; ++c) {
+        const k = r * panel.cellCols + c;
+        const fill = cellColor(values[k], panel.masked[k], domain, panel.scale);
+        if (fill === null) continue;
+        const rect = svgElement('rect', {
+          x: left + c * blockPx, y: top + r * blockPx, width: blockPx, height: blockPx, fill,
+        });
+        const q = row0 + r * block;
+        const key = col0 + c * block;
+        rect.append(svgElement('title', {}, block === 1
+          ? `${names.query} #${q} “${tokens[q].text}”, ${names.key} #${key} “${tokens[key].text}”: ${float32Text(values[k])}`
+          : `${names.query} #${q}–#${last(q)}, ${names.key} #${key}–#${last(key)}: ${float32Text(values[k])}`));
+        cells.append(rect);
+      }
+    }
+    group.append(cells);
+  } else {
+    const image = cellImage(panel, values, domain, panel.scale);
+    group.append(svgElement('image', {
+      x: left, y: top, width: panel.cellCols * blockPx, height: panel.cellRows * blockPx, preserveAspectRatio: 'none',
+      'image-rendering': 'pixelated', href: image.toDataURL('image/png'),
+    }));
+  }
+  if (query >= row0 && query < row0 + size) {
+    group.append(svgElement('rect', {
+      x: left, y: top + (query - row0) * cellPx, width: side, height: cellPx, fill: 'none', stroke: ACCENT, 'stroke-width': OUTLINE_PX,
+    }));
+  }
+  return group;
+}
+
+// One legend: its heading, the colour bar with ticks, and swatches of the colours outside it.
+function drawLegend(legend, l, { x, y, specials }) {
+  const group = svgElement('g', { transform: `translate(${x},${y})`, class: 'legend' });
+  group.append(text(0, FONT_PX, legend.heading, { 'font-weight': 600 }));
+  const barTop = LINE_PX * 0.8;
+  group.append(svgElement('rect', { y: barTop, ...LEGEND_BAR_PX, fill: `url(#legend-scale-${l})` }));
+  const scale = scaleLinear().domain(legend.domain).range([0, LEGEND_BAR_PX.width]);
+  const { ticks, format } = fittingTicks(scale, LEGEND_BAR_PX.width, LEGEND_TICKS);
+  for (const tick of ticks) {
+    const tx = scale(tick);
+    group.append(svgElement('line', {
+      x1: tx, x2: tx, y1: barTop + LEGEND_BAR_PX.height, y2: barTop + LEGEND_BAR_PX.height + TICK_PX, stroke: MUTED,
+    }));
+    group.append(text(tx, barTop + LEGEND_BAR_PX.height + TICK_PX + FONT_PX, format(tick), { 'text-anchor': 'middle', fill: MUTED }));
+  }
+  let sx = LEGEND_BAR_PX.width + MARGIN_PX;
+  const swatchY = barTop;
+  for (const { fill, name } of specials) {
+    group.append(svgElement('rect', { x: sx, y: swatchY, width: SWATCH_PX, height: SWATCH_PX, fill, stroke: MUTED, 'stroke-width': 0.5 }));
+    group.append(text(sx + SWATCH_PX + LABEL_GAP_PX, swatchY + SWATCH_PX / 2, name, { 'dominant-baseline': 'central' }));
+    sx += SWATCH_PX + LABEL_GAP_PX * 2 + textWidth(name, `${FONT_PX}px ${FONT_FAMILY}`) + MARGIN_PX;
+  }
+  return group;
+}
+
+/**
+ * The figure as an <svg> element. figure = {title, tokens: [{text}], n, region: {row0, col0,
+ * size}, block, pooling, query, value ('weights' or 'scores'), names: {query, key} (axis
+ * titles), domain, panels: [{title, cellRows, cellCols, scores, weights, masked, domain, scale}],
+ * legends: [{heading, domain, scale}]}: the panels as the page pooled them, each with the
+ * scale ('sequential' or 'diverging') and domain of its colours (default: the figure's domain).
+ */
+export function heatmapSvg(figure) {
+  const { panels, legends, region: { size }, block, pooling, value } = figure;
+  const cells = panels.reduce((sum, panel) => sum + panel.cellRows * panel.cellCols, 0);
+  const asRects = cells <= RECT_MAX_CELLS;
+  const font = `${FONT_PX}px ${FONT_FAMILY}`;
+  const { row0, col0 } = figure.region;
+  const widest = Math.max(...[...figure.tokens.slice(row0, row0 + size), ...figure.tokens.slice(col0, col0 + size)]
+    .map((token) => textWidth(label(token.text), `bold ${font}`)));
+  const labelPx = Math.ceil(Math.min(MAX_LABEL_PX, widest));
+  const side = Math.min(panels.length === 1 ? SINGLE_SIDE_PX : MULTIPLE_SIDE_PX, size * MAX_CELL_PX);
+  const columns = Math.min(MAX_COLUMNS, panels.length);
+  const panelWidth = LINE_PX + labelPx + LABEL_GAP_PX + side;
+  const panelHeight = LINE_PX * 2 + labelPx + LABEL_GAP_PX + side;
+  const rows = Math.ceil(panels.length / columns);
+  const pooled = block > 1 ? ` Each cell is the ${pooling} of a block of ${block}×${block} tokens.` : '';
+  const title = `${figure.title}.${pooled}`;
+  const panelsTop = MARGIN_PX + LINE_PX * 1.5;
+  const legendsTop = panelsTop + rows * panelHeight + (rows - 1) * PANEL_GAP_PX + LINE_PX;
+  const legendHeight = LINE_PX * 3;
+  const hasNaN = panels.some((p) => p[value].some((v, k) => !p.masked[k] && Number.isNaN(v)));
+  const hasInfinity = panels.some((p) => p[value].some((v, k) => !p.masked[k] && Math.abs(v) === Infinity));
+  const specials = [
+    ...(panels.some((p) => p.masked.some(Boolean)) ? [{ fill: `url(#${HATCH_ID})`, name: 'masked' }] : []),
+    ...(hasNaN ? [{ fill: SPECIAL_COLORS.nan.css, name: SPECIAL_COLORS.nan.label }] : []),
+    ...(hasInfinity ? [{ fill: SPECIAL_COLORS.infinity.css, name: SPECIAL_COLORS.infinity.label }] : []),
+  ];
+  const width = Math.max(
+    MARGIN_PX * 2 + columns * panelWidth + (columns - 1) * PANEL_GAP_PX,
+    MARGIN_PX * 2 + textWidth(title, `600 ${TITLE_PX}px ${FONT_FAMILY}`),
+    MARGIN_PX * 2 + LEGEND_BAR_PX.width * 2 + MARGIN_PX * 6,
+  );
+  const height = legendsTop + legends.length * legendHeight + MARGIN_PX;
+  const svg = svgElement('svg', {
+    xmlns: SVG_NS, width: Math.ceil(width), height: Math.ceil(height), viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`,
+    'font-family': FONT_FAMILY,
+  });
+  svg.append(svgElement('title', {}, title));
+  svg.append(definitions(legends));
+  svg.append(svgElement('rect', { width: '100%', height: '100%', fill: BACKGROUND }));
+  svg.append(text(MARGIN_PX, MARGIN_PX + TITLE_PX, title, { 'font-size': TITLE_PX, 'font-weight': 600, class: 'figure-title' }));
+  panels.forEach((panel, p) => {
+    const x = MARGIN_PX + (p % columns) * (panelWidth + PANEL_GAP_PX);
+    const y = panelsTop + Math.floor(p / columns) * (panelHeight + PANEL_GAP_PX);
+    svg.append(drawPanel(figure, panel, { x, y, side, labelPx, asRects }));
+  });
+  legends.forEach((legend, l) => {
+    svg.append(drawLegend(legend, l, { x: MARGIN_PX, y: legendsTop + l * legendHeight, specials: l === 0 ? specials : [] }));
+  });
+  return svg;
+}
