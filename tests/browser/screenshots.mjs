@@ -1,6 +1,7 @@
 // Screenshots of the pages for looking at them, not a test: desktop (1400×1000) and phone
 // (390×844), light and dark, the playground under a causal mask (so masked cells and their
-// legend show), the lab, and the Train page before, during and after the default run
+// legend show), its 8 heads sharing 2 key/value heads (the head grid's groups) and its cost
+// panel, the lab, and the Train page before, during and after the default run
 // (ATTN_TRAIN_HASH, e.g. '#seeds=3', changes the run). Usage, after `node scripts/build.mjs wasm web`:
 //   node tests/browser/screenshots.mjs [label]     → build/screenshots/<label>/*.png
 import { mkdirSync } from 'node:fs';
@@ -13,6 +14,7 @@ const VIEWPORTS = { desktop: DESKTOP, phone: PHONE };
 const SCHEMES = ['light', 'dark'];
 const PLAYGROUND_HASH = '#c=1&h=2';  // causal: the upper triangle is masked; two heads
 const PLAYGROUND_ROWS = 6;
+const GROUPED_HASH = '#tw=linear&do=16&h=8&kv=2&c=1';  // grouped-query attention: 8 heads, 2 key/value heads
 const LAB_CHART = '#position-chart .series path';
 const SETTLE_MS = 300;              // the hash write and the ResizeObserver's redraw
 const TRAIN_HASH = process.env.ATTN_TRAIN_HASH ?? '';
@@ -38,6 +40,14 @@ try {
       await playground.page.locator('.panel-views > section').nth(1)
         .screenshot({ path: join(folder, `lines-${name}.png`) });
       await playground.close();
+
+      const grouped = await openPage(suite, GROUPED_HASH, { viewport, colorScheme });
+      await waitForRows(grouped.page, PLAYGROUND_ROWS);
+      await grouped.page.waitForTimeout(SETTLE_MS);
+      await grouped.page.locator('.panel-views > section').first()
+        .screenshot({ path: join(folder, `grouped-matrix-${name}.png`) });
+      await grouped.page.locator('.panel-cost').screenshot({ path: join(folder, `cost-${name}.png`) });
+      await grouped.close();
 
       const lab = await openPage(suite, 'lab.html', { viewport, colorScheme });
       await lab.page.waitForSelector(LAB_CHART);

@@ -6,9 +6,9 @@
 // next step.
 import { formatCount, formatNumber } from '../shared/format.js';
 import { Superseded } from '../shared/worker/client.js';
-import { headsProblem, slopesProblem } from './checks.js';
+import { headsProblem, kvHeadsProblem, slopesProblem } from './checks.js';
 import { createStage } from './stage.js';
-import { PROJECTION_FIELDS, attentionOptions, shownHeads, shownRegion } from './state.js';
+import { PROJECTION_FIELDS, attentionOptions, groupedKvHeads, shownHeads, shownRegion } from './state.js';
 
 const ELAPSED_TICK_MS = 100;
 const MS_PER_SECOND = 1000;
@@ -47,7 +47,7 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
         const payload = {
           x: input.x,
           random: { seed: state.randomSeed, rows: n, dims: state.randomDims },
-          trainable: { kind: state.trainable, seed: state.torchSeed, dOut: state.dOut },
+          trainable: { kind: state.trainable, seed: state.torchSeed, dOut: state.dOut, heads: state.heads, kvHeads: groupedKvHeads(state) },
           options: attentionOptions(state),
         };
         const { value, milliseconds } = await client.request('compute', payload, { onProgress: (next) => { phase = next; } });
@@ -111,9 +111,9 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
         return;
       }
       onFit(n);
-      const problem = slopesProblem(state) ?? headsProblem(state, input);
+      const problem = slopesProblem(state) ?? headsProblem(state, input) ?? kvHeadsProblem(state);
       if (problem) throw new Error(problem);
-      const costRows = cost(n);
+      const costs = cost(n);
       const computed = await compute(input);
       if (!current()) return;
       views.showWasmBytes(computed.wasmBytes);
@@ -127,9 +127,10 @@ export function createPipeline({ client, state, vectors, views, status, onInput,
       const walk = await steps(input);
       if (!current()) return;
       views.showSteps(walk, input.labels);
-      const rows = await costRows;
+      const { scores, kvCache } = await costs;
       if (!current()) return;
-      views.showCost(rows, n);
+      views.showCost(scores, n);
+      views.showKvCache(kvCache);
     } catch (error) {
       if (error instanceof Superseded || !current()) return;
       views.markStale();
