@@ -63,6 +63,7 @@ describe('the key/value heads control', () => {
     const expected = await expectedGrouped();
     const exported = await exportedJson(page);
     assert.equal(exported.heads.length, GROUPED.heads);
+    assert.equal(exported.settings.kvHeads, GROUPED.kvHeads, 'the export names the key/value heads');
     exported.heads.forEach(({ scores, weights }, h) => {
       assert.ok(scores.every((value, k) => Math.fround(value) === expected.scores[h].data[k]), `scores of head ${h}`);
       assert.ok(weights.every((value, k) => Math.fround(value) === expected.weights[h].data[k]), `weights of head ${h}`);
