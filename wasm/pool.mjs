@@ -426,7 +426,8 @@ export async function createAttentionPool(options = {}) {
     const call = attentionArguments(q, k, v, options);
     const reuse = reuseOption(options.reuse);
     const split = splitCall({
-      n: call.q.rows, m: call.k.rows, heads: call.options.heads ?? 1, options: call.options, workers: count, mixesHeads: false,
+      n: call.q.rows, m: call.k.rows, heads: call.options.heads ?? 1, kvHeads: call.options.kvHeads, options: call.options,
+      workers: count, mixesHeads: false,
     });
     const base = workerOptions(call.options);
     return run('attention', (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }],

@@ -1,6 +1,7 @@
 // Screenshots of the pages for looking at them, not a test: desktop (1400×1000) and phone
 // (390×844), light and dark, the playground under a causal mask (so masked cells and their
-// legend show), the comparison of that setting (B) with the same one without the mask (A),
+// legend show), its 8 heads sharing 2 key/value heads (the head grid's groups) and its cost
+// panel, the comparison of that setting (B) with the same one without the mask (A),
 // generation step by step with a window and a sink (docs/generation-desktop.png),
 // the step-by-step view walking through the matrix under RoPE, the lab, and the Train page
 // before, during and after the default run (ATTN_TRAIN_HASH, e.g. '#seeds=3', changes the run).
@@ -22,6 +23,7 @@ const GENERATION_HASH = `#t=${encodeURIComponent('Your journey starts with one s
 const GENERATION_ROWS = 8;
 const WALKTHROUGH_HASH = '#h=2&hv=2&tw=linear&do=4&pe=rope&c=1&q=3';  // head 2, RoPE, causal
 const COMPARE_HASH = '#c=1&h=2&hv=2&a=h%3D2';  // A: two heads, no mask; B: causal; head 2 of each
+const GROUPED_HASH = '#tw=linear&do=16&h=8&kv=2&c=1';  // grouped-query attention: 8 heads, 2 key/value heads
 const LAB_CHART = '#position-chart .series path';
 const SETTLE_MS = 300;              // the hash write and the ResizeObserver's redraw
 const TRAIN_HASH = process.env.ATTN_TRAIN_HASH ?? '';
@@ -60,6 +62,14 @@ async function playgroundShots(viewport, colorScheme, name) {
   await playground.page.locator('.panel-views > section').nth(1)
     .screenshot({ path: join(folder, `lines-${name}.png`) });
   await playground.close();
+
+  const grouped = await openPage(suite, GROUPED_HASH, { viewport, colorScheme });
+  await waitForRows(grouped.page, PLAYGROUND_ROWS);
+  await grouped.page.waitForTimeout(SETTLE_MS);
+  await grouped.page.locator('.panel-views > section').first()
+    .screenshot({ path: join(folder, `grouped-matrix-${name}.png`) });
+  await grouped.page.locator('.panel-cost').screenshot({ path: join(folder, `cost-${name}.png`) });
+  await grouped.close();
 
   const compare = await openPage(suite, COMPARE_HASH, { viewport, colorScheme });
   await compare.page.waitForFunction(() => document.getElementById('compare-heatmap').dataset.heads === '3');

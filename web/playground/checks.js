@@ -1,6 +1,6 @@
 // Settings that fail only together, checked before the engine is asked: the heads must split
 // the model width d evenly (into even widths under RoPE, which rotates pairs of coordinates),
-// and ALiBi takes one slope per head. A check returns a message that names the settings and
+// the key/value heads must divide the heads, and ALiBi takes one slope per head. A check returns a message that names the settings and
 // what would work, or null.
 import { LIMITS } from './state.js';
 
@@ -53,4 +53,36 @@ export function headsHint(state, input) {
   return `Heads split d = ${width} into equal slices: ${divisors.join(', ')}` +
     `${width > LIMITS.MAX_HEADS ? ' …' : ''} head${divisors.length === 1 ? '' : 's'} fit` +
     (state.positional === 'rope' ? `; with RoPE (even widths): ${even.length > 0 ? even.join(', ') : 'none'}.` : '.');
+}
+
+/** The head counts from 1 to `heads` that divide it: the key/value heads that fit. */
+function divisorsOf(heads) {
+  return Array.from({ length: heads }, (_, i) => i + 1).filter((count) => heads % count === 0);
+}
+
+/** The key/value heads, when given with trainable weights, divide the heads. */
+export function kvHeadsProblem(state) {
+  const kvHeads = state.kvHeads;
+  if (kvHeads === null || state.trainable === 'none' || state.heads % kvHeads === 0) return null;
+  return `${plural(kvHeads, 'key/value head')} cannot serve ${plural(state.heads, 'query head')} evenly: ` +
+    `each key/value head serves the same number of query heads, so choose ${divisorsOf(state.heads).join(', ')} ` +
+    '(or leave the box empty for one per head).';
+}
+
+/** What the key/value heads box does now, as the note under it says it. */
+export function kvHeadsHint(state) {
+  if (state.trainable === 'none') {
+    return 'Grouped-query attention needs trainable weights: without W_key and W_value the keys and values ' +
+      'are the vectors themselves (q = k = v = x), so they cannot have fewer heads than the queries. ' +
+      'Choose trainable weights above to share key/value heads.';
+  }
+  const kvHeads = state.kvHeads ?? state.heads;
+  if (state.heads % kvHeads !== 0) return '';
+  if (kvHeads === state.heads) {
+    return `Empty or ${state.heads}: every query head has its own key and value head (multi-head attention).`;
+  }
+  const group = state.heads / kvHeads;
+  const kind = kvHeads === 1 ? 'Multi-query attention: all heads share one' : `Grouped-query attention: ${kvHeads} groups, each sharing one`;
+  return `${kind} key/value head (${group} query heads each). W_key and W_value have ${kvHeads}/${state.heads} ` +
+    `of W_query's columns, and the key/value cache shrinks by ${group}×.`;
 }

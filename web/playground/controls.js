@@ -6,7 +6,7 @@
 // slider) are here too.
 import { ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
 import { shorten } from '../shared/url-hash.js';
-import { headsHint, headsProblem, slopesProblem } from './checks.js';
+import { headsHint, headsProblem, kvHeadsHint, kvHeadsProblem, slopesProblem } from './checks.js';
 import { fitStep } from './generation.js';
 import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
 
@@ -14,7 +14,7 @@ import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
 // input/vectors.js: a new source may bring its text or table along.
 const BOUND_CONTROLS = {
   source: 'source', randomSeed: 'random-seed', randomDims: 'random-dims', tableDims: 'table-dims',
-  trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', headView: 'head-view',
+  trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', kvHeads: 'kv-heads', headView: 'head-view',
   causal: 'causal', window: 'window', sinks: 'sinks', positional: 'positional', ropeBase: 'rope-base',
   ropePairing: 'rope-pairing', alibiSlopes: 'alibi-slopes', scaling: 'scaling', normalization: 'normalization',
   query: 'query', stepScale: 'step-scale', stepSource: 'step-source', value: 'value', pooling: 'pooling',
@@ -66,6 +66,7 @@ export function createControls({ state, vectors, onChange }) {
   function settingProblem(field) {
     if (field === 'alibiSlopes') return slopesProblem(state);
     if (field === 'heads') return headsProblem(state, vectors.input());
+    if (field === 'kvHeads') return kvHeadsProblem(state);
     return null;
   }
 
@@ -99,6 +100,8 @@ export function createControls({ state, vectors, onChange }) {
     $('random-options').hidden = state.source !== 'random';
     $('torch-seed').disabled = state.trainable === 'none';
     $('d-out').disabled = state.trainable === 'none';
+    $('kv-heads').disabled = state.trainable === 'none';
+    $('kv-heads-hint').textContent = kvHeadsHint(state);
     $('sinks').disabled = state.window === 0;
     $('rope-options').hidden = state.positional !== 'rope';
     $('alibi-options').hidden = state.positional !== 'alibi';

@@ -8,10 +8,10 @@
 // next step.
 import { formatCount, formatNumber } from '../shared/format.js';
 import { Superseded } from '../shared/worker/client.js';
-import { headsProblem, slopesProblem } from './checks.js';
+import { headsProblem, kvHeadsProblem, slopesProblem } from './checks.js';
 import { createStage } from './stage.js';
 import { fitStep } from './generation.js';
-import { PROJECTION_FIELDS, attentionOptions, shownHeads, shownRegion } from './state.js';
+import { PROJECTION_FIELDS, attentionOptions, groupedKvHeads, shownHeads, shownRegion } from './state.js';
 import { createVectors } from './input/vectors.js';
 
 const ELAPSED_TICK_MS = 100;
@@ -58,7 +58,10 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         const payload = {
           x: input.x,
           random: { seed: settings.randomSeed, rows: n, dims: settings.randomDims },
-          trainable: { kind: settings.trainable, seed: settings.torchSeed, dOut: settings.dOut },
+          trainable: {
+            kind: settings.trainable, seed: settings.torchSeed, dOut: settings.dOut, heads: settings.heads,
+            kvHeads: groupedKvHeads(settings),
+          },
           options: attentionOptions(settings),
           pin,
         };
@@ -193,9 +196,9 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         return;
       }
       onFit(n);
-      const problem = slopesProblem(state) ?? headsProblem(state, input);
+      const problem = slopesProblem(state) ?? headsProblem(state, input) ?? kvHeadsProblem(state);
       if (problem) throw new Error(problem);
-      const costRows = cost(n);
+      const costs = cost(n);
       const computed = await compute(input);
       if (!current()) return;
       views.showWasmBytes(computed.wasmBytes);
@@ -225,9 +228,10 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       const walk = await steps(input, computed);
       if (!current()) return;
       views.showSteps(walk, input.labels);
-      const rows = await costRows;
+      const { scores, kvCache } = await costs;
       if (!current()) return;
-      views.showCost(rows, n);
+      views.showCost(scores, n);
+      views.showKvCache(kvCache);
     } catch (error) {
       if (error instanceof Superseded || !current()) return;
       views.markStale();

@@ -60,6 +60,16 @@ const flag = {
 
 const text = { parse: (value) => value, format: String };
 
+// A whole number, or nothing ("" in a box, null in the state): the key/value heads, which
+// are the heads unless given.
+function optionalWholeNumber(min, max) {
+  const number = wholeNumber(min, max);
+  return {
+    parse: (value) => (value === '' ? null : number.parse(value)),
+    format: (value) => (value === null ? '' : String(value)),
+  };
+}
+
 const positiveNumber = {
   parse(value) {
     const number = Number(value);
@@ -134,6 +144,7 @@ const FIELDS = {
   torchSeed: { key: 'ts', label: 'torch.manual_seed', value: 123, codec: wholeNumber(0, MAX_SEED) },
   dOut: { key: 'do', label: 'd_out', value: 2, codec: wholeNumber(1, MAX_WIDTH) },
   heads: { key: 'h', label: 'number of heads', value: 1, codec: wholeNumber(1, MAX_HEADS) },
+  kvHeads: { key: 'kv', label: 'number of key/value heads', value: null, codec: optionalWholeNumber(1, MAX_HEADS) },
   headView: { key: 'hv', label: 'head shown', value: 'all', codec: headView },
   causal: { key: 'c', label: 'causal mask', value: false, codec: flag },
   window: { key: 'w', label: 'window', value: 0, codec: wholeNumber(0, MAX_POSITION) },
@@ -278,6 +289,16 @@ export function parseField(name, typed) {
 /** The settings of the trainable projections W_query, W_key, W_value. */
 export const PROJECTION_FIELDS = ['trainable', 'torchSeed', 'dOut'];
 
+/**
+ * The key/value heads the engine is given, or null for as many as the heads: grouped-query
+ * attention needs W_key and W_value (without them q = k = v = x, which cannot have fewer key
+ * heads than query heads), so the setting applies only with trainable weights.
+ */
+export function groupedKvHeads(state) {
+  if (state.trainable === 'none' || state.kvHeads === null || state.kvHeads === state.heads) return null;
+  return state.kvHeads;
+}
+
 function positionalOption(state) {
   if (state.positional === 'rope') return { type: 'rope', base: state.ropeBase, pairing: state.ropePairing };
   if (state.positional === 'alibi' && state.alibiSlopes.length > 0) return { type: 'alibi', slopes: state.alibiSlopes };
@@ -286,8 +307,10 @@ function positionalOption(state) {
 
 /** The engine's options of selfAttention for `state`; generation step by step is causal. */
 export function attentionOptions(state) {
+  const kvHeads = groupedKvHeads(state);
   return {
     heads: state.heads,
+    ...(kvHeads !== null && { kvHeads }),
     scale: state.scaling,
     normalization: state.normalization,
     causal: state.causal || state.generate,

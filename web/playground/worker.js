@@ -10,6 +10,7 @@ import { formatBytes } from '../shared/format.js';
 import { panelDifference } from '../shared/heatmap/difference.js';
 import { columnMeans, meanOf, poolBlocks, poolVector } from '../shared/heatmap/pooling.js';
 import { createAttentionPool, serveEngine } from '../shared/worker/server.js';
+import { KV_CACHE_BYTES_PER_ELEMENT, KV_CACHE_TOKENS, PUBLISHED_MODELS } from './published-models.js';
 
 // Scores and weights this page keeps at once; the worker holds them next to the engine's
 // own copy, so this stays well below the engine's 1 GiB budget for materialised attention.
@@ -107,15 +108,16 @@ function matrixWalk({ query, head, maxRows }) {
 }
 
 // W_query, W_key, W_value drawn in that order, as the tutorials do after torch.manual_seed.
-function projections(engine, { kind, seed, dOut }, dIn) {
+// With kvHeads key/value heads (grouped-query attention) W_key and W_value have kvHeads of
+// the `heads` heads' columns: d_in × (kvHeads · d_out / heads), as nn.Linear(d_in, kvHeads·dh).
+function projections(engine, { kind, seed, dOut, heads, kvHeads }, dIn) {
   if (kind === 'none') return {};
   const generator = engine.torchGenerator(seed);
-  const draw = kind === 'rand'
-    ? () => generator.rand(dIn, dOut)
-    : () => transposed(generator.linear(dIn, dOut, false).weight);
-  const wq = draw();
-  const wk = draw();
-  const wv = draw();
+  const draw = (cols) => (kind === 'rand' ? generator.rand(dIn, cols) : transposed(generator.linear(dIn, cols, false).weight));
+  const kvCols = kvHeads === null ? dOut : (kvHeads * dOut) / heads;
+  const wq = draw(dOut);
+  const wk = draw(kvCols);
+  const wv = draw(kvCols);
   return { wq, wk, wv };
 }
 
@@ -164,9 +166,10 @@ const handlers = {
     };
     if (pin) pinned = kept;
     else current = kept;
+    const kvHeads = options.kvHeads ?? null;
     // wasmBytes: the engines' wasm memory after the call, this worker's and the pool's (it
     // never shrinks), for the page's data-wasm-bytes
-    return { n, heads: options.heads, engineMs, wasmBytes: engine.memoryBytes + pool.memoryBytes };
+    return { n, heads: options.heads, kvHeads, engineMs, wasmBytes: engine.memoryBytes + pool.memoryBytes };
   },
 
   // The square [row0, row0+size) × [col0, col0+size) of the given heads in cells of
@@ -258,15 +261,26 @@ const handlers = {
     };
   },
 
-  // Score-matrix memory for 1K–128K tokens (and the current n): full fp32, full fp16, flash.
+  // Score-matrix memory for 1K–128K tokens (and the current n): full fp32, full fp16, flash;
+  // and the key/value cache of published models in fp16, per token and at 4K, 32K and 128K.
   memory(engine, { heads, n }) {
     const tokens = [...new Set([...COST_TOKENS, n])].sort((a, b) => a - b);
-    return tokens.map((count) => ({
+    const scores = tokens.map((count) => ({
       n: count,
       fp32: engine.attentionMemory({ n: count, heads, bytesPerElement: FP32_BYTES }),
       fp16: engine.attentionMemory({ n: count, heads, bytesPerElement: FP16_BYTES }),
       flash: engine.attentionMemory({ n: count, heads, bytesPerElement: FP32_BYTES, kernel: 'flash' }),
     }));
+    const cache = (model, count) => engine.kvCacheMemory({
+      tokens: count, layers: model.layers, kvHeads: model.kvHeads, headWidth: model.headWidth,
+      bytesPerElement: KV_CACHE_BYTES_PER_ELEMENT, window: model.window,
+    });
+    const kvCache = PUBLISHED_MODELS.map((model) => ({
+      ...model,
+      perToken: cache(model, 1),
+      at: KV_CACHE_TOKENS.map((count) => ({ tokens: count, bytes: cache(model, count) })),
+    }));
+    return { scores, kvCache };
   },
 
   // The full matrices of the given heads as a CSV or JSON file.

@@ -4,8 +4,10 @@
 // curious read: data-timing (milliseconds of the last update's steps) and data-wasm-bytes.
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
+import { schemeTableau10 } from 'd3-scale-chromatic';
 import { formatCount } from '../../shared/format.js';
-import { renderCost } from './cost.js';
+import { groupedKvHeads } from '../state.js';
+import { renderCost, renderKvCache } from './cost.js';
 import { hideGeneration, renderGeneration } from './generation.js';
 import { createLines } from './lines.js';
 import { drawProfile } from './profile.js';
@@ -13,13 +15,32 @@ import { renderSteps } from './steps.js';
 
 const $ = (id) => document.getElementById(id);
 
+// The key/value head query head h reads when `heads` query heads share kvHeads (the engine's
+// ⌊h·kvHeads/heads⌋, counted from 0).
+const kvHeadOf = (h, heads, kvHeads) => Math.floor((h * kvHeads) / heads);
+
+// Frame colours of the key/value groups: Tableau 10 without its orange and red, which the
+// selected query's outline uses.
+const GROUP_COLORS = [0, 6, 8, 3, 7, 4, 9, 5].map((k) => schemeTableau10[k]);
+
+// With grouped-query attention, a head's panel names its key/value head (counted from 1, as
+// the heads are) and is framed in its group's colour; without it, nothing is added.
+function kvGroup(h, heads, kvHeads) {
+  if (kvHeads === null) return {};
+  const g = kvHeadOf(h, heads, kvHeads);
+  return {
+    title: `Head ${h + 1} of ${heads} · kv ${g + 1} of ${kvHeads}`,
+    frame: GROUP_COLORS[g % GROUP_COLORS.length],
+  };
+}
+
 /**
  * Binds the views to the page: `state` decides what they show (colour, pooling, query);
  * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
  * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmBytes(bytes),
  * recordTiming(started, pieces), showGeneration(decoded, labels), hideGeneration(), showSteps(walk, labels),
- * showCost(rows, n), figure()}: figure() is the heatmap on display as shared/heatmap/heatmap-svg.js
- * draws it, or null.
+ * showCost(rows, n), showKvCache(models), figure()}: figure() is the heatmap on display as
+ * shared/heatmap/heatmap-svg.js draws it, or null.
  */
 export function createAttentionViews({ state, onSelectQuery, onZoom }) {
   const canvas = $('heatmap');
@@ -40,7 +61,9 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     if (!shown) return undefined;
     const { view: { computed, region: area, rows, blocks, profiles, lines }, labels } = shown;
     const started = performance.now();
-    const panels = blocks.panels.map((panel) => ({ ...panel, heads: computed.heads }));
+    const kvHeads = computed.kvHeads;
+    const panels = blocks.panels.map((panel) => ({ ...panel, heads: computed.heads, ...kvGroup(panel.head, computed.heads, kvHeads) }));
+    canvas.dataset.kvGroups = kvHeads === null ? '' : panels.map((panel) => kvHeadOf(panel.head, computed.heads, kvHeads)).join(',');
     const domain = colorDomain(panels, state.value);
     heatmap.draw({
       tokens: labels, n: computed.n, region: area, rows, block: blocks.block, pooling: state.pooling,
@@ -119,6 +142,9 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     },
     showCost(rows, n) {
       renderCost({ answer: $('cost-answer'), table: $('cost-table') }, { rows, heads: state.heads, n });
+    },
+    showKvCache(models) {
+      renderKvCache({ answer: $('kv-cache-answer'), table: $('kv-cache-table') }, { models, kvHeads: groupedKvHeads(state), heads: state.heads });
     },
   };
 }

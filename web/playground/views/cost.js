@@ -44,3 +44,54 @@ export function renderCost(parts, { rows, heads, n }) {
     'only one tile of scores and two numbers per row.';
   parts.answer.dataset.bytes = String(question.fp16);
 }
+
+// The cache at this many tokens answers the panel's question (Llama 2 7B at 4K: 2 GiB).
+const KV_QUESTION_TOKENS = 4096;
+const KV_BAR_MAX_PX = 90;
+
+function kvCell(bytes, scale, beyondContext, contextTokens) {
+  const td = barCell(bytes, scale, 'fp16');
+  if (beyondContext) {
+    td.classList.add('beyond');
+    td.title = `Past the model's context of ${formatCount(contextTokens)} tokens: what the cache would hold if it ran that long`;
+  }
+  return td;
+}
+
+/**
+ * Fills `parts` ({answer, table}) from models [{name, layers, kvHeads, headWidth, window,
+ * context, perToken, at: [{tokens, bytes}]}] (engine.kvCacheMemory's numbers); kvHeads and
+ * heads: the page's own setting (kvHeads null when every head has its own).
+ */
+export function renderKvCache(parts, { models, kvHeads, heads }) {
+  const all = models.flatMap((model) => model.at.map((cell) => cell.bytes));
+  const scale = scaleLog().domain([Math.min(...all), Math.max(...all)]).range([BAR_MIN_PX, KV_BAR_MAX_PX]);
+  const body = document.createElement('tbody');
+  for (const model of models) {
+    const tr = document.createElement('tr');
+    tr.dataset.model = model.name;
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = model.name;
+    const shape = document.createElement('span');
+    shape.className = 'model-shape muted';
+    shape.textContent = `${model.layers} × ${model.kvHeads} × ${model.headWidth}` +
+      (model.kvHeads < model.heads ? ` (${model.heads} query heads)` : '') +
+      (model.window > 0 ? `, window ${formatCount(model.window)}` : '');
+    th.append(shape);
+    const perToken = document.createElement('td');
+    perToken.textContent = formatBytes(model.perToken);
+    perToken.dataset.bytes = String(model.perToken);
+    tr.append(th, perToken, ...model.at.map((cell) => kvCell(cell.bytes, scale, cell.tokens > model.context, model.context)));
+    body.append(tr);
+  }
+  parts.table.tBodies[0].replaceWith(body);
+  const at = (name, tokens) => models.find((model) => model.name === name).at.find((cell) => cell.tokens === tokens).bytes;
+  const llama2 = at('Llama 2 7B', KV_QUESTION_TOKENS);
+  const llama3 = at('Llama 3 8B', KV_QUESTION_TOKENS);
+  const own = kvHeads === null ? '' : ` This page's ${heads} heads now share ${kvHeads} key/value head${kvHeads === 1 ? '' : 's'}: ` +
+    `its cache is ${heads / kvHeads}× smaller than with one per head.`;
+  parts.answer.textContent = `Generating 4K tokens, Llama 2 7B keeps ${formatBytes(llama2)} of keys and values in fp16; ` +
+    `Llama 3 8B, whose 32 query heads share 8 key/value heads, keeps ${formatBytes(llama3)}, a quarter.${own}`;
+  parts.answer.dataset.bytes = String(llama2);
+}

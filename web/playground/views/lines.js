@@ -63,6 +63,9 @@ export function createLines(svg, canvas, { onSelectQuery }) {
     canvas.height = Math.round(height * ratio);
     canvas.style.width = `${width}px`;
     canvas.style.height = `${height}px`;
+    // A frame with no room yet (mid-layout) has nothing to paint, and pass 2's drawImage of an
+    // empty canvas would throw.
+    if (canvas.width === 0 || canvas.height === 0) return;
     context.lineWidth = HAIRLINE_PX / ratio;  // in CSS pixels, the unit of the paths
     const hairlines = Math.max(1, Math.round((LINE_PX * ratio) / HAIRLINE_PX));
     const paths = new Map();  // "head step" → Path2D

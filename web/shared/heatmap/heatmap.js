@@ -18,6 +18,9 @@ const LABEL_GAP_PX = 6;          // between a label and the matrix
 const MAX_LABEL_CHARS = 14;      // longer tokens are cut with an ellipsis
 const MAX_LABEL_PX = 110;
 const TITLE_PX = 22;             // the "Head h" line above a panel
+const FRAME_PX = 3;              // a panel's frame, when it has one
+const FRAME_GAP_PX = 2;          // between the frame and the cells (inside LABEL_GAP_PX)
+const FRAME_MARGIN_PX = 4;       // a frame's reach past the cells: FRAME_GAP_PX + FRAME_PX / 2, rounded up
 const MAX_SIDE_PX = 760;         // the matrix of a single panel
 const MAX_CELL_PX = 56;          // short inputs get cells up to this size, not the whole width
 const MIN_PANEL_SIDE_PX = 150;   // small multiples go to fewer columns rather than below this
@@ -115,14 +118,15 @@ function hatchPattern(context, back, stroke) {
  * onZoom({i, j, factor}) to zoom around cell (i, j), or onZoom(null) for the whole matrix.
  * Returns {draw(model)}. A model is
  *   {tokens: [{text, unknown}], n, region: {row0, col0, size}, block, pooling, query,
- *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title}], value, domain,
+ *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title, frame}], value, domain,
  *    marked, names, columns, compare}.
  * Optional: rows, how many rows from the region's first are drawn (default all of them: generation
- * step by step shows the rows fed so far); a panel's title (default "Head h of H"); its scores
- * (without them the tooltip shows the weight alone); its colour scale, 'sequential' (default) or
- * 'diverging', and its own domain (default the model's); compare: the panels are A, B and B − A
- * of one head, and the tooltip shows the cell in all three; marked, token positions whose columns
- * are outlined and whose labels are
+ * step by step shows the rows fed so far); a panel's title (default "Head h of H"); its frame, a
+ * CSS colour drawn around the panel and its title (panels that belong together: heads sharing a
+ * key/value head); its scores (without them the tooltip shows the weight alone); its colour scale,
+ * 'sequential' (default) or 'diverging', and its own domain (default the model's); compare: the
+ * panels are A, B and B − A of one head, and the tooltip shows the cell in all three; marked, token
+ * positions whose columns are outlined and whose labels are
  * always drawn and stand out; names {query, key}, what the tooltip calls a row and a column
  * (default 'query', 'key'); columns, the most panels side by side (default: as many as fit).
  */
@@ -164,18 +168,20 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
 
   function computeLayout(width) {
     const labelPx = labelWidth + LABEL_GAP_PX;
+    // Framed panels keep room for the frame after their cells (before them the label gap holds it).
+    const framePx = model.panels.some((panel) => panel.frame) ? FRAME_MARGIN_PX : 0;
     const count = model.panels.length;
     const columns = count === 1 ? 1
       : Math.max(1, Math.min(count, model.columns ?? count,
-        Math.floor((width + PANEL_GAP_PX) / (labelPx + MIN_PANEL_SIDE_PX + PANEL_GAP_PX))));
+        Math.floor((width + PANEL_GAP_PX) / (labelPx + MIN_PANEL_SIDE_PX + framePx + PANEL_GAP_PX))));
     const side = Math.max(1, Math.min(MAX_SIDE_PX, model.region.size * MAX_CELL_PX,
-      Math.floor((width - columns * labelPx - (columns - 1) * PANEL_GAP_PX) / columns)));
-    const panelHeight = TITLE_PX + labelPx + side;
+      Math.floor((width - columns * (labelPx + framePx) - (columns - 1) * PANEL_GAP_PX) / columns)));
+    const panelHeight = TITLE_PX + labelPx + side + framePx;
     const rects = model.panels.map((_, p) => {
       const column = p % columns;
       const row = Math.floor(p / columns);
       return {
-        x: column * (labelPx + side + PANEL_GAP_PX) + labelPx,
+        x: column * (labelPx + side + framePx + PANEL_GAP_PX) + labelPx,
         y: row * (panelHeight + PANEL_GAP_PX) + TITLE_PX + labelPx,
       };
     });
@@ -250,7 +256,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     model.panels.forEach((panel, p) => {
       const rect = layout.rects[p];
       context.font = `600 ${FONT_PX + 1}px system-ui, sans-serif`;
-      context.fillStyle = colors.title;
+      context.fillStyle = panel.frame ?? colors.title;
       context.textAlign = 'left';
       context.textBaseline = 'alphabetic';
       context.fillText(panel.title ?? `Head ${panel.head + 1} of ${panel.heads}`, rect.x, rect.y - layout.labelPx - TITLE_PX / 3);
@@ -264,6 +270,11 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       const blockPx = model.block * cellPx;
       context.drawImage(images[p], rect.x, rect.y, panel.cellCols * blockPx, panel.cellRows * blockPx);
       context.restore();
+      if (panel.frame) {
+        context.strokeStyle = panel.frame;
+        context.lineWidth = FRAME_PX;
+        context.strokeRect(rect.x - FRAME_GAP_PX, rect.y - FRAME_GAP_PX, layout.side + 2 * FRAME_GAP_PX, layout.side + 2 * FRAME_GAP_PX);
+      }
       drawLabels(rect, cellPx, colors);
       if (model.query >= row0 && model.query < row0 + rows) {
         outline(rect, cellPx, model.query, col0, 1, size, colors.accent);
