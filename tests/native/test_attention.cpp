@@ -327,38 +327,44 @@ TEST_CASE("attention: after many failed calls the engine still returns the same 
   CHECK_CLOSE(result.context, fixtures::matrix(example["context"]), 1e-4);
 }
 
-namespace {}  // namespace
+namespace {
+
+// For each option of the grid and each kernel, a random call of `heads` query heads over
+// `kv_heads` key/value heads and a random part of its rows and heads, held bit for bit to the
+// whole call. Sizes cross several 16-row blocks and 512-key tiles, m < n included; heads of v
+// both narrower and wider than a panel of the flash kernel (8 columns in wasm, 32 with AVX-512),
+// so that a part's last rows take a smaller register block than the whole call's.
+void check_random_parts(std::mt19937& rng, long heads, long kv_heads) {
+  for (attn::AttentionOptions options : helpers::option_grid(heads)) {
+    for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+      const long n = 1 + long(rng() % 200), m = 1 + long(rng() % 700);
+      const long dh = 2 * (1 + long(rng() % 4)), dvh = 1 + long(rng() % 40);
+      const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
+      const attn::Matrix k = helpers::random_matrix(m, kv_heads * dh, rng);
+      const attn::Matrix v = helpers::random_matrix(m, kv_heads * dvh, rng);
+      options.kv_heads = kv_heads;
+      options.kernel = kernel;
+      options.part = {};
+      const auto whole = attn::attention(q, k, v, options);
+      const attn::Range rows = helpers::random_range(n, rng),
+                        part_heads = helpers::random_range(heads, rng);
+      INFO(helpers::describe(options)
+           << ", kvHeads " << kv_heads << ", " << attn::to_string(kernel) << ", n " << n << ", m "
+           << m << ", rows [" << rows.begin << ", " << rows.end << "), heads [" << part_heads.begin
+           << ", " << part_heads.end << ")");
+      options.part.rows = rows;
+      options.part.heads = part_heads;
+      helpers::check_part(whole, attn::attention(q, k, v, options), rows, part_heads, heads);
+    }
+  }
+}
+
+}  // namespace
 
 TEST_CASE("attention: a part of the rows and heads gives exactly the whole call's numbers",
           "[attention][part]") {
   std::mt19937 rng(61);
-  for (long heads : {1L, 3L}) {
-    for (attn::AttentionOptions options : helpers::option_grid(heads)) {
-      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
-        // Sizes across several 16-row blocks and 512-key tiles, m < n included; heads of v
-        // both narrower and wider than a panel of the flash kernel (8 columns in wasm, 32 with
-        // AVX-512), so that a part's last rows take a smaller register block than the whole
-        // call's.
-        const long n = 1 + long(rng() % 200), m = 1 + long(rng() % 700);
-        const long dh = 2 * (1 + long(rng() % 4)), dvh = 1 + long(rng() % 40);
-        const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
-        const attn::Matrix k = helpers::random_matrix(m, heads * dh, rng);
-        const attn::Matrix v = helpers::random_matrix(m, heads * dvh, rng);
-        options.kernel = kernel;
-        options.part = {};
-        const auto whole = attn::attention(q, k, v, options);
-        const attn::Range rows = helpers::random_range(n, rng),
-                          part_heads = helpers::random_range(heads, rng);
-        INFO(helpers::describe(options)
-             << ", " << attn::to_string(kernel) << ", n " << n << ", m " << m << ", rows ["
-             << rows.begin << ", " << rows.end << "), heads [" << part_heads.begin << ", "
-             << part_heads.end << ")");
-        options.part.rows = rows;
-        options.part.heads = part_heads;
-        helpers::check_part(whole, attn::attention(q, k, v, options), rows, part_heads, heads);
-      }
-    }
-  }
+  for (long heads : {1L, 3L}) check_random_parts(rng, heads, heads);
 }
 
 TEST_CASE("attention: parts that split a call by rows and by heads join into the whole call",
@@ -458,28 +464,7 @@ TEST_CASE(
     "[attention][part][grouped]") {
   std::mt19937 rng(65);
   for (const auto& [heads, kv_heads] : helpers::grouped_head_pairs()) {
-    for (attn::AttentionOptions options : helpers::option_grid(heads)) {
-      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
-        const long n = 1 + long(rng() % 150), m = 1 + long(rng() % 200);
-        const long dh = 2 * (1 + long(rng() % 3)), dvh = 1 + long(rng() % 5);
-        const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
-        const attn::Matrix k = helpers::random_matrix(m, kv_heads * dh, rng);
-        const attn::Matrix v = helpers::random_matrix(m, kv_heads * dvh, rng);
-        options.kv_heads = kv_heads;
-        options.kernel = kernel;
-        options.part = {};
-        const auto whole = attn::attention(q, k, v, options);
-        const attn::Range rows = helpers::random_range(n, rng),
-                          part_heads = helpers::random_range(heads, rng);
-        INFO(helpers::describe(options)
-             << ", " << attn::to_string(kernel) << ", n " << n << ", m " << m << ", rows ["
-             << rows.begin << ", " << rows.end << "), heads [" << part_heads.begin << ", "
-             << part_heads.end << ")");
-        options.part.rows = rows;
-        options.part.heads = part_heads;
-        helpers::check_part(whole, attn::attention(q, k, v, options), rows, part_heads, heads);
-      }
-    }
+    check_random_parts(rng, heads, kv_heads);
   }
 }
 
