@@ -5,7 +5,7 @@
 // step-by-step scale slider and generation's transport (play, pause, back, forward, a step
 // slider) are here too.
 import { ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
-import { shorten } from '../shared/url-hash.js';
+import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headsHint, headsProblem, kvHeadsHint, kvHeadsProblem, slopesProblem } from './checks.js';
 import { fitStep } from './generation.js';
 import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
@@ -26,28 +26,6 @@ const PLAY_STEP_MS = 700;     // between two generation steps while playing
 
 const $ = (id) => document.getElementById(id);
 // A typed control's problems show in the element `${id}-message` under it.
-const messageOf = (id) => $(`${id}-message`);
-
-// Marks a control invalid or valid, with its message under it.
-function showProblem(element, problem) {
-  if (problem === null) element.removeAttribute('aria-invalid');
-  else element.setAttribute('aria-invalid', 'true');
-  element.setCustomValidity(problem ?? '');
-  const message = messageOf(element.id);
-  if (message) {
-    message.textContent = problem ?? '';
-    message.hidden = problem === null;
-  }
-}
-
-// A control's text that does not parse: its setting, the rule and what was typed.
-function typedProblem(field, element, rule) {
-  const start = `The ${fieldLabel(field)} must be ${rule}`;
-  if (element.validity.badInput) return `${start}; what is typed is not a number.`;
-  const typed = element.value.trim();
-  return typed === '' ? `${start}; the box is empty.` : `${start}; got “${shorten(typed)}”.`;
-}
-
 /**
  * Binds the controls to `state`: onChange(settings, {debounce}) applies what a control sets;
  * vectors.input() is the current input (its width decides which head counts fit). Returns
@@ -160,7 +138,7 @@ export function createControls({ state, vectors, onChange }) {
         const follows = field === 'generationStep' && tokens > 0 ? { query: fitStep(value, tokens) } : {};
         return onChange({ [field]: value, ...follows }, { debounce: isText });
       } catch (error) {
-        const problem = typedProblem(field, element, error.message);
+        const problem = typedProblem(fieldLabel(field), element, error.message);
         typedProblems.set(field, problem);
         return showProblem(element, problem);
       }

@@ -3,6 +3,7 @@
 // written. While the page compares, the pinned setting A rides along as one more entry, its
 // own hash as the value: #h=2&a=h%3D1 (A has 1 head, B has 2). Reading a hash never fails: a value that does not parse, or a key this page does
 // not know, is left out and reported so the page can show what it ignored.
+import { choice, flag, wholeNumber } from '../shared/setting-codecs.js';
 import { hashEntries, shorten } from '../shared/url-hash.js';
 import { PRESETS } from './presets.js';
 
@@ -28,35 +29,6 @@ const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
 const VALUES = ['weights', 'scores'];
 const POOLING = ['max', 'mean'];
 const STEP_SOURCES = ['matrix', 'tutorial'];  // what the step-by-step view walks through
-
-function wholeNumber(min, max) {
-  return {
-    parse(text) {
-      const value = Number(text);
-      if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`a whole number from ${min} to ${max}`);
-      return value;
-    },
-    format: String,
-  };
-}
-
-function choice(choices) {
-  return {
-    parse(text) {
-      if (!choices.includes(text)) throw new Error(`one of ${choices.join(', ')}`);
-      return text;
-    },
-    format: String,
-  };
-}
-
-const flag = {
-  parse(text) {
-    if (text !== '0' && text !== '1') throw new Error('0 or 1');
-    return text === '1';
-  },
-  format: (value) => (value ? '1' : '0'),
-};
 
 const text = { parse: (value) => value, format: String };
 

@@ -3,7 +3,7 @@
 // are the problems of settings that fail together (checks.js) and what the engine refused.
 // The presets, the Train button and the Pause / Stop buttons beside the training chart, and
 // what they may do now, are here too.
-import { shorten } from '../shared/url-hash.js';
+import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headChoices, settingProblems } from './checks.js';
 import { PRESETS, presetRun } from './presets.js';
 import { fieldLabel, fieldRange, formatField, parseField } from './state.js';
@@ -34,24 +34,6 @@ export function fieldOfEngineError(message) {
 }
 
 const $ = (id) => document.getElementById(id);
-
-function showProblem(element, problem) {
-  if (problem === null) element.removeAttribute('aria-invalid');
-  else element.setAttribute('aria-invalid', 'true');
-  element.setCustomValidity?.(problem ?? '');
-  const message = $(`${element.id}-message`);
-  if (message) {
-    message.textContent = problem ?? '';
-    message.hidden = problem === null;
-  }
-}
-
-function typedProblem(field, element, rule) {
-  const start = `The ${fieldLabel(field)} must be ${rule}`;
-  if (element.validity.badInput) return `${start}; what is typed is not a number.`;
-  const typed = element.value.trim();
-  return typed === '' ? `${start}; the box is empty.` : `${start}; got “${shorten(typed)}”.`;
-}
 
 /**
  * Binds the controls to `settings` (an object the page keeps): onChange(changes, {debounce})
@@ -105,7 +87,7 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
         typed.delete(field);
         return onChange({ [field]: value }, { debounce: isText });
       } catch (error) {
-        typed.set(field, typedProblem(field, element, error.message));
+        typed.set(field, typedProblem(fieldLabel(field), element, error.message));
         return sync();
       }
     });

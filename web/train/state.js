@@ -4,6 +4,7 @@
 // Reading a hash never fails: a value that does not parse, or a key the page does not know,
 // is left out and reported so the page can show what it ignored. Also: the engine options a
 // run stands for (engine.retrievalTrainer's), one per seed.
+import { choice, flag, wholeNumber } from '../shared/setting-codecs.js';
 import { hashEntries, shorten } from '../shared/url-hash.js';
 
 const MAX_SEED = 2 ** 31 - 1;   // a seed that a URL and a number input both keep exactly
@@ -23,19 +24,6 @@ const CONTEXTS = ['causal', 'prefix'];
 const AXES = ['relative', 'position'];
 const TARGETS = ['value', 'key', 'first'];
 
-function wholeNumber(min, max) {
-  return {
-    parse(text) {
-      const value = Number(text);
-      if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`a whole number from ${min} to ${max}`);
-      return value;
-    },
-    format: String,
-    min,
-    max,
-  };
-}
-
 function number(min, max, { above = false } = {}) {
   const rule = above ? `a number above ${min} and at most ${max}` : `a number from ${min} to ${max}`;
   return {
@@ -47,24 +35,6 @@ function number(min, max, { above = false } = {}) {
     format: String,
   };
 }
-
-function choice(choices) {
-  return {
-    parse(text) {
-      if (!choices.includes(text)) throw new Error(`one of ${choices.join(', ')}`);
-      return text;
-    },
-    format: String,
-  };
-}
-
-const flag = {
-  parse(text) {
-    if (text !== '0' && text !== '1') throw new Error('0 or 1');
-    return text === '1';
-  },
-  format: (value) => (value ? '1' : '0'),
-};
 
 // Numbers of pairs to evaluate at after training: "16, 24, 32", distinct, each 1..MAX_PAIRS.
 const pairsList = {
