@@ -3,9 +3,10 @@
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
 // split into parts (the core's `part` option, attention.hpp AttentionPart), by heads when it
 // has at least as many heads as there are workers (and no wo, which mixes them), else by
-// blocks of query rows with about equal work; each worker computes
-// its part with every input, which gives exactly the whole call's numbers, and the parts are
-// joined in order.
+// blocks of query rows with about equal work; each worker computes its part with every input,
+// which gives exactly the whole call's numbers, and the parts are joined in order. An
+// attention call split by heads sends each worker only its heads' columns of q, k and v, as a
+// call of those heads, where that gives the same numbers (sliceHeads below).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { fail, requireCount, requireKnownKeys } from './arguments.mjs';
 
@@ -243,6 +244,54 @@ export function splitCall({ n, m, heads, kvHeads = heads, options, workers, mixe
   return { by: 'rows', parts: cuts.slice(1).map((end, p) => ({ rows: [cuts[p], end] })) };
 }
 
+// The kernel the engine runs for a call of `heads` heads of n queries over m keys
+// (attention.hpp choose_kernel): 'auto' materialises while every head's scores and weights fit
+// the budget.
+function kernelUsed(kernel = 'auto', n, m, heads) {
+  if (kernel !== 'auto') return kernel;
+  return 2 * heads * n * m * FLOAT_BYTES <= MATERIALIZED_BUDGET_BYTES ? 'materialized' : 'flash';
+}
+
+// Columns [first, first + count) of a matrix, as a matrix of their own.
+function columns({ rows, cols, data }, first, count) {
+  const out = new Float32Array(rows * count);
+  for (let row = 0; row < rows; ++row) out.set(data.subarray(row * cols + first, row * cols + first + count), row * count);
+  return { rows, cols: count, data: out };
+}
+
+// For an attention call split by heads, a function of a part's index that gives the part as a
+// call of its own heads alone, {q, k, v, options}: q holding the part's heads' columns, k and v
+// those of the key/value heads they read, so that a worker copies and carries 1/parts of the
+// inputs instead of all of them (each part is cut when it is sent, so that the first worker
+// starts while the next part is cut). null when that would not give the whole call's numbers or
+// errors, and the parts then take every input with `part`: when the shapes do not fit (the
+// whole call's error is wanted), a part's heads are not whole groups of the key/value heads
+// they read, ALiBi's slopes are the defaults (they depend on every head's count) or a
+// materialising call is beyond the budget a part would fit. `call` as attentionArguments
+// returns it. Exported for the tests.
+export function sliceHeads(call, split) {
+  const { q, k, v, options } = call;
+  const heads = options.heads ?? 1, kvHeads = options.kvHeads ?? heads;
+  if (split.by !== 'heads' || heads % kvHeads !== 0 || q.cols % heads !== 0 || v.cols % kvHeads !== 0) return null;
+  const dh = q.cols / heads, dvh = v.cols / kvHeads, group = heads / kvHeads;
+  if (k.cols !== kvHeads * dh || k.rows !== v.rows) return null;
+  if (split.parts.some(({ heads: [h0, h1] }) => h0 % group !== 0 || h1 % group !== 0)) return null;
+  const { positional } = options;
+  if (positional?.type === 'alibi' && positional.slopes?.length !== heads) return null;
+  const kernel = kernelUsed(options.kernel, q.rows, k.rows, heads);
+  if (kernel === 'materialized' && 2 * heads * q.rows * k.rows * FLOAT_BYTES > MATERIALIZED_BUDGET_BYTES) return null;
+  return (p) => {
+    const [h0, h1] = split.parts[p].heads, [g0, g1] = split.kvRanges[p];
+    return {
+      q: columns(q, h0 * dh, (h1 - h0) * dh), k: columns(k, g0 * dh, (g1 - g0) * dh), v: columns(v, g0 * dvh, (g1 - g0) * dvh),
+      options: {
+        ...options, kernel, heads: h1 - h0, kvHeads: options.kvHeads === undefined ? undefined : g1 - g0,
+        positional: positional?.type === 'alibi' ? { ...positional, slopes: positional.slopes.slice(h0, h1) } : positional,
+      },
+    };
+  };
+}
+
 // ---- joining the parts ----------------------------------------------------------------------
 
 // `into` when it is a Float32Array of `length` values, else a new one.
@@ -397,23 +446,25 @@ export async function createAttentionPool(options = {}) {
   }
   let closed = false;
 
-  // Sends each part to its worker (args(part, reused): the worker's arguments for a part and
-  // the previous result's arrays it writes into) and joins the answers. When parts fail with
-  // different messages (an overflow in two heads, say), the whole call runs on one worker for
-  // the error the engine gives.
-  async function run(call, args, split, reuse) {
+  // Sends each part to its worker (args(part, reused, p): the worker's arguments for part p and
+  // the previous result's arrays it writes into; transfers(args): buffers of those arguments
+  // to hand over) and joins the answers. When parts fail with different messages (an overflow
+  // in two heads, say), or parts computed alone fail at all (their messages would count their
+  // own heads and columns), the whole call runs on one worker for the error the engine gives.
+  async function run(call, args, split, reuse, { transfers = () => [], alone = false } = {}) {
     const handed = new Set();
     const parts = split.by === 'whole' ? [undefined] : split.parts;
     const requests = parts.map((part, p) => {
       const given = partReuse(split.by, part, reuse, handed);
-      return slots[p].request(call, args(part, given.reuse), given.transfer);
+      const partArgs = args(part, given.reuse, p);
+      return slots[p].request(call, partArgs, [...given.transfer, ...transfers(partArgs)]);
     });
     const settled = await Promise.allSettled(requests);
     const failures = settled.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason);
     if (failures.length === 0) return join(split, settled.map((outcome) => outcome.value), reuse);
     const stopped = failures.find((error) => error instanceof WorkerStopped);
     if (stopped) throw new Error(stopped.message);
-    if (split.by === 'whole' || new Set(failures.map((error) => error.message)).size === 1) throw failures[0];
+    if (split.by === 'whole' || (!alone && new Set(failures.map((error) => error.message)).size === 1)) throw failures[0];
     return slots[0].request(call, args(undefined, null));
   }
 
@@ -430,8 +481,16 @@ export async function createAttentionPool(options = {}) {
       workers: count, mixesHeads: false,
     });
     const base = workerOptions(call.options);
-    return run('attention', (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }],
-      split, reuse);
+    const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
+    const slicePart = sliceHeads(call, split);
+    if (slicePart === null) return run('attention', whole, split, reuse);
+    const sliced = (part, reused, p) => {
+      if (part === undefined) return whole(part, reused);  // the whole call again, for its error
+      const { q: qPart, k: kPart, v: vPart, options: partOptions } = slicePart(p);
+      return [qPart, kPart, vPart, { ...workerOptions(partOptions), reuse: reused }];
+    };
+    return run('attention', sliced, split, reuse,
+      { transfers: (partArgs) => partArgs.slice(0, 3).map((matrix) => matrix.data.buffer), alone: true });
   }
 
   async function selfAttention(x, options = {}) {

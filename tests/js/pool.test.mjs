@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
-import { splitCall } from '../../dist/wasm/pool.mjs';
+import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
+import { sliceHeads, splitCall } from '../../dist/wasm/pool.mjs';
 import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();
@@ -232,6 +233,59 @@ describe('splitting', () => {
     assert.equal(splitCall({ n: 300, m: 300, heads: 8, options: { part: { rows: [0, 1] } }, workers: 2 }).by, 'whole');
     assert.deepEqual(splitCall({ n: 1, m: 5, heads: 1, options: {}, workers: 2 }), { by: 'whole' });
     assert.deepEqual(splitCall({ n: 3, m: 5, heads: 1, options: {}, workers: 3 }).parts.map((p) => p.rows), [[0, 1], [1, 2], [2, 3]]);
+  });
+});
+
+describe('a split by heads sends each worker only its heads\' columns', () => {
+  const random = mulberry32(20261201);
+  const [n, m, dh, dvh] = [37, 45, 4, 3];
+  const callOf = (heads, kvHeads, options = {}) => attentionArguments(randomMatrix(random, n, heads * dh),
+    randomMatrix(random, m, kvHeads * dh), randomMatrix(random, m, kvHeads * dvh), { heads, ...(kvHeads !== heads && { kvHeads }), ...options });
+  const slicesOf = (call, workers) => {
+    const split = splitCall({ n, m, heads: call.options.heads, kvHeads: call.options.kvHeads, options: call.options, workers });
+    const slicePart = sliceHeads(call, split);
+    return slicePart && split.parts.map((_, p) => slicePart(p));
+  };
+
+  test('each part: its heads\' columns of q, its key/value heads\' of k and v, the kernel the whole call runs, its slopes', () => {
+    const call = callOf(6, 3, { positional: { type: 'alibi', slopes: [1, 2, 3, 4, 5, 6] } });
+    const parts = slicesOf(call, 3);
+    assert.deepEqual(parts.map(({ q, k, v }) => [q.cols, k.cols, v.cols]), [[2 * dh, dh, dvh], [2 * dh, dh, dvh], [2 * dh, dh, dvh]]);
+    assert.deepEqual(Array.from(parts[1].q.data.subarray(0, 2 * dh)), Array.from(call.q.data.subarray(2 * dh, 4 * dh)));
+    assert.deepEqual(Array.from(parts[2].v.data.subarray(dvh, 2 * dvh)), Array.from(call.v.data.subarray(3 * dvh + 2 * dvh, 3 * dvh + 3 * dvh)));
+    assert.deepEqual(parts.map(({ options }) => [options.heads, options.kvHeads, options.kernel, Array.from(options.positional.slopes)]),
+      [[2, 1, 'materialized', [1, 2]], [2, 1, 'materialized', [3, 4]], [2, 1, 'materialized', [5, 6]]]);
+  });
+
+  test('not when a part would not give the whole call\'s numbers or error: every input then, with part', () => {
+    assert.equal(slicesOf(callOf(4, 2), 3), null, 'heads [0, 1) and [1, 2) share a key/value head');
+    assert.equal(slicesOf(callOf(4, 4, { positional: { type: 'alibi' } }), 2), null, 'ALiBi\'s default slopes depend on H');
+    assert.equal(slicesOf(callOf(4, 4, { positional: { type: 'alibi', slopes: [1] } }), 2), null, 'slopes not one per head: the whole call\'s error');
+    const wrongK = attentionArguments(randomMatrix(random, n, 8), randomMatrix(random, m, 6), randomMatrix(random, m, 4), { heads: 2 });
+    assert.equal(slicesOf(wrongK, 2), null, 'k columns differ from q: the whole call\'s error');
+    assert.equal(slicesOf(callOf(2, 2), 3), null, 'fewer heads than workers: split by rows');
+    const huge = { rows: 8192, cols: 8, data: new Float32Array(8192 * 8) };
+    const beyond = attentionArguments(huge, huge, huge, { heads: 4, kernel: 'materialized' });
+    assert.equal(sliceHeads(beyond, splitCall({ n: 8192, m: 8192, heads: 4, options: beyond.options, workers: 2 })), null,
+      'a materialising call beyond the budget that a part would fit');
+    const auto = attentionArguments(huge, huge, huge, { heads: 4 });
+    const split = splitCall({ n: 8192, m: 8192, heads: 4, options: auto.options, workers: 2 });
+    assert.equal(sliceHeads(auto, split)(0).options.kernel, 'flash', "'auto' over the budget: the parts run flash, as the whole call would");
+  });
+
+  test('bit for bit the engine\'s at heads of 64, both kernels, every positional encoding, grouped or not', async () => {
+    const random64 = mulberry32(20261202);
+    for (const [heads, kvHeads] of [[8, 8], [8, 2], [4, 4]]) {
+      for (const kernel of ['flash', 'materialized']) {
+        for (const positional of [{ type: 'none' }, { type: 'rope' }, { type: 'alibi', slopes: Array.from({ length: heads }, (_, h) => 0.01 * (h + 1)) }]) {
+          const rows = randomInt(random64, 100, 300);
+          const q = randomMatrix(random64, rows, heads * 64), k = randomMatrix(random64, rows, kvHeads * 64);
+          const v = randomMatrix(random64, rows, kvHeads * 64);
+          const options = { heads, kvHeads, kernel, positional, causal: random64() < 0.5 };
+          assertSameResult(await two.attention(q, k, v, options), engine.attention(q, k, v, options), JSON.stringify(options));
+        }
+      }
+    }
   });
 });
 
