@@ -7,8 +7,9 @@
 //             from its seeds in tests/fuzz/corpus/<target>/ and what earlier runs found in
 //             build/fuzz/corpus/<target>/; a crash is saved under build/fuzz/findings/.
 //             libFuzzer's random seed is ATTN_FUZZ_SEED (default 1, so that a clean clone
-//             mutates the same inputs in the same order on every machine and a finding in CI
-//             is found again here; 0 draws a new seed each run, to explore further)
+//             mutates the same inputs in the same order on every machine: a finding in CI is
+//             found again here by a run that gets as far, which the time limit makes depend on
+//             the machine's speed; 0 draws a new seed each run, to explore further)
 //   js        node:test suites in Node (tests/js): the engine's JavaScript API, and the web
 //             modules that need no browser (pooling, the worker client, parsers, exports, pages)
 //   browser   Playwright in Debian's Chromium against dist/ (tests/browser)

@@ -85,6 +85,21 @@ float flash_value_scale(const Matrix& v, std::size_t first, std::size_t count) {
   return std::ldexp(1.0f, -static_cast<int>(std::ceil(std::log2(largest / headroom))));
 }
 
+// Under softmax a context element is a convex combination of v's entries (weights in [0, 1]
+// summing to 1), so it lies within ±FLT_MAX: an infinite one is the last bits of the sums
+// rounding past FLT_MAX (v at ±FLT_MAX: the materialised sum of weights·v, or flash scaling its
+// normalised rows back up), and is FLT_MAX with its sign. A NaN (a score that overflowed) stays,
+// for require_no_overflow to name. One pass over the context.
+void clamp_rounded_infinities(Matrix& context) {
+  float* data = context.data();
+  const std::size_t size = context.size();
+  std::size_t i = simd::first_non_finite(data, size);
+  while (i < size) {
+    if (std::isinf(data[i])) data[i] = std::copysign(std::numeric_limits<float>::max(), data[i]);
+    i += 1 + simd::first_non_finite(data + i + 1, size - i - 1);
+  }
+}
+
 // The stable softmax promises finite weights for finite inputs, but float32 can overflow
 // before it: a score q·kᵀ·scale (+ ALiBi bias) beyond ±3.4e38 becomes ±Infinity, and the
 // flash kernel's running sum of weights·v can pass FLT_MAX. The weights would then be NaN,
@@ -273,6 +288,7 @@ AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
     }
   }
   if (options.normalization == Normalization::softmax) {
+    clamp_rounded_infinities(result.context);
     require_no_overflow(result, options.mask, shape, dvh);
   }
   return result;

@@ -122,6 +122,21 @@ test('flash keeps values near the float32 maximum in range, as the materialised 
   }
 });
 
+test('v at ±FLT_MAX gives a context at ±FLT_MAX in both kernels: the sums\' rounding past it is no overflow', () => {
+  const random = mulberry32(20261124);
+  for (const m of [2, 3, 7, 19, 64, 300]) {
+    const small = (rows) => Array.from({ length: rows }, () => [(random() - 0.5) * 2e-3, (random() - 0.5) * 2e-3]);
+    const v = Array.from({ length: m }, () => [FLOAT32_MAX, -FLOAT32_MAX]);
+    for (const kernel of KERNELS) {
+      const { context } = engine.attention(small(5), small(m), v, { scale: false, kernel });
+      for (let i = 0; i < 5; ++i) {
+        const [plus, minus] = [context.data[2 * i], context.data[2 * i + 1]];
+        assert.ok(Math.abs(plus / FLOAT32_MAX - 1) < 1e-6 && Math.abs(minus / FLOAT32_MAX + 1) < 1e-6, `m = ${m}, ${kernel}, query ${i}: ${plus}, ${minus}`);
+      }
+    }
+  }
+});
+
 test('scores past float32 fail with an Error that says so, instead of NaN or a row of zeros', () => {
   for (const kernel of KERNELS) {
     const plus = errorOf(() => engine.attention([[1e20]], [[1e20], [1]], [[1], [2]], { scale: false, kernel }));

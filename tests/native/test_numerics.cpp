@@ -201,6 +201,31 @@ TEST_CASE("numerics: flash keeps values near FLT_MAX in range, as the materialis
   }
 }
 
+TEST_CASE("numerics: v at ±FLT_MAX gives a context at ±FLT_MAX, not an overflow, in both kernels",
+          "[numerics]") {
+  // The context is a convex combination of v's entries, so within ±FLT_MAX; flash sums a
+  // scaled-down v and scales the normalised rows back up by a power of two, where the sums'
+  // last bits could round past FLT_MAX (found by fuzz_attention: 19 keys, |v| = FLT_MAX).
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> small(-1e-3f, 1e-3f);
+  for (std::size_t m : {2, 3, 7, 19, 64, 300}) {
+    attn::Matrix q = attn::Matrix::from_shape({5, 2}), k = attn::Matrix::from_shape({m, 2});
+    for (float& value : q) value = small(random);
+    for (float& value : k) value = small(random);
+    attn::Matrix v = filled(m, 3, FLT_MAX);
+    for (std::size_t j = 0; j < m; ++j) v(j, 1) = -FLT_MAX;
+    for (attn::Kernel kernel : kKernels) {
+      INFO("m = " << m << ", " << attn::to_string(kernel));
+      const auto result = attn::attention(q, k, v, unscaled(kernel));
+      for (std::size_t i = 0; i < 5; ++i) {
+        CHECK(result.context(i, 0) == Approx(FLT_MAX));
+        CHECK(result.context(i, 1) == Approx(-FLT_MAX));
+        CHECK(std::isfinite(result.context(i, 2)));
+      }
+    }
+  }
+}
+
 TEST_CASE("numerics: scores past float32's range fail by name instead of giving NaN or zeros",
           "[numerics]") {
   SECTION("a score of +Infinity") {
