@@ -1,7 +1,7 @@
 // The step-by-step view against the tutorial's numbers and under overflow, the cost panel
 // against engine.attentionMemory, a 4,096-token input (pooled, zoomable, and computed without
-// freezing the page), the masked cells' hatching and its legend in both colour schemes, and
-// the profile's axis.
+// freezing the page), the masked cells' hatching and its legend in both colour schemes,
+// the profile's axis, and the cost tables at phone width.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
@@ -18,6 +18,7 @@ const LONG_TIMEOUT_MS = 60_000;
 const MAX_STALL_MS = 250;        // the longest the page's main thread may stop answering
 const STALL_PROBE_MS = 10;
 const ZOOMED_ROWS = 512;
+const PHONE = { width: 390, height: 844 };
 const MIN_COLOR_DISTANCE = 50;   // RGB distance of the hatching's colours from viridis and from each other
 const LINE_COLOR_SLACK = 12;     // antialiased pixels of the hatching's lines come this close to its colour
 const MIN_HATCHED_PIXELS = 1000;
@@ -83,6 +84,20 @@ describe('views', () => {
     for (const label of ['1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K']) assert.ok(rows.includes(label), `${label} in ${rows}`);
     const flash = await page.locator('#cost-table tbody tr.highlight td').nth(2).getAttribute('data-bytes');
     assert.equal(Number(flash), engine.attentionMemory({ n: 32768, kernel: 'flash' }));
+    await close();
+  });
+
+  test('at phone width both cost tables fit the panel, every column in sight', async () => {
+    const { page, close } = await openPage(suite, '#tw=linear&do=16&h=8&kv=2', { viewport: PHONE });
+    await waitForRows(page, 6);
+    await page.locator('#kv-cache-table tbody tr').first().waitFor();
+    for (const table of ['#cost-table', '#kv-cache-table']) {
+      const { width, room } = await page.evaluate((selector) => {
+        const element = document.querySelector(selector);
+        return { width: element.getBoundingClientRect().width, room: element.parentElement.clientWidth };
+      }, table);
+      assert.ok(width <= room, `${table} is ${width} px wide in ${room} px`);
+    }
     await close();
   });
 
