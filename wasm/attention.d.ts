@@ -680,14 +680,22 @@ export interface AttentionPoolOptions {
   workers?: number;
   /** The worker module, pool-worker.mjs: by default beside attention.mjs. */
   workerURL?: URL | string;
+  /**
+   * The least work a part of a call is given, in multiply-adds of q·kᵀ and weights·v (each
+   * visible query and key pair costs dh + dvh per head), a whole number ≥ 0. A call runs on as
+   * many workers as it has parts' worth of work, at most all, and whole on one worker below
+   * two parts' worth; 0 splits every call over every worker. Default 2^23 (about half a
+   * millisecond on one core, what a message to a worker and back costs).
+   */
+  splitFrom?: number;
 }
 
 /**
  * attention and selfAttention on several workers (Web Workers in browsers, worker_threads in
  * Node), each with its own wasm instance: no SharedArrayBuffer, so no cross-origin isolation.
- * A call is split by heads when it has at least as many heads as there are workers (and no wo),
- * else by blocks of query rows with about equal work (a causal mask's later rows see more
- * keys); each worker computes its part (AttentionOptions.part) and the parts are joined in
+ * A call is split into as many parts as its work affords (AttentionPoolOptions.splitFrom), at
+ * most one per worker: by heads when it has at least as many heads as parts (and no wo), else
+ * by blocks of query rows with about equal work (a causal mask's later rows see more keys); each worker computes its part (AttentionOptions.part) and the parts are joined in
  * order: the results are the one-thread engine's, bit for bit. Errors are the engine's Errors,
  * as rejections. A worker that stops (it exits, or throws outside a call) rejects the calls it
  * had with an Error naming it, and a new worker takes its place.

@@ -1,14 +1,15 @@
 // The engine on several workers (see README "API"): `await createAttentionPool({workers: 2})`
 // starts that many workers (Web Workers in browsers, worker_threads in Node), each with its
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
-// split into parts (the core's `part` option, attention.hpp AttentionPart), by heads when it
-// has at least as many heads as there are workers (and no wo, which mixes them), else by
-// blocks of query rows with about equal work; each worker computes its part with every input,
+// split into parts (the core's `part` option, attention.hpp AttentionPart), one per worker or
+// fewer, as its work affords (a call too small to pay for a message runs whole on one
+// worker): by heads when it has at least as many heads as parts (and no wo, which mixes them),
+// else by blocks of query rows with about equal work; each worker computes its part with every input,
 // which gives exactly the whole call's numbers, and the parts are joined in order. An
 // attention call split by heads sends each worker only its heads' columns of q, k and v, as a
 // call of those heads, where that gives the same numbers (sliceHeads below).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
-import { fail, requireCount, requireKnownKeys } from './arguments.mjs';
+import { fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
 
 // The most workers a pool starts.
 const MAX_WORKERS = 256;
@@ -23,6 +24,12 @@ const FLOAT_BYTES = 4;
 // the row the passes a materialised row makes over all of them (bias, mask, normalisation).
 const ROW_COST = 16;
 const MATERIALIZED_KEY_COST = 1 / 32;
+// The least work a part of a call is given by default, in multiply-adds of q·kᵀ and weights·v
+// (a visible query and key pair costs dh + dvh of them per head): about half a millisecond on
+// one core here, what a message to a worker and back costs (README "The engine on several
+// workers"). A call with less than two parts' worth runs whole on one worker; a larger one on
+// as many workers as it has parts' worth, at most all of them.
+const SPLIT_FROM = 2 ** 23;
 
 const inNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
@@ -222,15 +229,30 @@ function headGroups(heads, count) {
   return Array.from({ length: count }, (_, g) => [Math.floor((g * heads) / count), Math.floor(((g + 1) * heads) / count)]);
 }
 
-// How a call of n queries over m keys with `heads` heads (and `kvHeads` key/value heads) is
-// split over `workers` workers: {by: 'whole'} (one worker, no part), {by: 'heads', parts:
-// [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the key/value heads each part reads) or {by:
-// 'rows', parts: [{rows: [i0, i1]}]} (every head). `options`: the call's, checked; mixesHeads:
-// an output projection needs every head in each part. Exported for the tests.
-export function splitCall({ n, m, heads, kvHeads = heads, options, workers, mixesHeads }) {
+// The multiply-adds of q·kᵀ and weights·v in a call: its visible query and key pairs, times
+// (keyWidth + valueWidth) per head. NaN where a width is (the call's shapes do not fit).
+function callWork(options, n, m, heads, keyWidth, valueWidth) {
+  let pairs = 0;
+  for (let row = 0; row < n; ++row) pairs += visibleKeys(options, row, n, m);
+  return pairs * heads * (keyWidth + valueWidth);
+}
+
+// How a call of n queries over m keys with `heads` heads (and `kvHeads` key/value heads) of
+// keyWidth columns of q and k and valueWidth of v is split over at most `workers` workers, one
+// part per splitFrom multiply-adds of work (callWork; 0: every worker): {by: 'whole'} (one
+// worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the
+// key/value heads each part reads) or {by: 'rows', parts: [{rows: [i0, i1]}]} (every head).
+// `options`: the call's, checked; mixesHeads: an output projection needs every head in each
+// part. Exported for the tests.
+export function splitCall({
+  n, m, heads, kvHeads = heads, keyWidth, valueWidth, options, workers, mixesHeads, splitFrom = SPLIT_FROM,
+}) {
   if (workers === 1 || options.part !== undefined) return { by: 'whole' };
-  if (heads >= workers && !mixesHeads) {
-    const ranges = headGroups(heads, workers);
+  const worth = splitFrom === 0 ? workers : Math.floor(callWork(options, n, m, heads, keyWidth, valueWidth) / splitFrom);
+  const count = Number.isFinite(worth) ? Math.min(workers, worth) : 1;
+  if (count < 2) return { by: 'whole' };
+  if (heads >= count && !mixesHeads) {
+    const ranges = headGroups(heads, count);
     return {
       by: 'heads',
       parts: ranges.map((range) => ({ heads: range })),
@@ -239,7 +261,7 @@ export function splitCall({ n, m, heads, kvHeads = heads, options, workers, mixe
   }
   const bytes = 2 * heads * n * m * FLOAT_BYTES;
   const materialized = options.kernel === 'materialized' || (options.kernel !== 'flash' && bytes <= MATERIALIZED_BUDGET_BYTES);
-  const cuts = rowCuts(options, n, m, Math.min(workers, n), materialized);
+  const cuts = rowCuts(options, n, m, Math.min(count, n), materialized);
   if (cuts.length === 2) return { by: 'whole' };
   return { by: 'rows', parts: cuts.slice(1).map((end, p) => ({ rows: [cuts[p], end] })) };
 }
@@ -429,9 +451,10 @@ function partReuse(by, part, reuse, handed) {
  * engine. `workerURL` is where pool-worker.mjs is (by default beside this module).
  */
 export async function createAttentionPool(options = {}) {
-  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL']);
+  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom']);
   const count = options.workers === undefined ? await defaultWorkers() : requireCount('workers', options.workers, 1);
   if (count > MAX_WORKERS) fail(`workers must be a whole number from 1 to ${MAX_WORKERS}, got ${count}`);
+  const splitFrom = options.splitFrom === undefined ? SPLIT_FROM : requireWholeNumber('splitFrom', options.splitFrom, 0);
   const url = options.workerURL ?? new URL('./pool-worker.mjs', import.meta.url);
   if (!(url instanceof URL) && typeof url !== 'string') fail(`workerURL must be a URL or a string, got ${typeof url}`);
   const start = await workerStarter(url);
@@ -476,9 +499,10 @@ export async function createAttentionPool(options = {}) {
     requireOpen();
     const call = attentionArguments(q, k, v, options);
     const reuse = reuseOption(options.reuse);
+    const heads = call.options.heads ?? 1;
     const split = splitCall({
-      n: call.q.rows, m: call.k.rows, heads: call.options.heads ?? 1, kvHeads: call.options.kvHeads, options: call.options,
-      workers: count, mixesHeads: false,
+      n: call.q.rows, m: call.k.rows, heads, kvHeads: call.options.kvHeads, keyWidth: call.q.cols / heads,
+      valueWidth: call.v.cols / (call.options.kvHeads ?? heads), options: call.options, workers: count, mixesHeads: false, splitFrom,
     });
     const base = workerOptions(call.options);
     const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
@@ -497,9 +521,12 @@ export async function createAttentionPool(options = {}) {
     requireOpen();
     const call = selfAttentionArguments(x, options);
     const reuse = reuseOption(options.reuse);
+    const heads = call.options.heads ?? 1;
+    const widthOf = (weight) => (weight ?? call.x).cols;  // of q, k or v: x·weight, or x itself
     const split = splitCall({
-      n: call.x.rows, m: call.x.rows, heads: call.options.heads ?? 1, kvHeads: call.options.kvHeads,
-      options: call.options, workers: count, mixesHeads: call.weights.wo !== null,
+      n: call.x.rows, m: call.x.rows, heads, kvHeads: call.options.kvHeads, keyWidth: widthOf(call.weights.wq) / heads,
+      valueWidth: widthOf(call.weights.wv) / (call.options.kvHeads ?? heads), options: call.options, workers: count,
+      mixesHeads: call.weights.wo !== null, splitFrom,
     });
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
     const base = { ...workerOptions(call.options), ...weights };

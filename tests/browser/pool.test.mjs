@@ -37,7 +37,7 @@ describe('the pool in Chromium', () => {
     const outcomes = await page.evaluate(async () => {
       const { default: createAttention, createAttentionPool } = await import('./wasm/attention.mjs');
       const engine = await createAttention();
-      const pool = await createAttentionPool({ workers: 2 });
+      const pool = await createAttentionPool({ workers: 2, splitFrom: 0 });  // every call split, however small
       const generator = engine.torchGenerator(7);
       const x = generator.rand(300, 32);
       const [wq, wk, wv] = [0, 1, 2].map(() => generator.rand(32, 32));

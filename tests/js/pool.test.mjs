@@ -11,8 +11,9 @@ import { sliceHeads, splitCall } from '../../dist/wasm/pool.mjs';
 import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();
-const two = await createAttentionPool({ workers: 2 });
-const three = await createAttentionPool({ workers: 3 });
+// splitFrom 0: every call is split over every worker, however small (the tests' calls are).
+const two = await createAttentionPool({ workers: 2, splitFrom: 0 });
+const three = await createAttentionPool({ workers: 3, splitFrom: 0 });
 after(() => Promise.all([two.close(), three.close()]));
 
 // A first q value at which fixtures/mortal-pool-worker.mjs exits, or throws (its EXIT_NOW, THROW_NOW).
@@ -201,38 +202,70 @@ describe('grouped-query attention (kvHeads) on the pool: the one-thread engine\'
   });
 
   test('splitting by heads names the key/value heads each part reads', () => {
-    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 4, kvHeads: 2, options: {}, workers: 3 }),
+    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 4, kvHeads: 2, options: {}, workers: 3, splitFrom: 0 }),
       { by: 'heads', parts: [{ heads: [0, 1] }, { heads: [1, 2] }, { heads: [2, 4] }], kvRanges: [[0, 1], [0, 1], [1, 2]] });
-    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 8, kvHeads: 1, options: {}, workers: 2 }).kvRanges, [[0, 1], [0, 1]]);
-    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 6, kvHeads: 3, options: {}, workers: 2 }).kvRanges, [[0, 2], [1, 3]]);
+    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 8, kvHeads: 1, options: {}, workers: 2, splitFrom: 0 }).kvRanges, [[0, 1], [0, 1]]);
+    assert.deepEqual(splitCall({ n: 64, m: 64, heads: 6, kvHeads: 3, options: {}, workers: 2, splitFrom: 0 }).kvRanges, [[0, 2], [1, 3]]);
   });
 });
 
 describe('splitting', () => {
   test('heads in runs of equal size, query rows in blocks of 64 with the causal work balanced', () => {
-    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, options: {}, workers: 2 }),
+    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, options: {}, workers: 2, splitFrom: 0 }),
       { by: 'heads', parts: [{ heads: [0, 4] }, { heads: [4, 8] }], kvRanges: [[0, 4], [4, 8]] });
-    assert.deepEqual(splitCall({ n: 10, m: 10, heads: 5, options: {}, workers: 3 }).parts.map((p) => p.heads),
+    assert.deepEqual(splitCall({ n: 10, m: 10, heads: 5, options: {}, workers: 3, splitFrom: 0 }).parts.map((p) => p.heads),
       [[0, 1], [1, 3], [3, 5]]);
-    const bidirectional = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash' }, workers: 2 });
+    const bidirectional = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash' }, workers: 2, splitFrom: 0 });
     assert.deepEqual(bidirectional, { by: 'rows', parts: [{ rows: [0, 2048] }, { rows: [2048, 4096] }] });
     // Under a causal mask row i sees i + 1 keys: half the pairs lie below row n/√2 ≈ 2896.
-    const causal = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash', causal: true }, workers: 2 });
+    const causal = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash', causal: true }, workers: 2, splitFrom: 0 });
     const cut = causal.parts[0].rows[1];
     assert.equal(cut % 64, 0);
     assert.ok(Math.abs(cut - 4096 / Math.SQRT2) <= 64, `cut at ${cut}`);
     // A sliding window makes every row cost the same again.
-    const windowed = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash', causal: true, window: 256 }, workers: 2 });
+    const windowed = splitCall({ n: 4096, m: 4096, heads: 1, options: { kernel: 'flash', causal: true, window: 256 }, workers: 2, splitFrom: 0 });
     assert.ok(Math.abs(windowed.parts[0].rows[1] - 2048) <= 128);
   });
 
+  test('by default a part gets at least 2^23 multiply-adds: small calls run whole, larger ones on as many workers as they afford', () => {
+    const call = (n, heads, workers, options = {}) => splitCall({ n, m: n, heads, keyWidth: 64, valueWidth: 64, options, workers });
+    assert.deepEqual(call(12, 1, 7), { by: 'whole' }, 'a sentence');
+    assert.deepEqual(call(256, 1, 2), { by: 'whole' }, 'n = 256: 256² pairs × 128 = 2^23, one part\'s worth');
+    assert.deepEqual(call(512, 1, 7).parts.map((p) => p.rows), [[0, 128], [128, 256], [256, 384], [384, 512]], 'n = 512: four parts\' worth');
+    assert.equal(call(512, 8, 7).parts.length, 7, '8 heads × 512: 32 parts\' worth, every worker');
+    assert.deepEqual(call(512, 8, 2).parts.map((p) => p.heads), [[0, 4], [4, 8]]);
+    // a causal mask halves the pairs: 363² × 128 are two parts' worth, 363·364/2 × 128 one
+    assert.deepEqual(call(363, 1, 2, { causal: true }), { by: 'whole' });
+    assert.equal(call(363, 1, 2).by, 'rows');
+    // the page's 512 tokens × 8 heads of 8: 4 parts' worth, two workers
+    assert.equal(splitCall({ n: 512, m: 512, heads: 8, keyWidth: 8, valueWidth: 8, options: {}, workers: 2 }).by, 'heads');
+    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, keyWidth: 8, valueWidth: 8, options: {}, workers: 2, splitFrom: 2 ** 26 }),
+      { by: 'whole' }, 'a larger splitFrom');
+    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 3, keyWidth: NaN, valueWidth: 64, options: {}, workers: 2 }), { by: 'whole' },
+      'shapes that do not fit (heads not dividing dk): whole, for the engine\'s error');
+  });
+
+  test('a pool with the default splitFrom gives the engine\'s numbers whole and split', async () => {
+    const pool = await createAttentionPool({ workers: 2 });
+    try {
+      const random = mulberry32(20261203);
+      for (const [n, heads] of [[12, 1], [256, 1], [600, 1], [300, 4]]) {
+        const q = randomMatrix(random, n, heads * 64), k = randomMatrix(random, n, heads * 64), v = randomMatrix(random, n, heads * 64);
+        const options = { heads, causal: true, kernel: 'flash' };
+        assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options), `n = ${n}, ${heads} heads`);
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
   test('with wo, or fewer heads than workers, every part holds every head; one worker or a caller\'s part: no split', () => {
-    assert.equal(splitCall({ n: 300, m: 300, heads: 4, options: {}, workers: 2, mixesHeads: true }).by, 'rows');
-    assert.equal(splitCall({ n: 300, m: 300, heads: 2, options: {}, workers: 3 }).by, 'rows');
-    assert.equal(splitCall({ n: 300, m: 300, heads: 8, options: {}, workers: 1 }).by, 'whole');
-    assert.equal(splitCall({ n: 300, m: 300, heads: 8, options: { part: { rows: [0, 1] } }, workers: 2 }).by, 'whole');
-    assert.deepEqual(splitCall({ n: 1, m: 5, heads: 1, options: {}, workers: 2 }), { by: 'whole' });
-    assert.deepEqual(splitCall({ n: 3, m: 5, heads: 1, options: {}, workers: 3 }).parts.map((p) => p.rows), [[0, 1], [1, 2], [2, 3]]);
+    assert.equal(splitCall({ n: 300, m: 300, heads: 4, options: {}, workers: 2, mixesHeads: true, splitFrom: 0 }).by, 'rows');
+    assert.equal(splitCall({ n: 300, m: 300, heads: 2, options: {}, workers: 3, splitFrom: 0 }).by, 'rows');
+    assert.equal(splitCall({ n: 300, m: 300, heads: 8, options: {}, workers: 1, splitFrom: 0 }).by, 'whole');
+    assert.equal(splitCall({ n: 300, m: 300, heads: 8, options: { part: { rows: [0, 1] } }, workers: 2, splitFrom: 0 }).by, 'whole');
+    assert.deepEqual(splitCall({ n: 1, m: 5, heads: 1, options: {}, workers: 2, splitFrom: 0 }), { by: 'whole' });
+    assert.deepEqual(splitCall({ n: 3, m: 5, heads: 1, options: {}, workers: 3, splitFrom: 0 }).parts.map((p) => p.rows), [[0, 1], [1, 2], [2, 3]]);
   });
 });
 
@@ -242,7 +275,7 @@ describe('a split by heads sends each worker only its heads\' columns', () => {
   const callOf = (heads, kvHeads, options = {}) => attentionArguments(randomMatrix(random, n, heads * dh),
     randomMatrix(random, m, kvHeads * dh), randomMatrix(random, m, kvHeads * dvh), { heads, ...(kvHeads !== heads && { kvHeads }), ...options });
   const slicesOf = (call, workers) => {
-    const split = splitCall({ n, m, heads: call.options.heads, kvHeads: call.options.kvHeads, options: call.options, workers });
+    const split = splitCall({ n, m, heads: call.options.heads, kvHeads: call.options.kvHeads, options: call.options, workers, splitFrom: 0 });
     const slicePart = sliceHeads(call, split);
     return slicePart && split.parts.map((_, p) => slicePart(p));
   };
@@ -266,10 +299,10 @@ describe('a split by heads sends each worker only its heads\' columns', () => {
     assert.equal(slicesOf(callOf(2, 2), 3), null, 'fewer heads than workers: split by rows');
     const huge = { rows: 8192, cols: 8, data: new Float32Array(8192 * 8) };
     const beyond = attentionArguments(huge, huge, huge, { heads: 4, kernel: 'materialized' });
-    assert.equal(sliceHeads(beyond, splitCall({ n: 8192, m: 8192, heads: 4, options: beyond.options, workers: 2 })), null,
+    assert.equal(sliceHeads(beyond, splitCall({ n: 8192, m: 8192, heads: 4, options: beyond.options, workers: 2, splitFrom: 0 })), null,
       'a materialising call beyond the budget that a part would fit');
     const auto = attentionArguments(huge, huge, huge, { heads: 4 });
-    const split = splitCall({ n: 8192, m: 8192, heads: 4, options: auto.options, workers: 2 });
+    const split = splitCall({ n: 8192, m: 8192, heads: 4, options: auto.options, workers: 2, splitFrom: 0 });
     assert.equal(sliceHeads(auto, split)(0).options.kernel, 'flash', "'auto' over the budget: the parts run flash, as the whole call would");
   });
 
@@ -352,6 +385,8 @@ describe('errors', () => {
       [{ workers: 1.5 }, /workers must be a whole number/],
       [{ workers: '2' }, /workers must be a whole number.*string/],
       [{ workers: 257 }, /workers must be a whole number from 1 to 256, got 257/],
+      [{ workers: 2, splitFrom: -1 }, /splitFrom must be a whole number ≥ 0, got -1/],
+      [{ workers: 2, splitFrom: 'many' }, /splitFrom must be a whole number ≥ 0, got the string "many"/],
       [{ threads: 2 }, /unknown option 'threads' in createAttentionPool options; known options are workers, workerURL/],
       [{ workerURL: 5 }, /workerURL must be a URL or a string, got number/],
     ]) {
@@ -369,7 +404,9 @@ describe('errors', () => {
 
 describe('workers that die, and closing', () => {
   test('a worker that exits or throws fails its calls with an Error naming it, and is replaced', async () => {
-    const pool = await createAttentionPool({ workers: 2, workerURL: new URL('./fixtures/mortal-pool-worker.mjs', import.meta.url) });
+    const pool = await createAttentionPool({
+      workers: 2, splitFrom: 0, workerURL: new URL('./fixtures/mortal-pool-worker.mjs', import.meta.url),
+    });
     const random = mulberry32(20261131);
     const q = randomMatrix(random, 50, 8);
     try {
