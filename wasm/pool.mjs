@@ -3,11 +3,11 @@
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
 // split into parts (the core's `part` option, attention.hpp AttentionPart), one per worker or
 // fewer, as its work affords (a call too small to pay for a message runs whole on one
-// worker): by heads when it has at least as many heads as parts (and no wo, which mixes them),
-// else by blocks of query rows with about equal work; each worker computes its part with every input,
-// which gives exactly the whole call's numbers, and the parts are joined in order. An
-// attention call split by heads sends each worker only its heads' columns of q, k and v, as a
-// call of those heads, where that gives the same numbers (sliceHeads below).
+// worker): by heads when it has at least as many heads as parts (and no wo, which mixes
+// them), else by blocks of query rows with about equal work. Each worker computes its part
+// with every input, which gives exactly the whole call's numbers, and the parts are joined in
+// order; an attention call split by heads sends each worker only its heads' columns of q, k
+// and v, as a call of those heads, where that gives the same numbers (sliceHeads below).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
 
@@ -204,12 +204,14 @@ function visibleKeys({ causal = false, window = 0, sinks = 0, prefix = 0 }, row,
   return bandEnd - bandBegin + Math.max(0, Math.min(sinkEnd, bandBegin));
 }
 
-// [0, c1, …, n]: `count` blocks of rows with about equal work (under a causal mask the later
-// rows see more keys), cut at multiples of ROW_BLOCK when there are enough rows.
-function rowCuts(options, n, m, count, materialized) {
+// [0, c1, …, n]: `count` blocks of rows with about equal work (visible[i]: the keys row i of
+// n sees among m; under a causal mask the later rows see more), cut at multiples of ROW_BLOCK
+// when there are enough rows.
+function rowCuts(visible, m, count, materialized) {
+  const n = visible.length;
   const costs = new Float64Array(n + 1);  // costs[i]: the work of rows [0, i)
   for (let row = 0; row < n; ++row) {
-    costs[row + 1] = costs[row] + visibleKeys(options, row, n, m) + ROW_COST + (materialized ? m * MATERIALIZED_KEY_COST : 0);
+    costs[row + 1] = costs[row] + visible[row] + ROW_COST + (materialized ? m * MATERIALIZED_KEY_COST : 0);
   }
   const block = n >= count * ROW_BLOCK ? ROW_BLOCK : 1;
   const cuts = [0];
@@ -229,17 +231,23 @@ function headGroups(heads, count) {
   return Array.from({ length: count }, (_, g) => [Math.floor((g * heads) / count), Math.floor(((g + 1) * heads) / count)]);
 }
 
-// The multiply-adds of q·kᵀ and weights·v in a call: its visible query and key pairs, times
-// (keyWidth + valueWidth) per head. NaN where a width is (the call's shapes do not fit).
-function callWork(options, n, m, heads, keyWidth, valueWidth) {
-  let pairs = 0;
-  for (let row = 0; row < n; ++row) pairs += visibleKeys(options, row, n, m);
-  return pairs * heads * (keyWidth + valueWidth);
+// The bytes of every head's scores and weights (attention.hpp materialized_bytes).
+function materializedBytes(n, m, heads) {
+  return 2 * heads * n * m * FLOAT_BYTES;
+}
+
+// The kernel the engine runs for a call of `heads` heads of n queries over m keys
+// (attention.hpp choose_kernel): 'auto' materialises while every head's scores and weights fit
+// the budget.
+function kernelUsed(kernel = 'auto', n, m, heads) {
+  if (kernel !== 'auto') return kernel;
+  return materializedBytes(n, m, heads) <= MATERIALIZED_BUDGET_BYTES ? 'materialized' : 'flash';
 }
 
 // How a call of n queries over m keys with `heads` heads (and `kvHeads` key/value heads) of
 // keyWidth columns of q and k and valueWidth of v is split over at most `workers` workers, one
-// part per splitFrom multiply-adds of work (callWork; 0: every worker): {by: 'whole'} (one
+// part per splitFrom multiply-adds of q·kᵀ and weights·v (its visible query and key pairs
+// times keyWidth + valueWidth per head; 0: every worker): {by: 'whole'} (one
 // worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the
 // key/value heads each part reads) or {by: 'rows', parts: [{rows: [i0, i1]}]} (every head).
 // `options`: the call's, checked; mixesHeads: an output projection needs every head in each
@@ -248,7 +256,10 @@ export function splitCall({
   n, m, heads, kvHeads = heads, keyWidth, valueWidth, options, workers, mixesHeads, splitFrom = SPLIT_FROM,
 }) {
   if (workers === 1 || options.part !== undefined) return { by: 'whole' };
-  const worth = splitFrom === 0 ? workers : Math.floor(callWork(options, n, m, heads, keyWidth, valueWidth) / splitFrom);
+  const visible = Float64Array.from({ length: n }, (_, row) => visibleKeys(options, row, n, m));
+  const work = visible.reduce((pairs, keys) => pairs + keys, 0) * heads * (keyWidth + valueWidth);
+  // NaN where a width is (the call's shapes do not fit): whole, for the engine's error
+  const worth = splitFrom === 0 ? workers : Math.floor(work / splitFrom);
   const count = Number.isFinite(worth) ? Math.min(workers, worth) : 1;
   if (count < 2) return { by: 'whole' };
   if (heads >= count && !mixesHeads) {
@@ -259,19 +270,9 @@ export function splitCall({
       kvRanges: ranges.map((range) => keyValueHeads(range, heads, kvHeads)),
     };
   }
-  const bytes = 2 * heads * n * m * FLOAT_BYTES;
-  const materialized = options.kernel === 'materialized' || (options.kernel !== 'flash' && bytes <= MATERIALIZED_BUDGET_BYTES);
-  const cuts = rowCuts(options, n, m, Math.min(count, n), materialized);
+  const cuts = rowCuts(visible, m, Math.min(count, n), kernelUsed(options.kernel, n, m, heads) === 'materialized');
   if (cuts.length === 2) return { by: 'whole' };
   return { by: 'rows', parts: cuts.slice(1).map((end, p) => ({ rows: [cuts[p], end] })) };
-}
-
-// The kernel the engine runs for a call of `heads` heads of n queries over m keys
-// (attention.hpp choose_kernel): 'auto' materialises while every head's scores and weights fit
-// the budget.
-function kernelUsed(kernel = 'auto', n, m, heads) {
-  if (kernel !== 'auto') return kernel;
-  return 2 * heads * n * m * FLOAT_BYTES <= MATERIALIZED_BUDGET_BYTES ? 'materialized' : 'flash';
 }
 
 // Columns [first, first + count) of a matrix, as a matrix of their own.
@@ -301,7 +302,7 @@ export function sliceHeads(call, split) {
   const { positional } = options;
   if (positional?.type === 'alibi' && positional.slopes?.length !== heads) return null;
   const kernel = kernelUsed(options.kernel, q.rows, k.rows, heads);
-  if (kernel === 'materialized' && 2 * heads * q.rows * k.rows * FLOAT_BYTES > MATERIALIZED_BUDGET_BYTES) return null;
+  if (kernel === 'materialized' && materializedBytes(q.rows, k.rows, heads) > MATERIALIZED_BUDGET_BYTES) return null;
   return (p) => {
     const [h0, h1] = split.parts[p].heads, [g0, g1] = split.kvRanges[p];
     return {
@@ -365,18 +366,10 @@ function joinKeyValueColumns(split, matrices, into) {
     const [g0, g1] = split.kvRanges[p];
     const width = matrix.cols / (g1 - g0);
     const skip = Math.max(0, next - g0) * width;
-    if (skip < matrix.cols) taken.push(skip === 0 ? matrix : columnsFrom(matrix, skip));
+    if (skip < matrix.cols) taken.push(skip === 0 ? matrix : columns(matrix, skip, matrix.cols - skip));
     next = Math.max(next, g1);
   });
   return joinColumns(taken, into);
-}
-
-// Columns [first, cols) of a matrix.
-function columnsFrom({ rows, cols, data }, first) {
-  const width = cols - first;
-  const out = new Float32Array(rows * width);
-  for (let row = 0; row < rows; ++row) out.set(data.subarray(row * cols + first, (row + 1) * cols), row * width);
-  return { rows, cols: width, data: out };
 }
 
 // The whole call's result from its parts' results, in order; `reuse` as reuseOption gives it.

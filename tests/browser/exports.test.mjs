@@ -72,14 +72,20 @@ function readSvg(page, text) {
 // The JSON export's numbers, with its strings for non-finite values.
 const fromJson = (value) => (typeof value === 'string' ? Number(value) : value);
 
+// The playground under a causal mask with TEXT typed into it, its tokens, and the engine's
+// result for the same input.
+async function openTypedCausal() {
+  const { page, close } = await openPage(suite, '#c=1');
+  await page.fill(SENTENCE, TEXT);
+  const { tokens, x } = await gloveInput(TEXT);
+  await waitForRows(page, tokens.length);
+  return { page, close, tokens, expected: (await nodeEngine()).selfAttention(x, { causal: true }) };
+}
+
 describe('exports', () => {
   test('PNG, CSV and JSON files hold the heatmap and the engine’s weights', async () => {
-    const { page, close } = await openPage(suite, '#c=1');
-    await page.fill(SENTENCE, TEXT);
-    const { tokens, x } = await gloveInput(TEXT);
+    const { page, close, tokens, expected } = await openTypedCausal();
     const n = tokens.length;
-    await waitForRows(page, n);
-    const expected = (await nodeEngine()).selfAttention(x, { causal: true });
 
     const png = await downloadOf(page, '#export-png');
     assert.equal(png.name, 'attention-heatmap.png');
@@ -134,12 +140,9 @@ describe('exports', () => {
   });
 
   test('SVG: the heatmap as a figure that parses, with token labels, axis titles, legend, and the heatmap’s colours and numbers', async () => {
-    const { page, close } = await openPage(suite, '#c=1');
-    await page.fill(SENTENCE, TEXT);
-    const { tokens, x } = await gloveInput(TEXT);
+    const { page, close, tokens, expected: engineResult } = await openTypedCausal();
     const n = tokens.length;
-    await waitForRows(page, n);
-    const weights = (await nodeEngine()).selfAttention(x, { causal: true }).weights[0].data;
+    const weights = engineResult.weights[0].data;
     const file = await downloadOf(page, '#export-svg');
     assert.equal(file.name, 'attention-heatmap.svg');
     const svg = await readSvg(page, file.bytes.toString('utf8'));

@@ -329,6 +329,27 @@ TEST_CASE("attention: after many failed calls the engine still returns the same 
 
 namespace {
 
+// A random call's sizes and inputs: 1 to max_n queries, 1 to max_m keys, `heads` query heads
+// of an even dh from 2 to 8 (RoPE pairs columns) over `kv_heads` key/value heads, and 1 to
+// max_dvh value columns a head.
+struct RandomCall {
+  long n, m, dh, dvh;
+  attn::Matrix q, k, v;
+};
+
+RandomCall random_call(std::mt19937& rng, long heads, long kv_heads, long max_n, long max_m,
+                       long max_dvh) {
+  RandomCall call;
+  call.n = 1 + long(rng() % max_n);
+  call.m = 1 + long(rng() % max_m);
+  call.dh = 2 * (1 + long(rng() % 4));
+  call.dvh = 1 + long(rng() % max_dvh);
+  call.q = helpers::random_matrix(call.n, heads * call.dh, rng);
+  call.k = helpers::random_matrix(call.m, kv_heads * call.dh, rng);
+  call.v = helpers::random_matrix(call.m, kv_heads * call.dvh, rng);
+  return call;
+}
+
 // For each option of the grid and each kernel, a random call of `heads` query heads over
 // `kv_heads` key/value heads and a random part of its rows and heads, held bit for bit to the
 // whole call. Sizes cross several 16-row blocks and 512-key tiles, m < n included; heads of v
@@ -337,11 +358,7 @@ namespace {
 void check_random_parts(std::mt19937& rng, long heads, long kv_heads) {
   for (attn::AttentionOptions options : helpers::option_grid(heads)) {
     for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
-      const long n = 1 + long(rng() % 200), m = 1 + long(rng() % 700);
-      const long dh = 2 * (1 + long(rng() % 4)), dvh = 1 + long(rng() % 40);
-      const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
-      const attn::Matrix k = helpers::random_matrix(m, kv_heads * dh, rng);
-      const attn::Matrix v = helpers::random_matrix(m, kv_heads * dvh, rng);
+      const auto [n, m, dh, dvh, q, k, v] = random_call(rng, heads, kv_heads, 200, 700, 40);
       options.kv_heads = kv_heads;
       options.kernel = kernel;
       options.part = {};
@@ -436,11 +453,7 @@ TEST_CASE("attention: kvHeads = G equals repeating each key/value head H/G times
   for (const auto& [heads, kv_heads] : helpers::grouped_head_pairs()) {
     for (attn::AttentionOptions options : helpers::option_grid(heads)) {
       for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
-        const long n = 1 + long(rng() % 90), m = 1 + long(rng() % 140);
-        const long dh = 2 * (1 + long(rng() % 4)), dvh = 1 + long(rng() % 9);
-        const attn::Matrix q = helpers::random_matrix(n, heads * dh, rng);
-        const attn::Matrix k = helpers::random_matrix(m, kv_heads * dh, rng);
-        const attn::Matrix v = helpers::random_matrix(m, kv_heads * dvh, rng);
+        const auto [n, m, dh, dvh, q, k, v] = random_call(rng, heads, kv_heads, 90, 140, 9);
         options.kernel = kernel;
         options.kv_heads.reset();
         INFO(helpers::describe(options)

@@ -20,7 +20,7 @@ const $ = (id) => document.getElementById(id);
 const linkNotices = createNotices($('link-notices'));
 const link = createLink({ notices: linkNotices });
 bindChartExports({
-  prefix: 'attention-lab', onError: (error, format) => linkNotices.add(`The ${format.toUpperCase()} could not be made: ${error.message}`),
+  prefix: 'attention-lab', onError: (message) => linkNotices.add(message),
 });
 let settings = link.read();
 

@@ -55,17 +55,12 @@ export function headsHint(state, input) {
     (state.positional === 'rope' ? `; with RoPE (even widths): ${even.length > 0 ? even.join(', ') : 'none'}.` : '.');
 }
 
-/** The head counts from 1 to `heads` that divide it: the key/value heads that fit. */
-function divisorsOf(heads) {
-  return Array.from({ length: heads }, (_, i) => i + 1).filter((count) => heads % count === 0);
-}
-
 /** The key/value heads, when given with trainable weights, divide the heads. */
 export function kvHeadsProblem(state) {
   const kvHeads = state.kvHeads;
   if (kvHeads === null || state.trainable === 'none' || state.heads % kvHeads === 0) return null;
   return `${plural(kvHeads, 'key/value head')} cannot serve ${plural(state.heads, 'query head')} evenly: ` +
-    `each key/value head serves the same number of query heads, so choose ${divisorsOf(state.heads).join(', ')} ` +
+    `each key/value head serves the same number of query heads, so choose ${headChoices(state.heads, false).join(', ')} ` +
     '(or leave the box empty for one per head).';
 }
 

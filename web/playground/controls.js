@@ -25,7 +25,6 @@ const STEP_SCALE_DIGITS = 3;  // significant digits of a scale set with the slid
 const PLAY_STEP_MS = 700;     // between two generation steps while playing
 
 const $ = (id) => document.getElementById(id);
-// A typed control's problems show in the element `${id}-message` under it.
 /**
  * Binds the controls to `state`: onChange(settings, {debounce}) applies what a control sets;
  * vectors.input() is the current input (its width decides which head counts fit). Returns

@@ -5,6 +5,11 @@
 // key j leaves the cache at step j + w, except the first `sinks` tokens, which stay
 // (StreamingLLM). Pure logic: the page draws it, tests/js/generation.test.mjs checks it.
 
+/** The key/value head query head h reads (the engine's ⌊h·kvHeads/heads⌋; each its own without kvHeads). */
+export function kvHeadOf(h, { heads, kvHeads = heads }) {
+  return Math.floor((h * kvHeads) / heads);
+}
+
 /**
  * The cache after step `step` (≥ 0) with `window` (0: none) and `sinks`: one entry per token
  * fed so far, [{token, evictedAt}], evictedAt the step at which the token left the cache, or

@@ -11,7 +11,7 @@ import { Superseded } from '../shared/worker/client.js';
 import { headsProblem, kvHeadsProblem, slopesProblem } from './checks.js';
 import { createStage } from './stage.js';
 import { fitStep } from './generation.js';
-import { PROJECTION_FIELDS, attentionOptions, groupedKvHeads, shownHeads, shownRegion } from './state.js';
+import { PROJECTION_FIELDS, attentionOptions, shownHeads, shownRegion } from './state.js';
 import { createVectors } from './input/vectors.js';
 
 const ELAPSED_TICK_MS = 100;
@@ -58,10 +58,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         const payload = {
           x: input.x,
           random: { seed: settings.randomSeed, rows: n, dims: settings.randomDims },
-          trainable: {
-            kind: settings.trainable, seed: settings.torchSeed, dOut: settings.dOut, heads: settings.heads,
-            kvHeads: groupedKvHeads(settings),
-          },
+          trainable: { kind: settings.trainable, seed: settings.torchSeed, dOut: settings.dOut },
           options: attentionOptions(settings),
           pin,
         };

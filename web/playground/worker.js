@@ -4,7 +4,7 @@
 // last attention result, so that views, profiles and exports of a 4,096-token matrix are cut
 // from it here and only screen-sized pieces cross to the page, and the pinned setting A's
 // result beside it while the page compares. Messages: shared/worker/client.js.
-import { cacheEntries, decodeStep, kvCacheBytes } from './generation.js';
+import { cacheEntries, decodeStep, kvCacheBytes, kvHeadOf } from './generation.js';
 import { csvChunks, jsonChunks } from './weights-export.js';
 import { formatBytes } from '../shared/format.js';
 import { panelDifference } from '../shared/heatmap/difference.js';
@@ -55,11 +55,6 @@ function shownKeys(weights, query, maxRows) {
   return rows;
 }
 
-// The key/value head query head h reads (grouped-query attention; each its own without kvHeads).
-function kvHeadOf(h, { heads, kvHeads = heads }) {
-  return Math.floor((h * kvHeads) / heads);
-}
-
 // Columns [c0, c0 + width) of row r of a row-major matrix, copied.
 function rowSlice({ cols, data }, r, c0, width) {
   return data.slice(r * cols + c0, r * cols + c0 + width);
@@ -108,17 +103,30 @@ function matrixWalk({ query, head, maxRows }) {
 }
 
 // W_query, W_key, W_value drawn in that order, as the tutorials do after torch.manual_seed.
-// With kvHeads key/value heads (grouped-query attention) W_key and W_value have kvHeads of
-// the `heads` heads' columns: d_in × (kvHeads · d_out / heads), as nn.Linear(d_in, kvHeads·dh).
-function projections(engine, { kind, seed, dOut, heads, kvHeads }, dIn) {
+// With kvHeads key/value heads (grouped-query attention; the attention options') W_key and
+// W_value have kvHeads of the `heads` heads' columns: d_in × (kvHeads · d_out / heads), as
+// nn.Linear(d_in, kvHeads·dh).
+function projections(engine, { kind, seed, dOut }, dIn, { heads, kvHeads = heads }) {
   if (kind === 'none') return {};
   const generator = engine.torchGenerator(seed);
   const draw = (cols) => (kind === 'rand' ? generator.rand(dIn, cols) : transposed(generator.linear(dIn, cols, false).weight));
-  const kvCols = kvHeads === null ? dOut : (kvHeads * dOut) / heads;
+  const kvCols = (kvHeads * dOut) / heads;
   const wq = draw(dOut);
   const wk = draw(kvCols);
   const wv = draw(kvCols);
   return { wq, wk, wv };
+}
+
+// Head `head` of a kept result over rows [row0, row0+rows) × columns [col0, col0+cols) in
+// cells of block×block: {head, ...poolBlocks's panel}.
+function pooledHead(result, head, { row0, col0, rows, cols, block, pooling }) {
+  return {
+    head,
+    ...poolBlocks({
+      scores: result.scores[head].data, weights: result.weights[head].data, stride: result.n,
+      row0, col0, rows, cols, block, mode: pooling,
+    }),
+  };
 }
 
 const handlers = {
@@ -155,7 +163,7 @@ const handlers = {
         `this page keeps at most ${formatBytes(PAGE_BUDGET_BYTES)}: use fewer heads or a shorter text`);
     }
     progress('projections');
-    const weights = projections(engine, trainable, computedInput.cols);
+    const weights = projections(engine, trainable, computedInput.cols, options);
     progress('attention');
     const started = performance.now();
     const result = await pool.selfAttention(computedInput, { ...options, ...weights, kernel: 'materialized', reuse: previous });
@@ -178,13 +186,7 @@ const handlers = {
   blocks(engine, { heads, row0, col0, size, rows = size, maxCells, pooling }) {
     if (!current) throw new Error('no attention result yet');
     const block = Math.ceil(size / maxCells);
-    const panels = heads.map((head) => ({
-      head,
-      ...poolBlocks({
-        scores: current.scores[head].data, weights: current.weights[head].data, stride: current.n,
-        row0, col0, rows, cols: size, block, mode: pooling,
-      }),
-    }));
+    const panels = heads.map((head) => pooledHead(current, head, { row0, col0, rows, cols: size, block, pooling }));
     return { block, panels };
   },
 
@@ -197,15 +199,9 @@ const handlers = {
       if (head >= result.heads) throw new Error(`head ${head + 1} does not exist in ${name}, which has ${result.heads} head(s)`);
     }
     const block = Math.ceil(size / maxCells);
-    const pooled = (result) => ({
-      head,
-      ...poolBlocks({
-        scores: result.scores[head].data, weights: result.weights[head].data, stride: result.n,
-        row0, col0, rows: size, cols: size, block, mode: pooling,
-      }),
-    });
-    const a = pooled(pinned);
-    const b = pooled(current);
+    const square = { row0, col0, rows: size, cols: size, block, pooling };
+    const a = pooledHead(pinned, head, square);
+    const b = pooledHead(current, head, square);
     return { block, a, b, difference: { head, ...panelDifference(a, b) } };
   },
 

@@ -10,7 +10,7 @@ function headingText(heading) {
     .join('').trim().replace(/\s+/g, ' ');
 }
 
-/** Binds every such button of the page; files are named `${prefix}-${chart id}.png|svg`; onError(error, format). */
+/** Binds every such button of the page; files are named `${prefix}-${chart id}.png|svg`; onError(message) says why one could not be made. */
 export function bindChartExports({ prefix, onError }) {
   const $ = (id) => (id ? document.getElementById(id) : null);
   for (const format of ['png', 'svg']) {
@@ -24,7 +24,7 @@ export function bindChartExports({ prefix, onError }) {
         }
         const heading = $(button.dataset.title);
         const title = heading ? headingText(heading) : target.getAttribute('aria-label') ?? '';
-        downloadChart(target, filename, { legend: $(button.dataset.legend), title }).catch((error) => onError(error, format));
+        downloadChart(target, filename, { legend: $(button.dataset.legend), title }).catch((error) => onError(`The ${format.toUpperCase()} could not be made: ${error.message}`));
       });
     }
   }

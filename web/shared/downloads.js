@@ -111,7 +111,7 @@ function legendLayout(entries, width) {
  * elements, on the page's panel colour, with `title` (when given) above it and the entries of
  * its HTML legend (when given) drawn under it as SVG lines and text.
  */
-export function chartSvg(svg, { legend, title } = {}) {
+function chartSvg(svg, { legend, title } = {}) {
   const width = svg.width.baseVal.value || svg.clientWidth;
   const height = svg.height.baseVal.value || svg.clientHeight;
   const copy = svg.cloneNode(true);
@@ -154,7 +154,7 @@ export function chartSvg(svg, { legend, title } = {}) {
 }
 
 /** A PNG (PNG_SCALE device pixels per CSS pixel) of the standalone <svg> `file`. Resolves to a Blob. */
-export async function svgPng(file) {
+async function svgPng(file) {
   const width = Number(file.getAttribute('width'));
   const height = Number(file.getAttribute('height'));
   const url = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(file)], { type: 'image/svg+xml' }));

@@ -227,7 +227,7 @@ const controls = createControls({
   onStop: () => runner.stop(),
 });
 
-bindExports({ shownRun: () => shown?.run ?? null, onError: (error, format) => notices.add(`The ${format.toUpperCase()} could not be made: ${error.message}`) });
+bindExports({ shownRun: () => shown?.run ?? null, onError: (message) => notices.add(message) });
 
 for (const documents of DOCUMENT_COUNTS) $('documents').append(new Option(`${documents} documents`, String(documents)));
 $('documents').value = String(PUBLISHED_DOCUMENTS);

@@ -6,6 +6,7 @@ import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { schemeTableau10 } from 'd3-scale-chromatic';
 import { formatCount } from '../../shared/format.js';
+import { kvHeadOf } from '../generation.js';
 import { groupedKvHeads } from '../state.js';
 import { renderCost, renderKvCache } from './cost.js';
 import { hideGeneration, renderGeneration } from './generation.js';
@@ -15,10 +16,6 @@ import { renderSteps } from './steps.js';
 
 const $ = (id) => document.getElementById(id);
 
-// The key/value head query head h reads when `heads` query heads share kvHeads (the engine's
-// ⌊h·kvHeads/heads⌋, counted from 0).
-const kvHeadOf = (h, heads, kvHeads) => Math.floor((h * kvHeads) / heads);
-
 // Frame colours of the key/value groups: Tableau 10 without its orange and red, which the
 // selected query's outline uses.
 const GROUP_COLORS = [0, 6, 8, 3, 7, 4, 9, 5].map((k) => schemeTableau10[k]);
@@ -27,7 +24,7 @@ const GROUP_COLORS = [0, 6, 8, 3, 7, 4, 9, 5].map((k) => schemeTableau10[k]);
 // the heads are) and is framed in its group's colour; without it, nothing is added.
 function kvGroup(h, heads, kvHeads) {
   if (kvHeads === null) return {};
-  const g = kvHeadOf(h, heads, kvHeads);
+  const g = kvHeadOf(h, { heads, kvHeads });
   return {
     title: `Head ${h + 1} of ${heads} · kv ${g + 1} of ${kvHeads}`,
     frame: GROUP_COLORS[g % GROUP_COLORS.length],
@@ -63,7 +60,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     const started = performance.now();
     const kvHeads = computed.kvHeads;
     const panels = blocks.panels.map((panel) => ({ ...panel, heads: computed.heads, ...kvGroup(panel.head, computed.heads, kvHeads) }));
-    canvas.dataset.kvGroups = kvHeads === null ? '' : panels.map((panel) => kvHeadOf(panel.head, computed.heads, kvHeads)).join(',');
+    canvas.dataset.kvGroups = kvHeads === null ? '' : panels.map((panel) => kvHeadOf(panel.head, { heads: computed.heads, kvHeads })).join(',');
     const domain = colorDomain(panels, state.value);
     heatmap.draw({
       tokens: labels, n: computed.n, region: area, rows, block: blocks.block, pooling: state.pooling,

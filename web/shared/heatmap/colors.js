@@ -22,7 +22,7 @@ function colorTable(interpolate) {
 export const COLOR_TABLE = colorTable(interpolateViridis);
 
 /** The same for differences: RdBu reversed, so that negative is blue and positive red. */
-export const DIVERGING_TABLE = colorTable((t) => interpolateRdBu(1 - t));
+const DIVERGING_TABLE = colorTable((t) => interpolateRdBu(1 - t));
 
 /**
  * The step of the colour table (0 … COLOR_STEPS − 1) for a finite value v on the domain
@@ -39,7 +39,7 @@ export function colorStep(v, lo, hi) {
 const word = (rgba) => new Uint32Array(Uint8ClampedArray.from(rgba).buffer)[0];
 
 /** COLOR_TABLE as one word per colour. */
-export const COLOR_WORDS = new Uint32Array(COLOR_TABLE.buffer);
+const COLOR_WORDS = new Uint32Array(COLOR_TABLE.buffer);
 
 /** The colour scales a heatmap panel takes: {table, words}. */
 export const COLOR_SCALES = {

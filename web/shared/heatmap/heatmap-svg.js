@@ -10,10 +10,10 @@ import { scaleLinear } from 'd3-scale';
 import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep } from './colors.js';
-import { cellImage } from './heatmap.js';
+import { cellImage, tokenLabel } from './heatmap.js';
 import { fittingTicks } from './legend.js';
 
-export const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
+const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
 const FONT_FAMILY = 'system-ui, Helvetica, Arial, sans-serif';
 const FONT_PX = 11;
 const TITLE_PX = 15;
@@ -27,7 +27,6 @@ const MAX_COLUMNS = 3;          // panels side by side
 const PANEL_GAP_PX = 28;
 const LABEL_GAP_PX = 4;
 const LABEL_SPACING = 1.3;      // label pitch, in font heights, when thinning
-const MAX_LABEL_CHARS = 14;
 const MAX_LABEL_PX = 110;
 const OUTLINE_PX = 1.5;
 const LEGEND_BAR_PX = { width: 220, height: 12 };
@@ -43,11 +42,10 @@ const MASKED_BACK = '#eceff3';
 const MASKED_LINE = '#aab2bd';
 const HATCH_ID = 'masked-hatch';
 
-const label = (text) => (text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text);
 const hex = (table, step) => `#${[0, 1, 2].map((c) => table[step * 4 + c].toString(16).padStart(2, '0')).join('')}`;
 
 /** The CSS colour of one cell, as the page's canvas paints it; null for a masked cell (the hatching shows). */
-export function cellColor(value, masked, [lo, hi], scale = 'sequential') {
+function cellColor(value, masked, [lo, hi], scale = 'sequential') {
   if (masked) return null;
   if (Number.isNaN(value)) return SPECIAL_COLORS.nan.css;
   if (!Number.isFinite(value)) return SPECIAL_COLORS.infinity.css;
@@ -113,13 +111,13 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
   const style = (t) => (t === query ? { fill: ACCENT, 'font-weight': 700 } : {});
   for (const t of labelled(row0, size, step, query)) {
-    group.append(text(left - LABEL_GAP_PX, top + (t - row0 + 0.5) * cellPx, label(tokens[t].text), {
+    group.append(text(left - LABEL_GAP_PX, top + (t - row0 + 0.5) * cellPx, tokenLabel(tokens[t].text), {
       'text-anchor': 'end', 'dominant-baseline': 'central', ...style(t),
     }));
   }
   for (const t of labelled(col0, size, step, query)) {
     const cx = left + (t - col0 + 0.5) * cellPx;
-    group.append(text(0, 0, label(tokens[t].text), {
+    group.append(text(0, 0, tokenLabel(tokens[t].text), {
       'dominant-baseline': 'central', transform: `translate(${cx},${top - LABEL_GAP_PX}) rotate(-90)`, ...style(t),
     }));
   }
@@ -201,7 +199,7 @@ export function heatmapSvg(figure) {
   const font = `${FONT_PX}px ${FONT_FAMILY}`;
   const { row0, col0 } = figure.region;
   const widest = Math.max(...[...figure.tokens.slice(row0, row0 + size), ...figure.tokens.slice(col0, col0 + size)]
-    .map((token) => textWidth(label(token.text), `bold ${font}`)));
+    .map((token) => textWidth(tokenLabel(token.text), `bold ${font}`)));
   const labelPx = Math.ceil(Math.min(MAX_LABEL_PX, widest));
   const side = Math.min(panels.length === 1 ? SINGLE_SIDE_PX : MULTIPLE_SIDE_PX, size * MAX_CELL_PX);
   const columns = Math.min(MAX_COLUMNS, panels.length);

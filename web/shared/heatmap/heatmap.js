@@ -57,7 +57,8 @@ export function colorDomain(panels, value) {
   return hi > lo ? [lo, hi] : [lo, lo + 1];
 }
 
-function label(text) {
+/** A token's text as a label: cut with an ellipsis past MAX_LABEL_CHARS. */
+export function tokenLabel(text) {
   return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
 }
 
@@ -160,7 +161,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     let widest = 0;
     const step = Math.max(1, Math.ceil(size / MAX_SIDE_PX));
     for (let t = row0; t < row0 + size; t += step) {
-      widest = Math.max(widest, context.measureText(label(model.tokens[t].text)).width);
+      widest = Math.max(widest, context.measureText(tokenLabel(model.tokens[t].text)).width);
       if (widest >= MAX_LABEL_PX) return MAX_LABEL_PX;
     }
     return Math.ceil(widest);
@@ -209,7 +210,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       const selected = t === model.query || marked.has(t);
       context.font = `${token.unknown ? 'italic ' : ''}${selected ? 'bold ' : ''}${FONT_PX}px system-ui, sans-serif`;
       context.fillStyle = selected ? colors.accent : token.unknown ? colors.unknown : colors.text;
-      return label(token.text);
+      return tokenLabel(token.text);
     };
     context.textBaseline = 'middle';
     context.textAlign = 'right';
