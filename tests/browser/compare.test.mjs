@@ -169,6 +169,18 @@ describe('compare', () => {
     await close();
   });
 
+  test('a link whose A has key/value heads that cannot serve its heads: the page says why, in its own words', async () => {
+    const pinned = 'tw=linear&do=8&h=4&kv=3';
+    const { page, close } = await openPage(suite, `${TEXT_HASH}&tw=linear&do=8&h=4&a=${encodeURIComponent(pinned)}`);
+    await page.waitForFunction(() => document.querySelector('[data-testid="compare-summary"]').textContent.startsWith('A\'s settings'),
+      null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.textContent('[data-testid="compare-summary"]'), 'A\'s settings do not work together: 3 key/value heads ' +
+      'cannot serve 4 query heads evenly: each key/value head serves the same number of query heads, so choose 1, 2, 4 ' +
+      '(or leave the box empty for one per head).');
+    assert.equal(await page.getAttribute(COMPARE, 'data-rows'), '0', 'nothing drawn');
+    await close();
+  });
+
   test('a link with a bad A: the notice names A’s problems, and the rest of A is compared', async () => {
     const { page, close } = await openPage(suite, `${TEXT_HASH}&c=1&a=${encodeURIComponent('h=0&w=%ZZ')}`);
     await waitForComparison(page, 6, 'causal mask');

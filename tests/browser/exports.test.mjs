@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../web/playground/presets.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  assertClose, downloadOf, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  TIMEOUT_MS, assertClose, downloadOf, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const SENTENCE = '[data-testid="sentence-input"]';
@@ -65,6 +65,9 @@ function readSvg(page, text) {
         fill: rect.getAttribute('fill'), title: rect.querySelector('title').textContent,
       }))),
       images: [...svg.querySelectorAll('image')].map((image) => image.getAttribute('href').slice(0, 22)),
+      frames: [...svg.querySelectorAll('rect.frame')].map((rect) => rect.getAttribute('stroke')),
+      // the query labels left of each matrix (anchored at their end), as numbers of the tokens' order
+      rowLabels: [...svg.querySelectorAll('text[text-anchor="end"]')].map((t) => t.textContent),
     };
   }, text);
 }
@@ -169,6 +172,33 @@ describe('exports', () => {
     assert.deepEqual(cells, expected.map((c) => c.cell));
     assert.deepEqual(values.map((v) => Math.fround(Number(v))), expected.map((c) => c.weight), 'each cell’s weight, float32 for float32');
     assert.deepEqual(svg.images, []);
+    await close();
+  });
+
+  test('SVG: generation step by step with grouped heads: the rows fed so far, each head titled and framed by its key/value group', async () => {
+    // 4 heads sharing 2 key/value heads, at step 2 of "Your journey starts with one step"
+    const { page, close } = await openPage(suite, '#tw=linear&do=8&h=4&kv=2&gen=1&gs=2');
+    await page.waitForFunction(() => document.querySelector('[data-testid="generation"]').dataset.step === '2', null, { timeout: TIMEOUT_MS });
+    await waitForRows(page, 3);
+    const groups = await page.evaluate(() => document.querySelector('[data-testid="attention-heatmap"]').dataset.kvGroups);
+    assert.equal(groups, '0,0,1,1');
+    const svg = await readSvg(page, (await downloadOf(page, '#export-svg')).bytes.toString('utf8'));
+    assert.equal(svg.error, null);
+    assert.equal(svg.title, 'Attention weights (6 tokens, generated up to query #2).');
+    for (const title of ['Head 1 of 4 · kv 1 of 2', 'Head 2 of 4 · kv 1 of 2', 'Head 3 of 4 · kv 2 of 2', 'Head 4 of 4 · kv 2 of 2']) {
+      assert.ok(svg.text.includes(title), `the SVG titles a panel “${title}”`);
+    }
+    // queries 0..2 under the causal mask: 1 + 2 + 3 cells a panel, and their labels alone
+    assert.equal(svg.cells.length, 4);
+    for (const cells of svg.cells) {
+      assert.deepEqual(cells.map((c) => c.title.match(/^query #(\d+)/)[1]).map(Number), [0, 1, 1, 2, 2, 2]);
+    }
+    assert.deepEqual(svg.rowLabels, Array(4).fill(['Your', 'journey', 'starts']).flat());
+    // each head framed in its group's colour, as on the page
+    assert.equal(svg.frames.length, 4);
+    assert.equal(svg.frames[0], svg.frames[1]);
+    assert.equal(svg.frames[2], svg.frames[3]);
+    assert.notEqual(svg.frames[0], svg.frames[2]);
     await close();
   });
 

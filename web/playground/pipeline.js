@@ -87,7 +87,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         'Unpin A and pin this text.');
       return;
     }
-    const problem = slopesProblem(pinned) ?? headsProblem(pinned, inputA);
+    const problem = slopesProblem(pinned) ?? headsProblem(pinned, inputA) ?? kvHeadsProblem(pinned);
     if (problem) {
       comparison.problem(`A's settings do not work together: ${problem}`);
       return;

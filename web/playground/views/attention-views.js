@@ -54,19 +54,29 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
 
   const legendHeading = () => (state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)');
 
+  // The heatmap's model of what is shown, for the canvas and the SVG figure alike: each panel
+  // titled (and framed in its key/value group's colour) and, in generation step by step, the
+  // rows fed so far.
+  function heatmapModel() {
+    const { view: { computed: { n, heads, kvHeads }, region, rows, blocks }, labels } = shown;
+    const panels = blocks.panels.map((panel) => ({
+      ...panel, heads, title: `Head ${panel.head + 1} of ${heads}`, ...kvGroup(panel.head, heads, kvHeads),
+    }));
+    return {
+      tokens: labels, n, region, rows, block: blocks.block, pooling: state.pooling, query: state.query, panels,
+      value: state.value, domain: colorDomain(panels, state.value),
+    };
+  }
+
   function redraw() {
     if (!shown) return undefined;
-    const { view: { computed, region: area, rows, blocks, profiles, lines }, labels } = shown;
+    const { view: { computed, region: area, profiles, lines }, labels } = shown;
     const started = performance.now();
-    const kvHeads = computed.kvHeads;
-    const panels = blocks.panels.map((panel) => ({ ...panel, heads: computed.heads, ...kvGroup(panel.head, computed.heads, kvHeads) }));
-    canvas.dataset.kvGroups = kvHeads === null ? '' : panels.map((panel) => kvHeadOf(panel.head, { heads: computed.heads, kvHeads })).join(',');
-    const domain = colorDomain(panels, state.value);
-    heatmap.draw({
-      tokens: labels, n: computed.n, region: area, rows, block: blocks.block, pooling: state.pooling,
-      query: state.query, panels, value: state.value, domain,
-    });
-    updateLegend({ heading: legendHeading(), domain });
+    const model = heatmapModel();
+    const { kvHeads } = computed;
+    canvas.dataset.kvGroups = kvHeads === null ? '' : model.panels.map((panel) => kvHeadOf(panel.head, { heads: computed.heads, kvHeads })).join(',');
+    heatmap.draw(model);
+    updateLegend({ heading: legendHeading(), domain: model.domain });
     drawProfile($('profile'), { start: area.col0, count: area.size, ...profiles });
     drawLines({
       tokens: labels.slice(lines.start, lines.start + lines.count),
@@ -78,7 +88,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       : 'Hover or focus a token to keep only its lines; click a query to select it.';
     const last = area.row0 + area.size - 1;
     $('zoom-status').textContent = `Tokens #${area.row0}–#${last}${area.col0 !== area.row0 ? ` × #${area.col0}–#${area.col0 + area.size - 1}` : ''}` +
-      (blocks.block > 1 ? `, blocks of ${blocks.block}×${blocks.block}` : '');
+      (model.block > 1 ? `, blocks of ${model.block}×${model.block}` : '');
     return performance.now() - started;
   }
 
@@ -126,15 +136,15 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     },
     figure() {
       if (!shown) return null;
-      const { view: { computed: { n, heads }, region: area, blocks }, labels } = shown;
-      const panels = blocks.panels.map((panel) => ({ ...panel, title: `Head ${panel.head + 1} of ${heads}` }));
-      const domain = colorDomain(panels, state.value);
+      const model = heatmapModel();
+      const { n, region: area, rows } = model;
       const zoomed = area.size < n ? `, tokens #${area.row0}–#${area.row0 + area.size - 1} × #${area.col0}–#${area.col0 + area.size - 1}` : '';
+      const fed = rows < area.size ? `, generated up to query #${area.row0 + rows - 1}` : '';
       return {
-        title: `Attention ${state.value} (${formatCount(n)} tokens${zoomed})`,
-        tokens: labels, n, region: area, block: blocks.block, pooling: state.pooling, query: state.query, value: state.value,
-        names: { query: 'query', key: 'key' }, domain, panels,
-        legends: [{ heading: legendHeading(), domain }],
+        ...model,
+        title: `Attention ${state.value} (${formatCount(n)} tokens${zoomed}${fed})`,
+        names: { query: 'query', key: 'key' },
+        legends: [{ heading: legendHeading(), domain: model.domain }],
       };
     },
     showCost(rows, n) {

@@ -4,13 +4,15 @@
 // and values are the page's: the same colour tables and steps (colors.js) over the same
 // pooled cells. Small matrices become one <rect> per cell, with the cell's tokens and value
 // in its <title>; bigger ones one embedded PNG per panel, one pixel per cell, scaled up
-// without smoothing, so that the file stays small and the cells crisp. Light colours, whatever
-// the page's scheme: a figure goes on paper.
+// without smoothing, so that the file stays small and the cells crisp. The figure is drawn from
+// the canvas heatmap's model (heatmap.js): the same panel titles and frames, rows (generation step
+// by step draws the rows fed so far), marked columns and labelled tokens. Light colours,
+// whatever the page's scheme: a figure goes on paper.
 import { scaleLinear } from 'd3-scale';
 import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep } from './colors.js';
-import { cellImage, tokenLabel } from './heatmap.js';
+import { cellImage, labelledPositions, tokenLabel } from './heatmap.js';
 import { fittingTicks } from './legend.js';
 
 const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
@@ -25,7 +27,9 @@ const MULTIPLE_SIDE_PX = 300;   // of each of several
 const MAX_CELL_PX = 40;         // short inputs get cells up to this size
 const MAX_COLUMNS = 3;          // panels side by side
 const PANEL_GAP_PX = 28;
-const LABEL_GAP_PX = 4;
+const LABEL_GAP_PX = 6;         // between a label and the matrix, with room for a frame
+const FRAME_PX = 3;             // a panel's frame, when it has one (its key/value group's colour)
+const FRAME_GAP_PX = 2;         // between the frame and the cells
 const LABEL_SPACING = 1.3;      // label pitch, in font heights, when thinning
 const MAX_LABEL_PX = 110;
 const OUTLINE_PX = 1.5;
@@ -86,42 +90,40 @@ function definitions(legends) {
   return defs;
 }
 
-// Which token positions of [start, start + size) get a label: every step-th, and the query always.
-function labelled(start, size, step, query) {
-  const shown = new Set(query >= start && query < start + size ? [query] : []);
-  for (let t = Math.ceil(start / step) * step; t < start + size; t += step) {
-    if (Math.abs(t - query) >= step) shown.add(t);
-  }
-  return [...shown].sort((a, b) => a - b);
-}
-
-// One panel: title, axis titles, token labels, the hatching, the cells, the query's outline.
+// One panel: title, axis titles, token labels, the hatching, the cells, the outlines of the
+// query's row and the marked columns, and the panel's frame.
 function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   const { tokens, region: { row0, col0, size }, block, query, value, names } = figure;
+  const marked = figure.marked ?? [];
+  const rows = Math.min(size, figure.rows ?? size);  // drawn, from the region's first
   const group = svgElement('g', { transform: `translate(${x},${y})` });
   const cellPx = side / size;
+  const drawnPx = rows * cellPx;
   const top = LINE_PX * 2 + labelPx + LABEL_GAP_PX;   // the matrix, below the title, the key axis title and labels
   const left = LINE_PX + labelPx + LABEL_GAP_PX;      // right of the query axis title and labels
-  group.append(text(left, PANEL_TITLE_PX, panel.title, { 'font-size': PANEL_TITLE_PX, 'font-weight': 600 }));
+  group.append(text(left, PANEL_TITLE_PX, panel.title, {
+    'font-size': PANEL_TITLE_PX, 'font-weight': 600, ...(panel.frame && { fill: panel.frame }),
+  }));
   group.append(text(left + side / 2, LINE_PX + FONT_PX, `${names.key} →`, { 'text-anchor': 'middle', fill: MUTED }));
   // turned to read upwards, so that its arrow points down the rows
   group.append(text(0, 0, `← ${names.query}`, {
     'text-anchor': 'middle', fill: MUTED, transform: `translate(${FONT_PX},${top + side / 2}) rotate(-90)`,
   }));
   const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
-  const style = (t) => (t === query ? { fill: ACCENT, 'font-weight': 700 } : {});
-  for (const t of labelled(row0, size, step, query)) {
+  const standouts = [query, ...marked];
+  const style = (t) => (standouts.includes(t) ? { fill: ACCENT, 'font-weight': 700 } : {});
+  for (const t of labelledPositions(row0, rows, step, standouts)) {
     group.append(text(left - LABEL_GAP_PX, top + (t - row0 + 0.5) * cellPx, tokenLabel(tokens[t].text), {
       'text-anchor': 'end', 'dominant-baseline': 'central', ...style(t),
     }));
   }
-  for (const t of labelled(col0, size, step, query)) {
+  for (const t of labelledPositions(col0, size, step, standouts)) {
     const cx = left + (t - col0 + 0.5) * cellPx;
     group.append(text(0, 0, tokenLabel(tokens[t].text), {
       'dominant-baseline': 'central', transform: `translate(${cx},${top - LABEL_GAP_PX}) rotate(-90)`, ...style(t),
     }));
   }
-  group.append(svgElement('rect', { x: left, y: top, width: side, height: side, fill: `url(#${HATCH_ID})` }));
+  group.append(svgElement('rect', { x: left, y: top, width: side, height: drawnPx, fill: `url(#${HATCH_ID})` }));
   const values = panel[value];
   const domain = panel.domain ?? figure.domain;
   const blockPx = block * cellPx;
@@ -134,7 +136,7 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
         const fill = cellColor(values[k], panel.masked[k], domain, panel.scale);
         if (fill === null) continue;
         const rect = svgElement('rect', {
-          x: left + c * blockPx, y: top + r * blockPx, width: blockPx, height: blockPx, fill,
+          x: left + c * blockPx, y: top + r * blockPx, width: blockPx, height: Math.min(blockPx, drawnPx - r * blockPx), fill,
         });
         const q = row0 + r * block;
         const key = col0 + c * block;
@@ -147,14 +149,23 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
     group.append(cells);
   } else {
     const image = cellImage(panel, values, domain, panel.scale);
-    group.append(svgElement('image', {
-      x: left, y: top, width: panel.cellCols * blockPx, height: panel.cellRows * blockPx, preserveAspectRatio: 'none',
+    // a viewport of the drawn rows, which clips a last block of rows that reaches past them
+    const viewport = svgElement('svg', { x: left, y: top, width: side, height: drawnPx });
+    viewport.append(svgElement('image', {
+      width: panel.cellCols * blockPx, height: panel.cellRows * blockPx, preserveAspectRatio: 'none',
       'image-rendering': 'pixelated', href: image.toDataURL('image/png'),
     }));
+    group.append(viewport);
   }
-  if (query >= row0 && query < row0 + size) {
+  const outline = (attributes) => group.append(svgElement('rect', { ...attributes, fill: 'none', stroke: ACCENT, 'stroke-width': OUTLINE_PX }));
+  if (query >= row0 && query < row0 + rows) outline({ x: left, y: top + (query - row0) * cellPx, width: side, height: cellPx });
+  for (const t of marked) {
+    if (t >= col0 && t < col0 + size) outline({ x: left + (t - col0) * cellPx, y: top, width: cellPx, height: drawnPx });
+  }
+  if (panel.frame) {
     group.append(svgElement('rect', {
-      x: left, y: top + (query - row0) * cellPx, width: side, height: cellPx, fill: 'none', stroke: ACCENT, 'stroke-width': OUTLINE_PX,
+      x: left - FRAME_GAP_PX, y: top - FRAME_GAP_PX, width: side + 2 * FRAME_GAP_PX, height: side + 2 * FRAME_GAP_PX,
+      fill: 'none', stroke: panel.frame, 'stroke-width': FRAME_PX, class: 'frame',
     }));
   }
   return group;
@@ -188,9 +199,11 @@ function drawLegend(legend, l, { x, y, specials }) {
 /**
  * The figure as an <svg> element. figure = {title, tokens: [{text}], n, region: {row0, col0,
  * size}, block, pooling, query, value ('weights' or 'scores'), names: {query, key} (axis
- * titles), domain, panels: [{title, cellRows, cellCols, scores, weights, masked, domain, scale}],
- * legends: [{heading, domain, scale}]}: the panels as the page pooled them, each with the
- * scale ('sequential' or 'diverging') and domain of its colours (default: the figure's domain).
+ * titles), domain, panels: [{title, cellRows, cellCols, scores, weights, masked, domain, scale,
+ * frame}], legends: [{heading, domain, scale}]}, and optionally rows and marked, as the canvas
+ * heatmap's model has them (heatmap.js createHeatmap): the panels as the page pooled them, each
+ * with the scale ('sequential' or 'diverging') and domain of its colours (default: the figure's
+ * domain) and the colour of its frame, if it has one.
  */
 export function heatmapSvg(figure) {
   const { panels, legends, region: { size }, block, pooling, value } = figure;

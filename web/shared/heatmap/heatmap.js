@@ -57,6 +57,21 @@ export function colorDomain(panels, value) {
   return hi > lo ? [lo, hi] : [lo, lo + 1];
 }
 
+/**
+ * The token positions of [start, start + count) that get a label when only every step-th fits:
+ * the standouts there (the selected query, marked tokens) always, and every step-th position
+ * that keeps `step` away from them. The canvas and the SVG figure (heatmap-svg.js) both label these.
+ */
+export function labelledPositions(start, count, step, standouts) {
+  const end = start + count;
+  const own = standouts.filter((t) => t >= start && t < end);
+  const labels = new Set(own);
+  for (let t = Math.ceil(start / step) * step; t < end; t += step) {
+    if (own.every((s) => Math.abs(t - s) >= step)) labels.add(t);
+  }
+  return [...labels].sort((a, b) => a - b);
+}
+
 /** A token's text as a label: cut with an ellipsis past MAX_LABEL_CHARS. */
 export function tokenLabel(text) {
   return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
@@ -193,18 +208,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   function drawLabels(rect, cellPx, colors) {
     const { row0, col0, size } = model.region;
     const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
-    // Every step-th label, and the selected query's and the marked tokens' always, without
-    // the thinned ones that would touch them.
     const standouts = [model.query, ...marked];
-    const shown = (start, count) => {
-      const end = start + count;
-      const own = standouts.filter((t) => t >= start && t < end);
-      const labels = new Set(own);
-      for (let t = Math.ceil(start / step) * step; t < end; t += step) {
-        if (own.every((s) => Math.abs(t - s) >= step)) labels.add(t);
-      }
-      return [...labels];
-    };
+    const shown = (start, count) => labelledPositions(start, count, step, standouts);
     const style = (t) => {
       const token = model.tokens[t];
       const selected = t === model.query || marked.has(t);
