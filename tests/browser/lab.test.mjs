@@ -170,6 +170,29 @@ describe('lab page', () => {
     await close();
   });
 
+  test('in the dark scheme a chart downloads in the light colours of a figure on paper, and the page stays dark', async () => {
+    const { page, close } = await openPage(suite, 'lab.html', { colorScheme: 'dark' });
+    await page.waitForSelector(POSITION_PATH, { timeout: TIMEOUT_MS });
+    const svg = await downloadOf(page, 'button[data-svg="position-chart"]');
+    const found = await page.evaluate((source) => {
+      const file = new DOMParser().parseFromString(source, 'image/svg+xml');
+      const root = getComputedStyle(document.documentElement);
+      return {
+        background: file.querySelector('svg > rect').getAttribute('fill'),
+        texts: [...new Set([...file.querySelectorAll('text')].map((text) => text.getAttribute('fill')))].sort(),
+        strokes: [...new Set([...file.querySelectorAll('path')].map((path) => path.getAttribute('stroke')))],
+        page: { panel: root.getPropertyValue('--panel').trim(), series: root.getPropertyValue('--series-0').trim(), classes: document.documentElement.className },
+      };
+    }, svg.bytes.toString('utf8'));
+    assert.equal(found.background, '#ffffff', 'the light panel');
+    // the light --text and --muted, none of the dark ones (rgb(230, 233, 238), rgb(154, 164, 178))
+    assert.deepEqual(found.texts, ['rgb(27, 31, 36)', 'rgb(90, 100, 114)']);
+    assert.ok(found.strokes.includes('rgb(194, 65, 12)'), `the light first series colour among ${found.strokes}`);
+    assert.ok(!found.strokes.includes('rgb(251, 146, 60)'), 'not the dark one');
+    assert.deepEqual(found.page, { panel: '#171b21', series: '#fb923c', classes: '' }, 'the page keeps its dark colours');
+    await close();
+  });
+
   test('an engine that fails to load is reported on the page', async () => {
     await assertEngineFailureShown(suite, 'lab.html');
   });

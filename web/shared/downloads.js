@@ -106,12 +106,33 @@ function legendLayout(entries, width) {
   return { placed, rows: entries.length > 0 ? row + 1 : 0 };
 }
 
+// The class on <html> under which the pages keep their light colours in the dark scheme too
+// (style.css and line-chart.css skip their dark colours for it).
+const LIGHT_FIGURE = 'light-figure';
+
+// What read() returns with the page in its light colours: they are taken, and the page's own
+// colours back, before the browser paints.
+function inLightColors(read) {
+  const root = document.documentElement;
+  root.classList.add(LIGHT_FIGURE);
+  try {
+    return read();
+  } finally {
+    root.classList.remove(LIGHT_FIGURE);
+  }
+}
+
 /**
  * A standalone copy of the <svg> chart for a file: the page's styles written onto its
- * elements, on the page's panel colour, with `title` (when given) above it and the entries of
- * its HTML legend (when given) drawn under it as SVG lines and text.
+ * elements, in the page's light colours whatever its scheme (a figure goes on paper, as the
+ * heatmap's does), on the light panel colour, with `title` (when given) above it and the
+ * entries of its HTML legend (when given) drawn under it as SVG lines and text.
  */
-function chartSvg(svg, { legend, title } = {}) {
+function chartSvg(svg, options = {}) {
+  return inLightColors(() => styledChartSvg(svg, options));
+}
+
+function styledChartSvg(svg, { legend, title }) {
   const width = svg.width.baseVal.value || svg.clientWidth;
   const height = svg.height.baseVal.value || svg.clientHeight;
   const copy = svg.cloneNode(true);
