@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../web/playground/presets.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  TIMEOUT_MS, assertClose, downloadOf, gloveInput, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  TIMEOUT_MS, assertClose, downloadOf, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const SENTENCE = '[data-testid="sentence-input"]';
@@ -66,8 +66,16 @@ function readSvg(page, text) {
       }))),
       images: [...svg.querySelectorAll('image')].map((image) => image.getAttribute('href').slice(0, 22)),
       frames: [...svg.querySelectorAll('rect.frame')].map((rect) => rect.getAttribute('stroke')),
-      // the query labels left of each matrix (anchored at their end), as numbers of the tokens' order
+      // the query labels left of each matrix (anchored at their end)
       rowLabels: [...svg.querySelectorAll('text[text-anchor="end"]')].map((t) => t.textContent),
+      // per panel: the hatching under its cells (not the legend's swatch), and the viewport that
+      // clips its image of pooled cells with the image's own height
+      hatches: [...svg.querySelectorAll('rect')].filter((rect) => rect.getAttribute('fill') === 'url(#masked-hatch)' && !rect.closest('.legend'))
+        .map((rect) => ({ width: Number(rect.getAttribute('width')), height: Number(rect.getAttribute('height')) })),
+      viewports: [...svg.querySelectorAll('g > svg')].map((viewport) => ({
+        width: Number(viewport.getAttribute('width')), height: Number(viewport.getAttribute('height')),
+        imageHeight: Number(viewport.querySelector('image').getAttribute('height')),
+      })),
     };
   }, text);
 }
@@ -194,11 +202,28 @@ describe('exports', () => {
       assert.deepEqual(cells.map((c) => c.title.match(/^query #(\d+)/)[1]).map(Number), [0, 1, 1, 2, 2, 2]);
     }
     assert.deepEqual(svg.rowLabels, Array(4).fill(['Your', 'journey', 'starts']).flat());
+    assert.equal(svg.hatches.length, 4);
+    for (const { width, height } of svg.hatches) assert.ok(Math.abs(height - width / 2) < 1e-9, `the hatching of 3 rows of 6: ${height} of ${width}`);
     // each head framed in its group's colour, as on the page
     assert.equal(svg.frames.length, 4);
     assert.equal(svg.frames[0], svg.frames[1]);
     assert.equal(svg.frames[2], svg.frames[3]);
     assert.notEqual(svg.frames[0], svg.frames[2]);
+    await close();
+  });
+
+  test('SVG: generation step by step over a pooled matrix: each panel\'s image clipped to the rows fed so far', async () => {
+    const text = await longSampleText(600);
+    const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}&gen=1&gs=300`);
+    await waitForRows(page, 301);
+    const svg = await readSvg(page, (await downloadOf(page, '#export-svg')).bytes.toString('utf8'));
+    assert.equal(svg.error, null);
+    assert.equal(svg.title, 'Attention weights (600 tokens, generated up to query #300). Each cell is the max of a block of 2×2 tokens.');
+    assert.equal(svg.viewports.length, 1);
+    const [{ width, height, imageHeight }] = svg.viewports;
+    assert.ok(Math.abs(height - (width * 301) / 600) < 1e-9, `rows 0–300 of 600: ${height} of ${width}`);
+    assert.ok(Math.abs(imageHeight - (width * 302) / 600) < 1e-9, `151 blocks of 2 rows, the last reaching past row 300: ${imageHeight}`);
+    assert.deepEqual(svg.hatches.map((hatch) => hatch.height), [height], 'the hatching under the rows fed alone');
     await close();
   });
 

@@ -28,6 +28,7 @@ const MAX_CELL_PX = 40;         // short inputs get cells up to this size
 const MAX_COLUMNS = 3;          // panels side by side
 const PANEL_GAP_PX = 28;
 const LABEL_GAP_PX = 6;         // between a label and the matrix, with room for a frame
+const SWATCH_GAP_PX = 4;        // between a legend swatch and its name
 const FRAME_PX = 3;             // a panel's frame, when it has one (its key/value group's colour)
 const FRAME_GAP_PX = 2;         // between the frame and the cells
 const LABEL_SPACING = 1.3;      // label pitch, in font heights, when thinning
@@ -40,6 +41,7 @@ const TICK_PX = 4;
 const SWATCH_PX = 12;
 const INK = '#1b1f24';
 const MUTED = '#5b6472';
+const UNKNOWN = '#7c3aed';      // tokens GloVe does not know, in italics, as on the page
 const ACCENT = '#c2410c';
 const BACKGROUND = '#ffffff';
 const MASKED_BACK = '#eceff3';
@@ -101,9 +103,7 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   const drawnPx = rows * cellPx;
   const top = LINE_PX * 2 + labelPx + LABEL_GAP_PX;   // the matrix, below the title, the key axis title and labels
   const left = LINE_PX + labelPx + LABEL_GAP_PX;      // right of the query axis title and labels
-  group.append(text(left, PANEL_TITLE_PX, panel.title, {
-    'font-size': PANEL_TITLE_PX, 'font-weight': 600, ...(panel.frame && { fill: panel.frame }),
-  }));
+  group.append(text(left, PANEL_TITLE_PX, panel.title, { 'font-size': PANEL_TITLE_PX, 'font-weight': 600, fill: panel.frame ?? MUTED }));
   group.append(text(left + side / 2, LINE_PX + FONT_PX, `${names.key} →`, { 'text-anchor': 'middle', fill: MUTED }));
   // turned to read upwards, so that its arrow points down the rows
   group.append(text(0, 0, `← ${names.query}`, {
@@ -111,7 +111,10 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   }));
   const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
   const standouts = [query, ...marked];
-  const style = (t) => (standouts.includes(t) ? { fill: ACCENT, 'font-weight': 700 } : {});
+  const style = (t) => ({
+    ...(tokens[t].unknown && { fill: UNKNOWN, 'font-style': 'italic' }),
+    ...(standouts.includes(t) && { fill: ACCENT, 'font-weight': 700 }),
+  });
   for (const t of labelledPositions(row0, rows, step, standouts)) {
     group.append(text(left - LABEL_GAP_PX, top + (t - row0 + 0.5) * cellPx, tokenLabel(tokens[t].text), {
       'text-anchor': 'end', 'dominant-baseline': 'central', ...style(t),
@@ -158,9 +161,11 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
     group.append(viewport);
   }
   const outline = (attributes) => group.append(svgElement('rect', { ...attributes, fill: 'none', stroke: ACCENT, 'stroke-width': OUTLINE_PX }));
-  if (query >= row0 && query < row0 + rows) outline({ x: left, y: top + (query - row0) * cellPx, width: side, height: cellPx });
+  // at least a line's width, as on the canvas, however small the cells
+  const thick = (px) => Math.max(px, OUTLINE_PX);
+  if (query >= row0 && query < row0 + rows) outline({ x: left, y: top + (query - row0) * cellPx, width: side, height: thick(cellPx) });
   for (const t of marked) {
-    if (t >= col0 && t < col0 + size) outline({ x: left + (t - col0) * cellPx, y: top, width: cellPx, height: drawnPx });
+    if (t >= col0 && t < col0 + size) outline({ x: left + (t - col0) * cellPx, y: top, width: thick(cellPx), height: drawnPx });
   }
   if (panel.frame) {
     group.append(svgElement('rect', {
@@ -190,8 +195,8 @@ function drawLegend(legend, l, { x, y, specials }) {
   const swatchY = barTop;
   for (const { fill, name } of specials) {
     group.append(svgElement('rect', { x: sx, y: swatchY, width: SWATCH_PX, height: SWATCH_PX, fill, stroke: MUTED, 'stroke-width': 0.5 }));
-    group.append(text(sx + SWATCH_PX + LABEL_GAP_PX, swatchY + SWATCH_PX / 2, name, { 'dominant-baseline': 'central' }));
-    sx += SWATCH_PX + LABEL_GAP_PX * 2 + textWidth(name, `${FONT_PX}px ${FONT_FAMILY}`) + MARGIN_PX;
+    group.append(text(sx + SWATCH_PX + SWATCH_GAP_PX, swatchY + SWATCH_PX / 2, name, { 'dominant-baseline': 'central' }));
+    sx += SWATCH_PX + SWATCH_GAP_PX * 2 + textWidth(name, `${FONT_PX}px ${FONT_FAMILY}`) + MARGIN_PX;
   }
   return group;
 }
