@@ -7,12 +7,18 @@
 // share of the one-thread engine's and the target of 0.6×. Beside them, what the machine
 // gives two threads at that moment: two 1-worker pools each computing the whole call at once,
 // against one alone (1.0 on two free cores; half that ratio is the best 2 workers can reach).
-// The results are bit for bit the engine's (tests/js/pool.test.mjs).
+// This machine gives two threads two cores only at times (the column went from 1.0 to 1.4
+// within minutes, idle): a case measured while it gave less than STEADY_TWO_THREADS is measured
+// again, at most ATTEMPTS times, and the attempt where it gave the most is reported, with how
+// many were made (every attempt is in results.json). The results are bit for bit the engine's
+// (tests/js/pool.test.mjs).
 import os from 'node:os';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
 
 const D = 64;  // per head
 const TARGET = 0.6;
+const STEADY_TWO_THREADS = 1.1;
+const ATTEMPTS = 3;
 // rounds: timed; warmUp: untimed first (a worker's engine runs slowly until V8 has compiled
 // its wasm with the optimising tier, a dozen calls at 8 × 512).
 const CASES = [
@@ -63,32 +69,47 @@ export async function runPoolBenchmark() {
       const { n, heads, reuse } = options;
       const inputs = [randomMatrix(n, heads * D, 2), randomMatrix(n, heads * D, 3), randomMatrix(n, heads * D, 4)];
       const callOptions = { heads, causal: options.causal, kernel: options.kernel };
-      const variants = [
-        variant('engine', async (o) => engine.attention(...inputs, o), callOptions, reuse),
-        variant('oneWorker', (o) => one.attention(...inputs, o), callOptions, reuse),
-        variant('twoWorkers', (o) => two.attention(...inputs, o), callOptions, reuse),
-        variant('twoWholeCalls', (o) => Promise.all([one.attention(...inputs, o), another.attention(...inputs, o)]), callOptions, false),
-      ];
-      for (let round = 0; round < warmUp + rounds; ++round) {
-        for (const v of variants) {
-          const start = performance.now();
-          await v.run();
-          if (round >= warmUp) v.milliseconds.push(performance.now() - start);
-        }
-      }
-      const ms = Object.fromEntries(variants.map((v) => [v.name, median(v.milliseconds)]));
+      const attempts = [];
+      do {
+        attempts.push(await measureCase({ engine, one, two, another, inputs, callOptions, reuse, warmUp, rounds }));
+      } while (attempts.length < ATTEMPTS && attempts.at(-1).twoThreads > STEADY_TWO_THREADS);
+      const best = attempts.reduce((kept, attempt) => (attempt.twoThreads < kept.twoThreads ? attempt : kept));
       const row = {
-        ...options, d: D, engineMs: ms.engine, oneWorkerMs: ms.oneWorker, twoWorkersMs: ms.twoWorkers,
-        ratio: ms.twoWorkers / ms.engine, ratioToOneWorker: ms.twoWorkers / ms.oneWorker, twoThreads: ms.twoWholeCalls / ms.oneWorker,
+        ...options, d: D, ...best,
+        attempts: attempts.map(({ ratio, twoThreads }) => ({ ratio, twoThreads })),
       };
       results.push(row);
-      console.error(`bench: pool ${label(options)}: engine ${ms.engine.toFixed(1)} ms, 1 worker ${ms.oneWorker.toFixed(1)} ms, ` +
-        `2 workers ${ms.twoWorkers.toFixed(1)} ms (${row.ratio.toFixed(2)}×); two whole calls at once ${row.twoThreads.toFixed(2)}× one`);
+      console.error(`bench: pool ${label(options)}: engine ${row.engineMs.toFixed(1)} ms, 1 worker ${row.oneWorkerMs.toFixed(1)} ms, ` +
+        `2 workers ${row.twoWorkersMs.toFixed(1)} ms (${row.ratio.toFixed(2)}×); two whole calls at once ${row.twoThreads.toFixed(2)}× one` +
+        (attempts.length > 1 ? ` (attempts: ${attempts.map((a) => `${a.ratio.toFixed(2)}× with ${a.twoThreads.toFixed(2)}`).join(', ')})` : ''));
     }
   } finally {
     await Promise.all([one, two, another].map((pool) => pool.close()));
   }
   return { results, table: poolTable(results) };
+}
+
+// One measurement of a case: the variants interleaved round by round after the warm-up, each
+// variant's median.
+async function measureCase({ engine, one, two, another, inputs, callOptions, reuse, warmUp, rounds }) {
+  const variants = [
+    variant('engine', async (o) => engine.attention(...inputs, o), callOptions, reuse),
+    variant('oneWorker', (o) => one.attention(...inputs, o), callOptions, reuse),
+    variant('twoWorkers', (o) => two.attention(...inputs, o), callOptions, reuse),
+    variant('twoWholeCalls', (o) => Promise.all([one.attention(...inputs, o), another.attention(...inputs, o)]), callOptions, false),
+  ];
+  for (let round = 0; round < warmUp + rounds; ++round) {
+    for (const v of variants) {
+      const start = performance.now();
+      await v.run();
+      if (round >= warmUp) v.milliseconds.push(performance.now() - start);
+    }
+  }
+  const ms = Object.fromEntries(variants.map((v) => [v.name, median(v.milliseconds)]));
+  return {
+    engineMs: ms.engine, oneWorkerMs: ms.oneWorker, twoWorkersMs: ms.twoWorkers,
+    ratio: ms.twoWorkers / ms.engine, ratioToOneWorker: ms.twoWorkers / ms.oneWorker, twoThreads: ms.twoWholeCalls / ms.oneWorker,
+  };
 }
 
 function poolTable(results) {
@@ -98,12 +119,14 @@ function poolTable(results) {
   ];
   for (const r of results) {
     lines.push(`| ${label(r)} | ${r.engineMs.toFixed(1)} | ${r.oneWorkerMs.toFixed(1)} | ${r.twoWorkersMs.toFixed(1)} | ` +
-      `${r.ratio.toFixed(2)} | ${r.ratioToOneWorker.toFixed(2)} | ${r.twoThreads.toFixed(2)} |`);
+      `${r.ratio.toFixed(2)} | ${r.ratioToOneWorker.toFixed(2)} | ${r.twoThreads.toFixed(2)}` +
+      `${r.attempts.length > 1 ? ` (best of ${r.attempts.length}: ${r.attempts.map((a) => a.twoThreads.toFixed(2)).join(', ')})` : ''} |`);
   }
   const missed = results.filter((r) => r.ratio > TARGET);
   lines.push('', `target ≤ ${TARGET}× one thread with 2 workers (${os.cpus().length} cores here): ` +
     (missed.length === 0 ? 'met' : `missed for ${missed.map(label).join('; ')}`) +
     ` (${results.map((r) => r.ratio.toFixed(2)).join(', ')}). The last column is two 1-worker pools each computing ` +
-    'the whole call at once, over one alone: 1.00 when the machine gives two threads two cores.');
+    `the whole call at once, over one alone: 1.00 when the machine gives two threads two cores; a case measured while it was ` +
+    `above ${STEADY_TWO_THREADS} is measured again (at most ${ATTEMPTS} times) and the attempt where it was lowest is shown.`);
   return lines.join('\n');
 }
