@@ -78,7 +78,8 @@ describe('pooling', () => {
       const size = 1 + Math.floor(next() * n);
       const row0 = Math.floor(next() * (n - size + 1));
       const col0 = Math.floor(next() * (n - size + 1));
-      const block = 1 + Math.floor(next() * 9);
+      const drawn = 1 + Math.floor(next() * 9);
+      const block = c % 4 === 0 ? 1 : drawn;  // blocks of one cell (a fast path) in every fourth case
       for (const mode of ['max', 'mean']) {
         const options = { scores, weights, stride: n, row0, col0, rows: size, cols: size, block, mode };
         const actual = poolBlocks(options);
@@ -90,6 +91,26 @@ describe('pooling', () => {
         assertSameValues(actual.weights, expected.weights, `${what}: weights`);
       }
     }
+  });
+
+  test('poolBlocks with blocks of one cell: the cells themselves in both modes, NaN and infinities kept, a masked cell\'s weight 0', () => {
+    const scores = Float32Array.from([1, -Infinity, NaN, Infinity, 0.25, -2]);
+    const weights = Float32Array.from([0.5, 0.7, 0.2, NaN, 0.1, 0.3]);
+    for (const mode of ['max', 'mean']) {
+      // rows 0–1, columns 1–2 of a 2×3 matrix
+      const region = { scores, weights, stride: 3, row0: 0, col0: 1, rows: 2, cols: 2, block: 1, mode };
+      const pooled = poolBlocks(region);
+      assert.deepEqual([pooled.cellRows, pooled.cellCols], [2, 2]);
+      assert.deepEqual(Array.from(pooled.scores), [-Infinity, NaN, 0.25, -2], mode);
+      assert.deepEqual(Array.from(pooled.weights), [0, Math.fround(0.2), Math.fround(0.1), Math.fround(0.3)], mode);
+      assert.deepEqual(Array.from(pooled.masked), [1, 0, 0, 0], mode);
+      const expected = referenceBlocks(region);
+      assert.deepEqual(Array.from(pooled.masked), expected.masked);
+      assertSameValues(pooled.weights, expected.weights, `${mode}: weights against the reference`);
+    }
+    const whole = poolBlocks({ scores, weights, stride: 3, row0: 0, col0: 0, rows: 2, cols: 3, block: 1, mode: 'max' });
+    assert.ok(Number.isNaN(whole.weights[3]), 'a NaN weight stays NaN');
+    assert.equal(whole.scores[3], Infinity);
   });
 
   test('poolBlocks: a block with no visible cell is masked, one visible cell keeps it unmasked', () => {
