@@ -128,11 +128,7 @@ function inLightColors(read) {
  * heatmap's does), on the light panel colour, with `title` (when given) above it and the
  * entries of its HTML legend (when given) drawn under it as SVG lines and text.
  */
-function chartSvg(svg, options = {}) {
-  return inLightColors(() => styledChartSvg(svg, options));
-}
-
-function styledChartSvg(svg, { legend, title }) {
+function chartSvg(svg, { legend, title }) {
   const width = svg.width.baseVal.value || svg.clientWidth;
   const height = svg.height.baseVal.value || svg.clientHeight;
   const copy = svg.cloneNode(true);
@@ -197,7 +193,7 @@ async function svgPng(file) {
 
 /** Offers what the <svg> chart shows (with its title and HTML legend) as a PNG or an SVG file, by the filename's extension. */
 export async function downloadChart(svg, filename, { legend, title } = {}) {
-  const file = chartSvg(svg, { legend, title });
+  const file = inLightColors(() => chartSvg(svg, { legend, title }));
   if (filename.endsWith('.svg')) downloadSvg(file, filename);
   else download(await svgPng(file), filename);
 }

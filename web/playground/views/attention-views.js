@@ -20,12 +20,14 @@ const $ = (id) => document.getElementById(id);
 // selected query's outline uses.
 const GROUP_COLORS = [0, 6, 8, 3, 7, 4, 9, 5].map((k) => schemeTableau10[k]);
 
-// With grouped-query attention, a head's panel names its key/value head (counted from 1, as
-// the heads are) and is framed in its group's colour; without it, nothing is added.
+// With grouped-query attention, a head's panel knows its key/value head (kvHead, from 0), names
+// it (counted from 1, as the heads are) and is framed in its group's colour; without it,
+// nothing is added.
 function kvGroup(h, heads, kvHeads) {
   if (kvHeads === null) return {};
   const g = kvHeadOf(h, { heads, kvHeads });
   return {
+    kvHead: g,
     title: `Head ${h + 1} of ${heads} · kv ${g + 1} of ${kvHeads}`,
     frame: GROUP_COLORS[g % GROUP_COLORS.length],
   };
@@ -73,8 +75,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     const { view: { computed, region: area, profiles, lines }, labels } = shown;
     const started = performance.now();
     const model = heatmapModel();
-    const { kvHeads } = computed;
-    canvas.dataset.kvGroups = kvHeads === null ? '' : model.panels.map((panel) => kvHeadOf(panel.head, { heads: computed.heads, kvHeads })).join(',');
+    canvas.dataset.kvGroups = computed.kvHeads === null ? '' : model.panels.map((panel) => panel.kvHead).join(',');
     heatmap.draw(model);
     updateLegend({ heading: legendHeading(), domain: model.domain });
     drawProfile($('profile'), { start: area.col0, count: area.size, ...profiles });

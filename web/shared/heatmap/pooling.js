@@ -28,7 +28,7 @@ export function poolBlocks(region) {
 
 // Blocks of one cell, the most common case (every input up to a panel's side, every zoom down
 // to it): the cells themselves, which both modes give, a row at a time, then the masked ones
-// marked, their weight 0 (ten times faster than either pass of one cell a block).
+// marked, their weight 0 (8 heads of 512 × 512 in Node: 6.8 ms, against 21 through the folds).
 function copyCells({ scores, weights, stride, row0, col0, rows, cols }, pooled) {
   for (let i = 0; i < rows; ++i) {
     const from = (row0 + i) * stride + col0;
