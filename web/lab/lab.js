@@ -3,13 +3,16 @@
 // that sliders stay live while a grid is computed, and cores − 1 the needle grid, its context
 // lengths in parallel) → the five charts.
 import { bindChartExports } from '../shared/chart-exports.js';
+import { createSettingsLink } from '../shared/page/link.js';
 import { createNotices, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
+import { DOCUMENT_COUNTS } from '../shared/published-data.js';
 import { Superseded, createWorkerClient } from '../shared/worker/client.js';
 import { readControl, setUpControls, showSettings } from './controls.js';
 import { dealLengths, joinGrids, lengthCost } from './grid-parts.js';
-import { createLink } from './link.js';
-import { experimentLength, gridLengths, modelOptions, needleOptions, ROPE_BASES, ROPE_HEAD_WIDTH } from './state.js';
+import {
+  experimentLength, gridLengths, modelOptions, needleOptions, parseHash, ROPE_BASES, ROPE_HEAD_WIDTH, toHash,
+} from './state.js';
 import { createMitigationView } from './views/mitigation.js';
 import { createNeedleView } from './views/needle.js';
 import { createPositionView } from './views/position.js';
@@ -18,7 +21,9 @@ import './lab.css';
 
 const $ = (id) => document.getElementById(id);
 const linkNotices = createNotices($('link-notices'));
-const link = createLink({ notices: linkNotices });
+const link = createSettingsLink({
+  notices: linkNotices, parse: (hash) => parseHash(hash, { documents: DOCUMENT_COUNTS }), toHash,
+});
 bindChartExports({
   prefix: 'attention-lab', onError: (message) => linkNotices.add(message),
 });

@@ -4,7 +4,7 @@
 // own hash as the value: #h=2&a=h%3D1 (A has 1 head, B has 2). Reading a hash never fails: a value that does not parse, or a key this page does
 // not know, is left out and reported so the page can show what it ignored.
 import { choice, flag, wholeNumber } from '../shared/setting-codecs.js';
-import { hashEntries, shorten } from '../shared/url-hash.js';
+import { fieldReader, hashEntries, shorten } from '../shared/url-hash.js';
 import { PRESETS } from './presets.js';
 
 const MAX_SEED = 2 ** 31 - 1;  // a torch.manual_seed value that a URL and a number input both keep exactly
@@ -136,6 +136,7 @@ const FIELDS = {
   pooling: { key: 'pool', label: 'block pooling', value: 'max', codec: choice(POOLING) },
   zoom: { key: 'z', label: 'zoom', value: null, codec: zoom },
 };
+const readField = fieldReader(FIELDS);
 
 export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS, MAX_LINK_TEXT };
 
@@ -182,7 +183,6 @@ export function settingsDifferences(a, b) {
 export function parseHash(hash, { pinned = false } = {}) {
   const state = defaultState();
   const problems = [];
-  const byKey = new Map(Object.entries(FIELDS).map(([name, field]) => [field.key, [name, field]]));
   for (const [key, value] of hashEntries(hash, problems)) {
     if (key === PIN_KEY && !pinned) {
       const inner = parseHash(value, { pinned: true });
@@ -190,17 +190,7 @@ export function parseHash(hash, { pinned = false } = {}) {
       problems.push(...inner.problems.map((problem) => `A: ${problem}`));
       continue;
     }
-    const entry = byKey.get(key);
-    if (!entry) {
-      problems.push(`unknown setting “${shorten(key)}”`);
-      continue;
-    }
-    const [name, field] = entry;
-    try {
-      state[name] = field.codec.parse(value);
-    } catch (error) {
-      problems.push(`${key} (${field.label}) must be ${error.message}, got “${shorten(value)}”`);
-    }
+    readField(state, key, value, problems);
   }
   return { state, problems };
 }

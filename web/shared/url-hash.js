@@ -1,5 +1,6 @@
-// Reading a URL hash, shared by the pages' state parsers (playground/state.js, lab/state.js): its
-// key=value pairs, and bad keys or values quoted briefly in the problems they report.
+// Reading a URL hash, shared by the pages' state parsers (playground/, lab/ and train/state.js):
+// its key=value pairs, each read into the setting whose key it is, and bad keys or values
+// quoted briefly in the problems they report.
 
 const MAX_SHOWN = 40;  // characters of a bad key or value quoted back in a problem
 
@@ -34,4 +35,27 @@ export function hashEntries(hash, problems) {
     entries.push(...new URLSearchParams(part));
   }
   return entries;
+}
+
+/**
+ * A reader of hash entries into settings by `fields` ({name: {key, label, codec}}, codecs as
+ * setting-codecs.js makes them): read(settings, key, value, problems) sets the named setting
+ * to codec.parse(value), or says in `problems` that the key is unknown or the value bad
+ * ('h (number of heads) must be a whole number from 1 to 64, got “x”').
+ */
+export function fieldReader(fields) {
+  const byKey = new Map(Object.entries(fields).map(([name, field]) => [field.key, [name, field]]));
+  return (settings, key, value, problems) => {
+    const entry = byKey.get(key);
+    if (!entry) {
+      problems.push(`unknown setting “${shorten(key)}”`);
+      return;
+    }
+    const [name, field] = entry;
+    try {
+      settings[name] = field.codec.parse(value);
+    } catch (error) {
+      problems.push(`${key} (${field.label}) must be ${error.message}, got “${shorten(value)}”`);
+    }
+  };
 }

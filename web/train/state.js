@@ -5,7 +5,7 @@
 // is left out and reported so the page can show what it ignored. Also: the engine options a
 // run stands for (engine.retrievalTrainer's), one per seed.
 import { choice, flag, wholeNumber } from '../shared/setting-codecs.js';
-import { hashEntries, shorten } from '../shared/url-hash.js';
+import { fieldReader, hashEntries } from '../shared/url-hash.js';
 
 const MAX_SEED = 2 ** 31 - 1;   // a seed that a URL and a number input both keep exactly
 const MAX_SYMBOLS = 1024;       // key or value symbols
@@ -86,6 +86,8 @@ const FIELDS = {
   example: { key: 'example', label: 'example sequence', value: 1, codec: wholeNumber(0, MAX_SEED), group: 'view' },
 };
 
+const readField = fieldReader(FIELDS);
+
 /** The settings a run depends on (everything but what the charts show). */
 export const RUN_FIELDS = Object.keys(FIELDS).filter((name) => FIELDS[name].group !== 'view');
 
@@ -113,19 +115,8 @@ export const parseField = (name, typed) => FIELDS[name].codec.parse(typed.trim()
 export function parseHash(hash) {
   const settings = defaultSettings();
   const problems = [];
-  const byKey = new Map(Object.entries(FIELDS).map(([name, field]) => [field.key, [name, field]]));
   for (const [key, value] of hashEntries(hash, problems)) {
-    const entry = byKey.get(key);
-    if (!entry) {
-      problems.push(`unknown setting “${shorten(key)}”`);
-      continue;
-    }
-    const [name, field] = entry;
-    try {
-      settings[name] = field.codec.parse(value);
-    } catch (error) {
-      problems.push(`${key} (${field.label}) must be ${error.message}, got “${shorten(value)}”`);
-    }
+    readField(settings, key, value, problems);
   }
   return { settings, problems };
 }

@@ -1,15 +1,15 @@
 // Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in one engine
 // worker per seed (runner.js) → the charts, live at every checkpoint and after training; the
 // runs table; the trained model's panel (saving and loading a model); exports.
+import { createSettingsLink } from '../shared/page/link.js';
 import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
-import { createLink } from './link.js';
 import { createRunner } from './runner.js';
 import { createRun } from './runs.js';
-import { runSeeds, taskOptions } from './state.js';
+import { parseHash, runSeeds, taskOptions, toHash } from './state.js';
 import { createAttentionMap } from './views/attention-map.js';
 import { createLengthsView } from './views/lengths.js';
 import { createLooksView } from './views/looks.js';
@@ -25,7 +25,7 @@ const PUBLISHED_DOCUMENTS = 20;
 
 const $ = (id) => document.getElementById(id);
 const notices = createNotices($('notices'));
-const link = createLink({ notices: createNotices($('link-notices')) });
+const link = createSettingsLink({ notices: createNotices($('link-notices')), parse: parseHash, toHash });
 const status = createProgressLine($('train-progress'), $('train-status'));
 const settings = link.read();
 const runner = createRunner({

@@ -2,7 +2,8 @@
 // read-outs that changed, and what the mitigation does in the literature and in the model.
 import { createLineChart } from '../../shared/line-chart.js';
 import { MITIGATIONS } from '../mitigations.js';
-import { domainFromZero, metricFormat, percent, ratio, summaryList } from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
+import { domainFromZero, metricFormat, percent, ratio } from './readouts.js';
 
 const BEFORE_COLOR = 3;  // series-3, the grey of the lab's palette
 const AFTER_COLOR = 0;

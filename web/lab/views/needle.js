@@ -4,7 +4,8 @@
 import { createLineChart } from '../../shared/line-chart.js';
 import { NEEDLE_DEPTHS } from '../state.js';
 import { createGrid } from './grid.js';
-import { domainFromZero, metricFormat, percent, ratio, summaryList, times } from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
+import { domainFromZero, metricFormat, percent, ratio, times } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 

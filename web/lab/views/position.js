@@ -3,7 +3,8 @@
 // begin / middle / end read-outs and a sentence naming the curve's shape.
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
-import { domainFromZero, percent, ratio, share, summaryList, times } from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
+import { domainFromZero, percent, ratio, share, times } from './readouts.js';
 
 // The ratio beyond which a curve's end counts as clearly above or below its middle.
 const CLEAR_DIFFERENCE = 1.1;

@@ -1,5 +1,5 @@
-// How the lab's read-outs write their numbers, the summary lists beside its charts, and the
-// room its linear charts leave above their highest value.
+// How the lab's read-outs write their numbers, and the room its linear charts leave above
+// their highest value.
 import { format } from 'd3-format';
 
 export const times = format('.2~f');
@@ -16,13 +16,3 @@ export const domainFromZero = (highest) => [0, highest * HEADROOM || 1];
 /** How the needle experiments' retrieval reads: attention mass, or a top-1 rate. */
 export const metricFormat = (settings) => (settings.metric === 'mass' ? mass : percent);
 
-/** Fills the <dl> `element` with [term, value] pairs. */
-export function summaryList(element, entries) {
-  element.replaceChildren(...entries.flatMap(([term, value]) => {
-    const dt = document.createElement('dt');
-    dt.textContent = term;
-    const dd = document.createElement('dd');
-    dd.textContent = value;
-    return [dt, dd];
-  }));
-}

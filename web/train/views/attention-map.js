@@ -4,7 +4,7 @@
 // the final position's row outlined (a click selects another row); hover for the weight.
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
-import { summaryList } from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -5,7 +5,8 @@
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
 import { chance, positionsAt } from '../runs.js';
-import { chanceSeries, percent, percentFine, seedsLegend, spreadSeries, summaryList } from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
+import { chanceSeries, percent, percentFine, seedsLegend, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -6,7 +6,8 @@
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
 import { evaluationsAt } from '../runs.js';
-import { percent, summaryList, weightFormat } from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
+import { percent, weightFormat } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const ACCURACY_COLOR = 3;

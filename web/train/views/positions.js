@@ -5,9 +5,8 @@
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
 import { chance, checkpointPositions, middleIndex } from '../runs.js';
-import {
-  chanceSeries, countFormat, percent, percentFine, seedsNote, spreadSeries, summaryList,
-} from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
+import { chanceSeries, countFormat, percent, percentFine, seedsNote, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const EARLIER_COLOR = 2;

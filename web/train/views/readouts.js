@@ -1,5 +1,5 @@
-// How the Train page's read-outs write their numbers, its summary lists, and the series every
-// chart of a run draws: a mean over seeds with its spread as a band.
+// How the Train page's read-outs write their numbers, and the series every chart of a run
+// draws: a mean over seeds with its spread as a band.
 import { format } from 'd3-format';
 
 export const percent = format('.0%');
@@ -9,17 +9,6 @@ export const weightFormat = format('.2~f');
 export const countFormat = format(',');
 
 export const CHANCE_COLOR = 3;  // series-3, the palette's grey
-
-/** Fills the <dl> `element` with [term, value] pairs. */
-export function summaryList(element, entries) {
-  element.replaceChildren(...entries.flatMap(([term, value]) => {
-    const dt = document.createElement('dt');
-    dt.textContent = term;
-    const dd = document.createElement('dd');
-    dd.textContent = value;
-    return [dt, dd];
-  }));
-}
 
 /**
  * A chart series of a spread {mean, low, high} at xs: the mean as the line, and the band from

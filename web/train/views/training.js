@@ -4,9 +4,8 @@
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
 import { chance, checkpointSeries } from '../runs.js';
-import {
-  chanceSeries, countFormat, lossFormat, percent, percentFine, seedsNote, spreadSeries, summaryList,
-} from './readouts.js';
+import { summaryList } from '../../shared/page/summary.js';
+import { chanceSeries, countFormat, lossFormat, percent, percentFine, seedsNote, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const LOSS_HEADROOM = 1.05;
