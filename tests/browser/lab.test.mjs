@@ -91,6 +91,18 @@ describe('lab page', () => {
     assert.equal(await page.locator('#published-chart .series path[d^="M"]').count(), 8);
     assert.equal(await page.locator('#published-chart circle').count(), 20);
     assert.match(await page.textContent('#published-legend'), /GPT-3\.5-Turbo.*closed book/s);
+    // each model in a colour of its own, none the grey of the closed-book key
+    const { strokes, grey } = await page.$eval('#published-chart', (svg) => {
+      const probe = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+      probe.setAttribute('class', 'series-3');
+      probe.style.stroke = 'var(--series-3)';
+      svg.append(probe);
+      const keyGrey = getComputedStyle(probe).stroke;
+      probe.remove();
+      return { strokes: [...svg.querySelectorAll('.series.solid path.line')].map((path) => getComputedStyle(path).stroke), grey: keyGrey };
+    });
+    assert.equal(new Set(strokes).size, 4, `the models' colours: ${strokes}`);
+    assert.ok(!strokes.includes(grey), `no model in the key's grey ${grey}: ${strokes}`);
     await page.selectOption('#documents', '30');
     await page.waitForFunction(() => document.querySelectorAll('#published-chart circle').length === 28, null, { timeout: TIMEOUT_MS });
     // The simulation's charts carry no published series, and the published chart no simulated one.
@@ -122,7 +134,7 @@ describe('lab page', () => {
         }, cores),
       });
       assert.match(await page.locator('#engine-status').textContent(),
-        new RegExp(`ready in ${2 + cores - 1} workers, the needle grid's lengths on ${cores - 1}\\.`));
+        new RegExp(`ready: WebAssembly in ${2 + cores - 1} workers, one for the live curves, one for the experiments and ${cores - 1} for the needle grid's lengths\\.`));
       await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
       titles.push(await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent)));
       await close();

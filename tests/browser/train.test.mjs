@@ -270,6 +270,18 @@ describe('Train page', () => {
     await close();
   });
 
+  test('Train is in sight on opening, beside Pause and Stop, and Enter in a setting trains too', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    const [train, pause, stop] = await Promise.all(['train', 'pause', 'stop'].map((id) => page.locator(`#${id}`).boundingBox()));
+    const viewport = page.viewportSize();
+    assert.ok(train.y >= 0 && train.y + train.height <= viewport.height, `Train at y = ${train.y} in a ${viewport.height} px view`);
+    assert.ok(Math.abs(train.y - pause.y) < 1 && train.x < pause.x && pause.x < stop.x, 'Train, Pause, Stop in a row');
+    await page.locator('#pairs').press('Enter');
+    await page.waitForFunction(() => document.documentElement.dataset.training === 'finished', null, { timeout: RUN_TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Trained 300 steps/);
+    await close();
+  });
+
   test('at phone width the controls stack above the charts and nothing overflows sideways', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`, { viewport: PHONE });
     const layout = await page.evaluate(() => ({
@@ -281,6 +293,26 @@ describe('Train page', () => {
     assert.ok(layout.scrollWidth <= PHONE.width, `the page is ${layout.scrollWidth} px wide`);
     assert.ok(layout.main.top >= layout.controls.bottom, 'the charts come after the controls');
     assert.ok(layout.chart <= PHONE.width, `a chart ${layout.chart} px wide`);
+    // a run in the runs table: a card whose numbers are all in sight, each after its column's name
+    assert.equal(await trainAndWait(page), 'finished');
+    const cells = await page.$$eval('#runs-body td[data-label]', (tds) => tds.map((td) => ({
+      text: getComputedStyle(td, '::before').content, right: td.getBoundingClientRect().right,
+      room: td.closest('.table-scroll').getBoundingClientRect().right,
+    })));
+    assert.deepEqual(cells.map((c) => c.text), ['seed', 'status', 'accuracy', 'first', 'middle (pair)', 'last', 'time']
+      .map((label) => `"${label}: "`));
+    for (const { text, right, room } of cells) assert.ok(right <= room, `${text} ends at ${right} px in ${room} px`);
+    // the summaries above the charts wrap inside their panels, terms beside their values
+    const pairs = await page.$$eval('.summary > div', (divs) => divs.map((div) => ({
+      text: div.textContent, right: div.getBoundingClientRect().right, room: div.closest('.panel').getBoundingClientRect().right,
+      termTop: div.querySelector('dt').getBoundingClientRect().top, valueTop: div.querySelector('dd').getClientRects()[0].top,
+    })));
+    assert.ok(pairs.length >= 10, `${pairs.length} summary pairs`);
+    for (const { text, right, room, termTop, valueTop } of pairs) {
+      assert.ok(right <= room, `“${text}” ends at ${right} px in a panel ending at ${room} px`);
+      assert.ok(Math.abs(termTop - valueTop) < 2, `“${text}”: its value starts on its term's line`);
+    }
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows after training');
     await close();
   });
 

@@ -153,6 +153,7 @@ window.addEventListener('hashchange', () => {
 new ResizeObserver(() => drawAll()).observe(document.querySelector('.lab-main'));
 const engines = [curvesEngine, experimentsEngine, ...gridEngines];
 showEngineStatus($('engine-status'), Promise.all(engines.map((engine) => engine.ready)).then(([first]) => first),
-  ({ version }) => `Engine ${version} ready in ${engines.length} workers, the needle grid's lengths on ${GRID_WORKERS}.`).then((ready) => {
+  ({ version }) => `Engine ${version} ready: WebAssembly in ${engines.length} workers, one for the live curves, one for the ` +
+    `experiments and ${GRID_WORKERS} for the needle grid's lengths.`).then((ready) => {
   if (ready) update({}, 'mechanisms');
 });

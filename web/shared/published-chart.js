@@ -6,6 +6,9 @@ import { createLineChart } from './line-chart.js';
 import { curvesFor } from './published-data.js';
 
 const CLOSED_BOOK_COLOR = 3;  // series-3, the grey of the palette, for the legend's key
+// The models' colours: the palette without its grey, which stands for the key alone (grey
+// next to the dark scheme's pale blue read as one colour).
+const MODEL_COLORS = [0, 1, 2, 4, 5, 6, 7];
 const MARGIN_POINTS = 3;      // percentage points of room above and below the curves
 
 /** Binds the chart to `svg` and `legend` (a <ul class="chart-legend">); returns draw(documents). */
@@ -17,10 +20,13 @@ export function createPublishedChart(svg, legend) {
 
   return function draw(documents) {
     const curves = curvesFor(documents);
-    const series = curves.flatMap((curve, k) => [
-      { label: curve.model, xs: curve.positions, ys: curve.accuracy, colorIndex: k, points: true },
-      { label: '', xs: [1, documents], ys: [curve.closedBook, curve.closedBook], colorIndex: k, style: 'dashed' },
-    ]);
+    const series = curves.flatMap((curve, k) => {
+      const colorIndex = MODEL_COLORS[k % MODEL_COLORS.length];
+      return [
+        { label: curve.model, xs: curve.positions, ys: curve.accuracy, colorIndex, points: true },
+        { label: '', xs: [1, documents], ys: [curve.closedBook, curve.closedBook], colorIndex, style: 'dashed' },
+      ];
+    });
     series.push({ label: 'dashed: the same model with no documents (closed book)', xs: [], ys: [], colorIndex: CLOSED_BOOK_COLOR, style: 'dashed' });
     const all = curves.flatMap((c) => [...c.accuracy, c.closedBook]);
     chart({ series, xDomain: [1, documents], yDomain: [Math.min(...all) - MARGIN_POINTS, Math.max(...all) + MARGIN_POINTS] });

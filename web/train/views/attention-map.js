@@ -2,6 +2,7 @@
 // heatmap view the playground draws (shared/heatmap/): tokens labelled as keys (k5), values
 // (v12), the separator and the final query (q=k5); the queried pair's key and value marked;
 // the final position's row outlined (a click selects another row); hover for the weight.
+import { specialsIn } from '../../shared/heatmap/colors.js';
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { summaryList } from '../../shared/page/summary.js';
@@ -53,7 +54,7 @@ export function createAttentionMap() {
     if (!shown) return;
     const { model } = shown;
     heatmap.draw({ ...model, query: query ?? model.query });
-    updateLegend({ heading: 'Attention weight', domain: model.domain });
+    updateLegend({ heading: 'Attention weight', domain: model.domain, present: specialsIn(model.panels, 'weights') });
   }
 
   return {

@@ -22,7 +22,7 @@ const TARGETS = {
 /** Returns draw(run, {k, pairs}, settings): seed k's model at `pairs` pairs; settings.target says on what. */
 export function createLooksView() {
   const chart = createLineChart($('looks-chart'), {
-    xLabel: 'position of the queried pair', yLabel: 'weight · accuracy', xFormat: format('d'), yFormat: format('.1~f'),
+    xLabel: 'position of the queried pair', yLabel: 'attention weight; accuracy', xFormat: format('d'), yFormat: format('.1~f'),
     legend: $('looks-legend'), integerX: true,
   });
 

@@ -12,10 +12,13 @@ const $ = (id) => document.getElementById(id);
 const PALETTE = 8;
 const TIME_DIGITS = 1;
 
-function cell(text, className) {
+// A cell; `label`, its column's heading, is what a phone shows before it, where the rows
+// stack as cards without the table's header (train.css).
+function cell(text, className, label) {
   const td = document.createElement('td');
   td.textContent = text;
   if (className) td.className = className;
+  if (label) td.dataset.label = label;
   return td;
 }
 
@@ -91,13 +94,13 @@ export function createRunsTable({ onShow, onRemove }) {
       );
       row.append(
         overlay, name,
-        cell(run.seeds.map((s) => s.seed).join(', '), 'number'),
-        cell(statusWords[run.status] ?? run.status),
-        cell(summary ? percentFine(summary.accuracy) : '—', 'number'),
-        cell(summary ? percent(summary.first) : '—', 'number'),
-        cell(summary ? `${percent(summary.middle)} (${middleIndex(k) + 1})` : '—', 'number'),
-        cell(summary ? percent(summary.last) : '—', 'number'),
-        cell(run.source === 'loaded' ? '—' : `${run.seconds.toFixed(TIME_DIGITS)} s`, 'number'),
+        cell(run.seeds.map((s) => s.seed).join(', '), 'number', 'seed'),
+        cell(statusWords[run.status] ?? run.status, '', 'status'),
+        cell(summary ? percentFine(summary.accuracy) : '—', 'number', 'accuracy'),
+        cell(summary ? percentFine(summary.first) : '—', 'number', 'first'),
+        cell(summary ? `${percentFine(summary.middle)} (${middleIndex(k) + 1})` : '—', 'number', 'middle (pair)'),
+        cell(summary ? percentFine(summary.last) : '—', 'number', 'last'),
+        cell(run.source === 'loaded' ? '—' : `${run.seconds.toFixed(TIME_DIGITS)} s`, 'number', 'time'),
         actions,
       );
       return row;
