@@ -116,6 +116,27 @@ describe('generation step by step', () => {
     await close();
   });
 
+  test('the profile at a step: the keys\' mean weight over the queries fed so far, and the note says so', async () => {
+    const { page, close } = await openPage(suite, `${PROJECTED}&gen=1&gs=3&q=3`);
+    await generationAt(page, 3);
+    const expected = await projectedResult({ causal: true });
+    const fed = 4;
+    const means = Array.from({ length: TOKENS }, (_, j) => {
+      let sum = 0;
+      for (const head of expected.weights) for (let i = 0; i < fed; ++i) sum += head.data[i * TOKENS + j];
+      return sum / (fed * expected.weights.length);
+    });
+    const row = Array.from({ length: TOKENS }, (_, j) => (expected.weights[0].data[3 * TOKENS + j] + expected.weights[1].data[3 * TOKENS + j]) / 2);
+    await page.waitForFunction(() => document.getElementById('profile-note').textContent.includes('#0–#3'), null, { timeout: TIMEOUT_MS });
+    const shown = (name) => page.getAttribute('#profile', `data-${name}`).then((text) => text.split(',').map(Number));
+    assertClose(await shown('column'), means, TOLERANCE, 'the keys\' mean over queries 0–3');
+    assertClose(await shown('row'), row, TOLERANCE, 'query 3\'s row, the mean of the two heads');
+    assert.deepEqual((await shown('column')).slice(fed), [0, 0], 'keys not fed yet receive nothing');
+    assert.equal(await page.textContent('[data-testid="profile-note"]'), 'Keys by position (x), attention weight (y). ' +
+      'Both lines are the mean of the 2 heads on display. The keys\' mean is over the queries fed so far, #0–#3.');
+    await close();
+  });
+
   test('a window of 2 with 1 sink evicts: tokens leave at token + 2, the bytes stop growing at 3 tokens', async () => {
     const { page, close } = await openPage(suite, '#src=journey&gen=1&w=2&sk=1');
     // one head of width 3: a token's key and value take 2 · 3 · 2 bytes in fp16, 2 · 3 · 4 in fp32

@@ -169,12 +169,12 @@ describe('the cost panel: what real models pay for their key/value cache', () =>
       const fromEngine = [1, 4096, 32768, 131072].map((tokens) => engine.kvCacheMemory({ tokens, ...config }));
       assert.deepEqual(row.bytes, fromEngine, `${row.model} against engine.kvCacheMemory`);
     }
-    assert.match(rows[1].text, /Llama 2 7B32 × 32 × 128512\.0 KiB2\.00 GiB16\.0 GiB64\.0 GiB/);
+    assert.match(rows[1].text, /Llama 2 7B32 × 32 × 128512 KiB2\.00 GiB16\.0 GiB64\.0 GiB/);
     // Past the context: GPT-2 (1,024) everywhere, Llama 2 (4,096) at 32K and 128K.
     assert.deepEqual(rows[0].beyond, [true, true, true]);
     assert.deepEqual(rows[1].beyond, [false, true, true]);
     assert.match(await page.locator('[data-testid="kv-cache-answer"]').textContent(),
-      /Generating 4K tokens, Llama 2 7B keeps 2\.00 GiB .* Llama 3 8B, whose 32 query heads share 8 key\/value heads, keeps 512\.0 MiB, a quarter\./);
+      /Generating 4K tokens, Llama 2 7B keeps 2\.00 GiB .* Llama 3 8B, whose 32 query heads share 8 key\/value heads, keeps 512 MiB, a quarter\./);
     await close();
   });
 

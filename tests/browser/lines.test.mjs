@@ -4,6 +4,7 @@
 // its frame is resized, and its backing store stays within 4096 device pixels a side.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { schemeTableau10 } from 'd3-scale-chromatic';
 import { DESKTOP, TIMEOUT_MS, startSuite, waitForRows } from './helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
@@ -19,6 +20,7 @@ const BAND_SLACK_PX = 4;          // a steep line's rise over SAMPLE_PX, and ant
 const MAX_BACKING_PX = 4096;      // lines.js: MAX_BACKING_PX
 const WIDE_FRAME_PX = 3000;       // × 2 device pixels would exceed MAX_BACKING_PX
 const NARROW_FRAME_PX = 240;
+const UNPREMULTIPLY_SLACK = 10;   // a channel of a translucent pixel read back (7 seen), against the colour painted
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -186,6 +188,35 @@ describe('lines view on high-DPI screens', () => {
     const capped = MAX_BACKING_PX / WIDE_FRAME_PX;
     assertBacking(state, capped, `a ${WIDE_FRAME_PX}-px frame at ratio 2`);
     assert.ok(state.height <= MAX_BACKING_PX);
+    await close();
+  });
+
+  test('the heads\' colours are listed under the lines, the colours their lines are painted in', async () => {
+    const { page, close } = await openAt(1);
+    const legend = () => page.$$eval('[data-testid="lines-heads"] li', (items) => items.map((item) => ({
+      text: item.textContent, color: getComputedStyle(item.querySelector('.swatch')).backgroundColor,
+      visible: item.checkVisibility(),
+    })));
+    const rgb = (hex) => `rgb(${[1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)).join(', ')})`;
+    assert.deepEqual(await legend(), [
+      { text: 'Head 1', color: rgb(schemeTableau10[0]), visible: true },
+      { text: 'Head 2', color: rgb(schemeTableau10[1]), visible: true },
+    ]);
+    // head 2 alone: its lines are painted in its colour (getImageData unpremultiplies, so a
+    // faint line keeps it), and one head needs no legend
+    await page.evaluate(() => { location.hash = '#h=2&hv=2'; });
+    await page.waitForFunction(() => document.querySelector('[data-testid="lines-heads"]').hidden, null, { timeout: TIMEOUT_MS });
+    const painted = await page.evaluate((selector) => {
+      const canvas = document.querySelector(selector);
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      const colors = [];
+      for (let k = 0; k < data.length; k += 4) if (data[k + 3] >= 128) colors.push([data[k], data[k + 1], data[k + 2]]);
+      return colors;
+    }, CANVAS);
+    const channels = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+    const farthest = (hex) => Math.max(...painted.map((c) => Math.max(...c.map((v, k) => Math.abs(v - channels(hex)[k])))));
+    assert.ok(painted.length >= MIN_PAINTED_CSS_PX / 4, `${painted.length} opaque pixels`);
+    assert.ok(farthest(schemeTableau10[1]) <= UNPREMULTIPLY_SLACK, `every opaque pixel within ${UNPREMULTIPLY_SLACK} of head 2's colour: ${farthest(schemeTableau10[1])}`);
     await close();
   });
 });

@@ -102,6 +102,15 @@ describe('views', () => {
       }, table);
       assert.ok(width <= room, `${table} is ${width} px wide in ${room} px`);
     }
+    // the step-by-step table is wider, and scrolls: a shadow at the edge says there is more
+    const steps = await page.evaluate(() => {
+      const box = document.querySelector('[data-testid="steps-table"]').closest('.table-scroll');
+      return { scrollWidth: box.scrollWidth, width: box.clientWidth, background: getComputedStyle(box).backgroundImage,
+        attachment: getComputedStyle(box).backgroundAttachment };
+    });
+    assert.ok(steps.scrollWidth > steps.width, `the steps table scrolls: ${steps.scrollWidth} px in ${steps.width} px`);
+    assert.equal(steps.background.match(/radial-gradient/g)?.length, 2, 'a shadow at each edge');
+    assert.equal(steps.attachment, 'local, local, scroll, scroll', 'covers that scroll with the table, shadows that stay');
     await close();
   });
 
@@ -190,6 +199,32 @@ describe('views', () => {
       await close();
     });
   }
+
+  test('the legend lists only the colours outside the scale that the heatmap shows', async () => {
+    // two tokens with 1-d vectors 20 and 1: a·a = 400 overflows exp, so naive softmax gives
+    // Infinity / Infinity = NaN in row 0; vectors 1e20 and 1 overflow the score itself (which
+    // softmax refuses, by name, and the plain sum keeps)
+    const table = (vectors) => `#t=a%20b&src=table&td=1&tv=${encodeURIComponent(vectors)}`;
+    const cases = [
+      ['', []],
+      ['#c=1', ['masked']],
+      [`${table('20;1')}&nm=naive-softmax`, ['NaN']],
+      [`${table('1e20;1')}&nm=sum&val=scores&c=1`, ['masked', '±Infinity']],
+    ];
+    const { page, close } = await openPage(suite);
+    for (const [hash, expected] of cases) {
+      await page.evaluate((next) => { location.hash = next; }, hash);
+      await waitForRows(page, hash.includes('t=a') ? 2 : 6);
+      await page.waitForFunction((wanted) => {
+        const shown = [...document.querySelectorAll('#legend-swatches li')].filter((item) => item.checkVisibility());
+        return shown.map((item) => item.textContent).join('|') === wanted.join('|');
+      }, expected, { timeout: TIMEOUT_MS }).catch(async () => {
+        const shown = await page.$$eval('#legend-swatches li', (items) => items.filter((item) => item.checkVisibility()).map((item) => item.textContent));
+        assert.fail(`${hash || 'the default'}: the legend lists ${JSON.stringify(shown)}, expected ${JSON.stringify(expected)}`);
+      });
+    }
+    await close();
+  });
 
   test('the profile labels token positions under the points that stand for them', async () => {
     const { page, close } = await openPage(suite);

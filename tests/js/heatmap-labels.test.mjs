@@ -1,6 +1,6 @@
 // Which tokens the heatmap labels when only every step-th label fits (web/shared/heatmap/heatmap.js
 // labelledPositions, which the canvas and the SVG figure both use): golden cases at the region's
-// edges, and the rule checked over generated regions, steps and standouts.
+// edges, and its properties over generated regions, steps and standouts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { labelledPositions } from '../../web/shared/heatmap/heatmap.js';
@@ -16,21 +16,27 @@ describe('labelled token positions', () => {
     assert.deepEqual(labelledPositions(0, 6, 1, [2]), [0, 1, 2, 3, 4, 5], 'every label fits');
     assert.deepEqual(labelledPositions(100, 64, 16, [163]), [112, 128, 144, 163], 'the query at the last position');
     assert.deepEqual(labelledPositions(0, 0, 2, [0]), [], 'an empty region');
+    assert.deepEqual(labelledPositions(0, 10, 3, [9, 4, 5]), [0, 4, 9], 'the marked 5 is within a step of the marked 4 before it');
+    assert.deepEqual(labelledPositions(0, 10, 3, [5, 4]), [0, 5, 9], 'the query at 5 takes precedence over the marked 4');
+    assert.deepEqual(labelledPositions(0, 6, 1, [3, 2]), [0, 1, 2, 3, 4, 5], 'adjacent standouts both fit');
   });
 
-  test('over generated regions: the rule holds for every position', () => {
+  test('over generated regions: labels never closer than a step, the query always, the grid elsewhere', () => {
     const random = mulberry32(20261124);
     for (let c = 0; c < CASES; ++c) {
       const start = randomInt(random, 0, 200), count = randomInt(random, 0, 120), step = randomInt(random, 1, 20);
       const standouts = Array.from({ length: randomInt(random, 0, 4) }, () => randomInt(random, Math.max(0, start - 30), start + count + 30));
       const got = labelledPositions(start, count, step, standouts);
+      const what = `start ${start}, count ${count}, step ${step}, standouts ${standouts}: ${got}`;
       const inside = (t) => t >= start && t < start + count;
-      const own = standouts.filter(inside);
-      const expected = [];
-      for (let t = start; t < start + count; ++t) {
-        if (own.includes(t) || (t % step === 0 && own.every((s) => Math.abs(t - s) >= step))) expected.push(t);
+      assert.ok(got.every(inside), `inside the region; ${what}`);
+      for (let k = 1; k < got.length; ++k) assert.ok(got[k] - got[k - 1] >= step, `a step apart; ${what}`);
+      const first = standouts.find(inside);
+      if (first !== undefined) assert.ok(got.includes(first), `the first standout inside; ${what}`);
+      for (const t of got) assert.ok(standouts.includes(t) || t % step === 0, `${t} is a standout or on the grid; ${what}`);
+      for (let t = Math.ceil(start / step) * step; inside(t); t += step) {
+        if (!got.includes(t)) assert.ok(got.some((l) => standouts.includes(l) && Math.abs(l - t) < step), `${t} left for a standout; ${what}`);
       }
-      assert.deepEqual(got, expected, `start ${start}, count ${count}, step ${step}, standouts ${standouts}`);
     }
   });
 });

@@ -133,6 +133,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
     const linesStart = Math.min(area.row0, computed.n - linesCount);
     const pooling = state.pooling;
     const query = state.query;
+    const queries = state.generate ? step + 1 : computed.n;  // the queries the keys' mean is over
     const started = performance.now();
     const timed = (answer) => ({ ...answer.value, workerMs: answer.milliseconds, receivedAt: performance.now() });
     const [blocks, lines, profiles] = await Promise.all([
@@ -142,12 +143,12 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       linesStage(JSON.stringify([computed.key, heads, linesStart, linesCount]), () => client.request('blocks', {
         heads, row0: linesStart, col0: linesStart, size: linesCount, maxCells: linesCount, pooling,
       }, { lane: 'lines' }).then(timed)),
-      profilesStage(JSON.stringify([computed.key, heads, area.col0, area.size, pooling, query]), () => client.request('profiles', {
-        heads, col0: area.col0, size: area.size, query, points: PROFILE_POINTS, pooling,
+      profilesStage(JSON.stringify([computed.key, heads, area.col0, area.size, pooling, query, queries]), () => client.request('profiles', {
+        heads, col0: area.col0, size: area.size, query, points: PROFILE_POINTS, pooling, queries,
       }).then(timed)),
     ]);
     return {
-      computed, heads, region: area, rows, blocks, profiles, lines: { start: linesStart, count: linesCount, panels: lines.panels },
+      computed, heads, region: area, rows, blocks, profiles: { ...profiles, queries }, lines: { start: linesStart, count: linesCount, panels: lines.panels },
       milliseconds: performance.now() - started,
     };
   }

@@ -4,7 +4,6 @@
 /** Tutorial presets: word (lower case) → the tutorial's 3-d vector. */
 export const PRESETS = {
   attention: {
-    label: 'Tutorial: Attention Mechanism drives contextual embedding',
     text: 'Attention Mechanism drives contextual embedding',
     query: 0,
     vectors: {
@@ -16,7 +15,6 @@ export const PRESETS = {
     },
   },
   journey: {
-    label: 'Tutorial: Your journey starts with one step',
     text: 'Your journey starts with one step',
     query: 1,
     vectors: {

@@ -27,9 +27,13 @@ let input = null;    // x of the last compute request: {rows, cols, data}
 let current = null;
 let pinned = null;   // the attention of the setting A that the page compares with, the same fields
 
-// The mean weight each key receives in one head of the current result, computed when first asked for.
-function received(head) {
-  current.received[head] ??= columnMeans(current.weights[head].data, current.n, current.n);
+// The mean weight each key receives from the first `queries` queries in one head of the
+// current result: from all of them computed when first asked for and kept; from fewer
+// (generation step by step, the queries fed so far) computed each time.
+function received(head, queries) {
+  const { n } = current;
+  if (queries < n) return columnMeans(current.weights[head].data, queries, n);
+  current.received[head] ??= columnMeans(current.weights[head].data, n, n);
   return current.received[head];
 }
 
@@ -212,12 +216,14 @@ const handlers = {
   },
 
   // Over the columns [col0, col0+size), in at most `points` points: the query's row and the
-  // keys' mean attention, each averaged over the given heads.
-  profiles(engine, { heads, col0, size, query, points, pooling }) {
+  // keys' mean attention from the first `queries` queries (all by default), each averaged
+  // over the given heads.
+  profiles(engine, { heads, col0, size, query, points, pooling, queries = current?.n }) {
     if (!current) throw new Error('no attention result yet');
+    if (!(queries >= 1 && queries <= current.n)) throw new Error(`queries ${queries} of a ${current.n}-token result`);
     const rowOf = (head) => current.weights[head].data.subarray(query * current.n, (query + 1) * current.n);
     const row = poolVector(meanOf(heads.map(rowOf)), col0, size, points, pooling);
-    const column = poolVector(meanOf(heads.map(received)), col0, size, points, pooling);
+    const column = poolVector(meanOf(heads.map((head) => received(head, queries))), col0, size, points, pooling);
     return { stretch: row.stretch, row: row.values, column: column.values };
   },
 

@@ -13,13 +13,17 @@ export function formatNumber(value, digits = FIXED_DIGITS) {
   return value.toFixed(digits);
 }
 
+/** Bytes in binary units with three significant digits: "288 B", "64.3 KiB", "8.00 GiB", "512 GiB". */
 export function formatBytes(bytes) {
   let unit = 0;
   while (bytes >= KIBI && unit < BYTE_UNITS.length - 1) {
     bytes /= KIBI;
     unit += 1;
   }
-  return `${unit === 0 ? bytes : bytes.toFixed(bytes < 10 ? 2 : 1)} ${BYTE_UNITS[unit]}`;
+  if (unit === 0) return `${bytes} B`;
+  // 1023.95 KiB rounds to "1024 KiB" rather than "1.00 MiB": four digits, the unit's last value
+  const digits = bytes < 10 ? 2 : bytes < 100 ? 1 : 0;
+  return `${bytes.toFixed(digits)} ${BYTE_UNITS[unit]}`;
 }
 
 const COUNT = new Intl.NumberFormat('en');

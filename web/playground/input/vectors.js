@@ -53,8 +53,8 @@ export function createVectors({ client, state, status, onChange, own = true }) {
     const texts = {
       glove: glove ? `GloVe 6B: the ${formatCount(glove.rows)} most frequent words × ${glove.dims} dims (int8). ` +
         'Other words get a hashed vector and show dashed.' : '',
-      journey: `The tutorial's ${PRESET_DIMS}-d vectors; other words get a hashed vector.`,
-      attention: `The tutorial's ${PRESET_DIMS}-d vectors; other words get a hashed vector.`,
+      journey: `The tutorial's ${PRESET_DIMS}-d vectors of “${PRESETS.journey.text}”; other words get a hashed vector.`,
+      attention: `The tutorial's ${PRESET_DIMS}-d vectors of “${PRESETS.attention.text}”; other words get a hashed vector.`,
       random: `x = torch.rand(n, ${state.randomDims}) after torch.manual_seed(${state.randomSeed}), drawn by the engine.`,
       table: `Vectors from the table; rows after the ${TABLE_MAX_TOKENS}th and empty rows get a hashed vector.`,
     };

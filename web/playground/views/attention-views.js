@@ -2,6 +2,7 @@
 // (shared/heatmap/), the row and column profile, the lines view and their status lines, the
 // key/value cache of generation step by step, then the step-by-step table and the cost panel. The heatmap also carries what tests and the
 // curious read: data-timing (milliseconds of the last update's steps) and data-wasm-bytes.
+import { specialsIn } from '../../shared/heatmap/colors.js';
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { schemeTableau10 } from 'd3-scale-chromatic';
@@ -33,6 +34,17 @@ function kvGroup(h, heads, kvHeads) {
   };
 }
 
+// What the profile's lines stand for beyond its key: the axes, the heads averaged, the keys a
+// point pools, the queries the keys' mean is over.
+function profileNote({ heads, n, stretch, queries }, pooling) {
+  return [
+    'Keys by position (x), attention weight (y).',
+    heads > 1 ? `Both lines are the mean of the ${heads} heads on display.` : '',
+    stretch > 1 ? `Each point is the ${pooling} of ${formatCount(stretch)} keys.` : '',
+    queries < n ? `The keys' mean is over the queries fed so far, #0–#${queries - 1}.` : '',
+  ].filter(Boolean).join(' ');
+}
+
 /**
  * Binds the views to the page: `state` decides what they show (colour, pooling, query);
  * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
@@ -47,7 +59,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
   const updateLegend = createLegend({
     bar: $('legend-bar'), axis: $('legend-axis'), title: $('legend-title'), swatches: $('legend-swatches'),
   });
-  const drawLines = createLines($('lines'), $('lines-links'), { onSelectQuery });
+  const drawLines = createLines($('lines'), $('lines-links'), { legend: $('lines-heads'), onSelectQuery });
   const generationParts = {
     panel: $('generation'), summary: $('generation-summary'), table: $('cache-table'), check: $('generation-check'),
     note: $('generation-note'),
@@ -77,8 +89,9 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     const model = heatmapModel();
     canvas.dataset.kvGroups = computed.kvHeads === null ? '' : model.panels.map((panel) => panel.kvHead).join(',');
     heatmap.draw(model);
-    updateLegend({ heading: legendHeading(), domain: model.domain });
+    updateLegend({ heading: legendHeading(), domain: model.domain, present: specialsIn(model.panels, model.value) });
     drawProfile($('profile'), { start: area.col0, count: area.size, ...profiles });
+    $('profile-note').textContent = profileNote({ heads: shown.view.heads.length, n: computed.n, ...profiles }, state.pooling);
     drawLines({
       tokens: labels.slice(lines.start, lines.start + lines.count),
       heads: lines.panels.map((panel) => ({ head: panel.head, weights: panel.weights })),

@@ -3,6 +3,7 @@
 // B − A on a diverging one symmetric around 0, each with its legend); what B changed; the pin
 // buttons; and the comparison as an SVG figure. A and B are compared only when they have as
 // many tokens: B − A subtracts the same query and key positions.
+import { specialsIn } from '../../shared/heatmap/colors.js';
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { symmetricDomain } from '../../shared/heatmap/difference.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
@@ -76,10 +77,12 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom }) {
     heatmap.draw(drawn);
     const [, , difference] = drawn.panels;
     const name = valueName(drawn.value);
-    valuesLegend({ heading: `A and B: attention ${name}`, domain: drawn.domain });
+    valuesLegend({
+      heading: `A and B: attention ${name}`, domain: drawn.domain, present: specialsIn(drawn.panels.slice(0, 2), drawn.value),
+    });
     differenceLegend({
       heading: `B − A of the ${name}s, ${signed(difference.domain[0])} to ${signed(difference.domain[1])} (blue: lower in B, red: higher in B)`,
-      domain: difference.domain,
+      domain: difference.domain, present: specialsIn([difference], drawn.value),
     });
     const pooled = drawn.block > 1
       ? `Blocks of ${drawn.block}×${drawn.block} tokens, the ${drawn.pooling} of each: B − A subtracts the blocks A and B show. ` : '';

@@ -43,11 +43,24 @@ function backingRatio(width, height) {
   return Math.min(window.devicePixelRatio || 1, MAX_BACKING_PX / Math.max(width, height, 1));
 }
 
+// The heads' colours under the lines (a swatch and "Head h" each), when there is more than one.
+function showHeads(legend, heads) {
+  legend.hidden = heads.length < 2;
+  legend.replaceChildren(...heads.map(({ head }) => {
+    const item = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = headColor(head);
+    item.append(swatch, `Head ${head + 1}`);
+    return item;
+  }));
+}
+
 /**
- * Binds to `svg` (the tokens) and `canvas` (the lines, under the svg); returns
- * draw({tokens: [{text, unknown, index}], heads: [{head, weights}], query}).
+ * Binds to `svg` (the tokens), `canvas` (the lines, under the svg) and `legend` (a list for
+ * the heads' colours); returns draw({tokens: [{text, unknown, index}], heads: [{head, weights}], query}).
  */
-export function createLines(svg, canvas, { onSelectQuery }) {
+export function createLines(svg, canvas, { legend, onSelectQuery }) {
   const root = select(svg);
   const context = canvas.getContext('2d');
   let links = [];    // {head, i, j, opacity}
@@ -103,6 +116,7 @@ export function createLines(svg, canvas, { onSelectQuery }) {
 
   function draw({ tokens, heads, query }) {
     model = { tokens, heads, query };
+    showHeads(legend, heads);
     const width = svg.parentElement.clientWidth;
     const count = tokens.length;
     const columnPx = Math.min(MAX_COLUMN_PX, Math.floor(width * COLUMN_FRACTION));

@@ -39,8 +39,11 @@ export function drawProfile(svg, { start, count, stretch, row, column }) {
     .y((v) => y(v));
   // whole token positions only: a tick between two tokens would name no token
   const ticks = x.ticks(Math.min(X_TICKS, count)).filter(Number.isInteger);
+  // the points' values, for tests and anyone reading the page's numbers
   const root = select(svg).attr('width', width).attr('height', HEIGHT_PX)
-    .attr('viewBox', `0 0 ${width} ${HEIGHT_PX}`);
+    .attr('viewBox', `0 0 ${width} ${HEIGHT_PX}`)
+    .attr('data-row', Array.from(row).join(','))
+    .attr('data-column', Array.from(column).join(','));
   root.selectAll('g.x-axis').data([null]).join('g').attr('class', 'x-axis')
     .attr('transform', `translate(0, ${HEIGHT_PX - MARGIN.bottom})`)
     .call(axisBottom(x).tickValues(ticks).tickFormat(format('d')));

@@ -62,3 +62,22 @@ export const SPECIAL_COLORS = {
 export const MASKED = { word: 0, className: 'swatch-masked', label: 'masked' };
 export const HATCH_PX = 6;        // the hatching's period
 export const HATCH_LINE_PX = 1.5;
+
+/**
+ * Which colours outside the scale `panels` show (their `value`, 'scores' or 'weights', and
+ * their `masked` flags, cell by cell): {masked, nan, infinity}, each true when some cell is
+ * masked, NaN or ±Infinity (an unmasked one). For legends that list only what is drawn.
+ */
+export function specialsIn(panels, value) {
+  const found = { masked: false, nan: false, infinity: false };
+  for (const panel of panels) {
+    const values = panel[value];
+    const { masked } = panel;
+    for (let k = 0; k < values.length; ++k) {
+      if (masked[k]) found.masked = true;
+      else if (Number.isNaN(values[k])) found.nan = true;
+      else if (values[k] === Infinity || values[k] === -Infinity) found.infinity = true;
+    }
+  }
+  return found;
+}

@@ -11,7 +11,7 @@
 import { scaleLinear } from 'd3-scale';
 import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
-import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep } from './colors.js';
+import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep, specialsIn } from './colors.js';
 import { cellImage, labelledPositions, tokenLabel } from './heatmap.js';
 import { fittingTicks } from './legend.js';
 
@@ -229,12 +229,11 @@ export function heatmapSvg(figure) {
   const panelsTop = MARGIN_PX + LINE_PX * 1.5;
   const legendsTop = panelsTop + rows * panelHeight + (rows - 1) * PANEL_GAP_PX + LINE_PX;
   const legendHeight = LINE_PX * 3;
-  const hasNaN = panels.some((p) => p[value].some((v, k) => !p.masked[k] && Number.isNaN(v)));
-  const hasInfinity = panels.some((p) => p[value].some((v, k) => !p.masked[k] && Math.abs(v) === Infinity));
+  const present = specialsIn(panels, value);
   const specials = [
-    ...(panels.some((p) => p.masked.some(Boolean)) ? [{ fill: `url(#${HATCH_ID})`, name: 'masked' }] : []),
-    ...(hasNaN ? [{ fill: SPECIAL_COLORS.nan.css, name: SPECIAL_COLORS.nan.label }] : []),
-    ...(hasInfinity ? [{ fill: SPECIAL_COLORS.infinity.css, name: SPECIAL_COLORS.infinity.label }] : []),
+    ...(present.masked ? [{ fill: `url(#${HATCH_ID})`, name: 'masked' }] : []),
+    ...(present.nan ? [{ fill: SPECIAL_COLORS.nan.css, name: SPECIAL_COLORS.nan.label }] : []),
+    ...(present.infinity ? [{ fill: SPECIAL_COLORS.infinity.css, name: SPECIAL_COLORS.infinity.label }] : []),
   ];
   const width = Math.max(
     MARGIN_PX * 2 + columns * panelWidth + (columns - 1) * PANEL_GAP_PX,

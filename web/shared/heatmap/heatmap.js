@@ -59,17 +59,22 @@ export function colorDomain(panels, value) {
 
 /**
  * The token positions of [start, start + count) that get a label when only every step-th fits:
- * the standouts there (the selected query, marked tokens) always, and every step-th position
- * that keeps `step` away from them. The canvas and the SVG figure (heatmap-svg.js) both label these.
+ * the standouts there (the selected query, then marked tokens, in that order of precedence),
+ * each that keeps `step` away from those before it (adjacent marked columns would write their
+ * labels over each other), and every step-th position that keeps `step` away from them. The
+ * canvas and the SVG figure (heatmap-svg.js) both label these.
  */
 export function labelledPositions(start, count, step, standouts) {
   const end = start + count;
-  const own = standouts.filter((t) => t >= start && t < end);
-  const labels = new Set(own);
-  for (let t = Math.ceil(start / step) * step; t < end; t += step) {
-    if (own.every((s) => Math.abs(t - s) >= step)) labels.add(t);
+  const kept = [];
+  for (const s of standouts) {
+    if (s >= start && s < end && kept.every((k) => Math.abs(s - k) >= step)) kept.push(s);
   }
-  return [...labels].sort((a, b) => a - b);
+  const labels = [...kept];
+  for (let t = Math.ceil(start / step) * step; t < end; t += step) {
+    if (kept.every((s) => Math.abs(t - s) >= step)) labels.push(t);
+  }
+  return labels.sort((a, b) => a - b);
 }
 
 /** A token's text as a label: cut with an ellipsis past MAX_LABEL_CHARS. */

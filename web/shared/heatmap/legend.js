@@ -26,9 +26,10 @@ export function fittingTicks(scale, width, most = TICKS) {
 }
 
 /**
- * Fills the legend's parts once; returns update({title, domain}). `specials`: whether the
- * swatches list NaN and ±Infinity as well as the masked cells (weights that a model's softmax
- * made are never either); `scale`: the colour scale, 'sequential' or 'diverging'.
+ * Fills the legend's parts once; returns update({heading, domain, present}), present: which
+ * colours outside the scale the heatmap shows ({masked, nan, infinity}, specialsIn), the only
+ * swatches listed. `specials`: whether NaN and ±Infinity can be among them (weights that a
+ * model's softmax made are never either); `scale`: the colour scale, 'sequential' or 'diverging'.
  */
 export function createLegend({ bar, axis, title, swatches, specials = true, scale = 'sequential' }) {
   bar.width = COLOR_STEPS;
@@ -36,18 +37,21 @@ export function createLegend({ bar, axis, title, swatches, specials = true, scal
   const image = new ImageData(COLOR_STEPS, 1);
   image.data.set(COLOR_SCALES[scale].table);
   bar.getContext('2d').putImageData(image, 0, 0);
-  const listed = specials ? [MASKED, ...Object.values(SPECIAL_COLORS)] : [MASKED];
-  swatches.replaceChildren(...listed.map(({ css, className, label }) => {
+  const listed = { masked: MASKED, ...(specials ? SPECIAL_COLORS : {}) };
+  const items = Object.fromEntries(Object.entries(listed).map(([name, { css, className, label }]) => {
     const item = document.createElement('li');
     const swatch = document.createElement('span');
     swatch.className = `swatch${className ? ` ${className}` : ''}`;
     if (css) swatch.style.background = css;
     item.append(swatch, label);
-    return item;
+    return [name, item];
   }));
+  swatches.replaceChildren(...Object.values(items));
 
-  return function update({ heading, domain }) {
+  return function update({ heading, domain, present }) {
     title.textContent = heading;
+    for (const [name, item] of Object.entries(items)) item.hidden = !present[name];
+    swatches.hidden = Object.keys(items).every((name) => !present[name]);
     const width = bar.clientWidth;
     const scale = scaleLinear().domain(domain).range([AXIS_MARGIN_PX, width + AXIS_MARGIN_PX]);
     const { ticks, format } = fittingTicks(scale, width);

@@ -1,0 +1,22 @@
+// How the pages write numbers (web/shared/format.js): bytes in binary units with three
+// significant digits, token counts, numbers with their non-finite values as they are.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatBytes, formatNumber, formatTokens } from '../../web/shared/format.js';
+
+const KiB = 2 ** 10, MiB = 2 ** 20, GiB = 2 ** 30, TiB = 2 ** 40;
+
+test('formatBytes: three significant digits in the largest unit below the value', () => {
+  const golden = [
+    [0, '0 B'], [288, '288 B'], [1023, '1023 B'], [KiB, '1.00 KiB'], [65_843, '64.3 KiB'], [257 * KiB, '257 KiB'],
+    [128 * MiB, '128 MiB'], [640 * MiB, '640 MiB'], [33 * MiB, '33.0 MiB'], [1.5 * GiB, '1.50 GiB'], [8 * GiB, '8.00 GiB'],
+    [512 * GiB, '512 GiB'], [1023.99 * KiB, '1024 KiB'], [2048 * TiB, '2048 TiB'],
+  ];
+  for (const [bytes, text] of golden) assert.equal(formatBytes(bytes), text, `${bytes} bytes`);
+});
+
+test('formatTokens and formatNumber', () => {
+  assert.deepEqual([1024, 32 * 1024, 1000, 4097].map(formatTokens), ['1K', '32K', '1,000', '4,097']);
+  assert.deepEqual([0.5, 1e-4, 0, Infinity, -Infinity, NaN].map((v) => formatNumber(v)),
+    ['0.5000', '1.00e-4', '0.0000', 'Infinity', '-Infinity', 'NaN']);
+});
