@@ -191,32 +191,39 @@ describe('lines view on high-DPI screens', () => {
     await close();
   });
 
-  test('the heads\' colours are listed under the lines, the colours their lines are painted in', async () => {
+  test('the heads\' colours are listed under the lines, the colours their lines are painted in, side by side', async () => {
     const { page, close } = await openAt(1);
     const legend = () => page.$$eval('[data-testid="lines-heads"] li', (items) => items.map((item) => ({
       text: item.textContent, color: getComputedStyle(item.querySelector('.swatch')).backgroundColor,
       visible: item.checkVisibility(),
     })));
-    const rgb = (hex) => `rgb(${[1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)).join(', ')})`;
+    const channels = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+    const rgb = (hex) => `rgb(${channels(hex).join(', ')})`;
     assert.deepEqual(await legend(), [
       { text: 'Head 1', color: rgb(schemeTableau10[0]), visible: true },
       { text: 'Head 2', color: rgb(schemeTableau10[1]), visible: true },
     ]);
-    // head 2 alone: its lines are painted in its colour (getImageData unpremultiplies, so a
-    // faint line keeps it), and one head needs no legend
-    await page.evaluate(() => { location.hash = '#h=2&hv=2'; });
-    await page.waitForFunction(() => document.querySelector('[data-testid="lines-heads"]').hidden, null, { timeout: TIMEOUT_MS });
-    const painted = await page.evaluate((selector) => {
+    // getImageData gives unpremultiplied colours: a faint line keeps its head's colour
+    const opaquePixels = () => page.evaluate((selector) => {
       const canvas = document.querySelector(selector);
       const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
       const colors = [];
       for (let k = 0; k < data.length; k += 4) if (data[k + 3] >= 128) colors.push([data[k], data[k + 1], data[k + 2]]);
       return colors;
     }, CANVAS);
-    const channels = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
-    const farthest = (hex) => Math.max(...painted.map((c) => Math.max(...c.map((v, k) => Math.abs(v - channels(hex)[k])))));
-    assert.ok(painted.length >= MIN_PAINTED_CSS_PX / 4, `${painted.length} opaque pixels`);
-    assert.ok(farthest(schemeTableau10[1]) <= UNPREMULTIPLY_SLACK, `every opaque pixel within ${UNPREMULTIPLY_SLACK} of head 2's colour: ${farthest(schemeTableau10[1])}`);
+    const near = (pixel, hex) => pixel.every((v, k) => Math.abs(v - channels(hex)[k]) <= UNPREMULTIPLY_SLACK);
+    // both heads' lines show: each head's lines beside the other's, not over them
+    const both = await opaquePixels();
+    for (const [head, hex] of [[1, schemeTableau10[0]], [2, schemeTableau10[1]]]) {
+      const count = both.filter((pixel) => near(pixel, hex)).length;
+      assert.ok(count >= MIN_PAINTED_CSS_PX / 4, `${count} pixels in head ${head}'s colour`);
+    }
+    // head 2 alone: its lines in its colour only, and one head needs no legend
+    await page.evaluate(() => { location.hash = '#h=2&hv=2'; });
+    await page.waitForFunction(() => document.querySelector('[data-testid="lines-heads"]').hidden, null, { timeout: TIMEOUT_MS });
+    const alone = await opaquePixels();
+    assert.ok(alone.length >= MIN_PAINTED_CSS_PX / 4, `${alone.length} opaque pixels`);
+    assert.ok(alone.every((pixel) => near(pixel, schemeTableau10[1])), `every opaque pixel within ${UNPREMULTIPLY_SLACK} of head 2's colour`);
     await close();
   });
 });

@@ -40,6 +40,7 @@ describe('Train page', () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
     assert.equal(await trainAndWait(page), 'finished');
     assert.equal(await page.getAttribute('#seed-progress li', 'data-step'), '300');
+    assert.equal(await page.isHidden('#seed-progress'), true, 'one seed: its progress is the status line\'s alone');
     assert.match(await page.textContent('[data-testid="train-status"]'), /^Trained 300 steps \(one seed\) in [\d.]+ s\.$/);
 
     // chart 1: a point per checkpoint, chance dashed
@@ -165,6 +166,7 @@ describe('Train page', () => {
     const steps = () => page.$$eval('#seed-progress li', (items) => items.map((item) => Number(item.dataset.step)));
     await page.waitForFunction(() => [...document.querySelectorAll('#seed-progress li')].length === 2
       && [...document.querySelectorAll('#seed-progress li')].every((item) => Number(item.dataset.step) >= 120), null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.isVisible('#seed-progress'), true, 'two seeds: a bar each');
     await page.click('[data-testid="pause"]');
     assert.equal(await page.textContent('[data-testid="pause"]'), 'Resume');
     await page.waitForTimeout(300);  // a chunk of training already asked for may still land
@@ -295,7 +297,9 @@ describe('Train page', () => {
     assert.ok(layout.chart <= PHONE.width, `a chart ${layout.chart} px wide`);
     // a run in the runs table: a card whose numbers are all in sight, each after its column's name
     assert.equal(await trainAndWait(page), 'finished');
-    const cells = await page.$$eval('#runs-body td[data-label]', (tds) => tds.map((td) => ({
+    assert.equal(await page.$eval('#runs-body td:first-child', (td) => getComputedStyle(td, '::after').content), '"overlay"',
+      'the checkbox named under it');
+    const cells = await page.$$eval('#runs-body td[data-label]:not(:first-child)', (tds) => tds.map((td) => ({
       text: getComputedStyle(td, '::before').content, right: td.getBoundingClientRect().right,
       room: td.closest('.table-scroll').getBoundingClientRect().right,
     })));

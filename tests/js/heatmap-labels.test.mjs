@@ -19,18 +19,24 @@ describe('labelled token positions', () => {
     assert.deepEqual(labelledPositions(0, 10, 3, [9, 4, 5]), [0, 4, 9], 'the marked 5 is within a step of the marked 4 before it');
     assert.deepEqual(labelledPositions(0, 10, 3, [5, 4]), [0, 5, 9], 'the query at 5 takes precedence over the marked 4');
     assert.deepEqual(labelledPositions(0, 6, 1, [3, 2]), [0, 1, 2, 3, 4, 5], 'adjacent standouts both fit');
+    assert.deepEqual(labelledPositions(0, 10, 3, [9, 4, 5], 1), [0, 4, 5, 9], 'standouts a standout step apart both stay');
+    assert.deepEqual(labelledPositions(0, 10, 3, [9, 4, 5, 6], 2), [0, 4, 6, 9], '5 is within a standout step of 4, 6 is not');
   });
 
   test('over generated regions: labels never closer than a step, the query always, the grid elsewhere', () => {
     const random = mulberry32(20261124);
     for (let c = 0; c < CASES; ++c) {
       const start = randomInt(random, 0, 200), count = randomInt(random, 0, 120), step = randomInt(random, 1, 20);
+      const standoutStep = randomInt(random, 1, step);
       const standouts = Array.from({ length: randomInt(random, 0, 4) }, () => randomInt(random, Math.max(0, start - 30), start + count + 30));
-      const got = labelledPositions(start, count, step, standouts);
-      const what = `start ${start}, count ${count}, step ${step}, standouts ${standouts}: ${got}`;
+      const got = labelledPositions(start, count, step, standouts, standoutStep);
+      const what = `start ${start}, count ${count}, step ${step} (standouts ${standoutStep}), standouts ${standouts}: ${got}`;
       const inside = (t) => t >= start && t < start + count;
       assert.ok(got.every(inside), `inside the region; ${what}`);
-      for (let k = 1; k < got.length; ++k) assert.ok(got[k] - got[k - 1] >= step, `a step apart; ${what}`);
+      for (let k = 1; k < got.length; ++k) {
+        const bothStandouts = standouts.includes(got[k]) && standouts.includes(got[k - 1]);
+        assert.ok(got[k] - got[k - 1] >= (bothStandouts ? standoutStep : step), `far enough apart; ${what}`);
+      }
       const first = standouts.find(inside);
       if (first !== undefined) assert.ok(got.includes(first), `the first standout inside; ${what}`);
       for (const t of got) assert.ok(standouts.includes(t) || t % step === 0, `${t} is a standout or on the grid; ${what}`);

@@ -153,7 +153,7 @@ window.addEventListener('hashchange', () => {
 new ResizeObserver(() => drawAll()).observe(document.querySelector('.lab-main'));
 const engines = [curvesEngine, experimentsEngine, ...gridEngines];
 showEngineStatus($('engine-status'), Promise.all(engines.map((engine) => engine.ready)).then(([first]) => first),
-  ({ version }) => `Engine ${version} ready: WebAssembly in ${engines.length} workers, one for the live curves, one for the ` +
-    `experiments and ${GRID_WORKERS} for the needle grid's lengths.`).then((ready) => {
+  ({ version }) => `Engine ${version} ready: WebAssembly in ${engines.length} workers (live curves 1, experiments 1, ` +
+    `needle grid ${GRID_WORKERS}).`).then((ready) => {
   if (ready) update({}, 'mechanisms');
 });

@@ -1,6 +1,8 @@
 // The lines view, after BertViz's head view: queries on the left, keys on the right, one line
 // per pair with its opacity proportional to the attention weight (the strongest line shown is
-// opaque, so that the lines of a long input's window stay visible), one colour per head.
+// opaque, so that the lines of a long input's window stay visible), one colour per head, each
+// head's lines a little above or below the others' (side by side within a token's row, so that
+// one head's lines never hide another's).
 // Hovering a token, or focusing a query, keeps only its lines; clicking a token (or Enter on
 // a query) selects it. The tokens are SVG text (focusable, readable by screen readers); the
 // lines, up to heads × 40 × 40 of them, are painted on a canvas behind it, in one path per
@@ -23,6 +25,7 @@ const COLUMN_FRACTION = 0.32;   // of the width, for each column of tokens
 const MAX_COLUMN_PX = 170;
 const TEXT_GAP_PX = 8;
 const LINE_PX = 2;                // CSS pixels, drawn as hairlines one below the other
+const HEADS_BAND_PX = ROW_PX - 6;  // the heads' lines side by side within this much of a row
 const HAIRLINE_PX = 1;            // device pixels: the widest stroke Skia draws as a hairline
 // Neither side of the canvas's backing store exceeds this many device pixels (at most 64 MiB
 // of RGBA): a wider frame gets fewer device pixels per CSS pixel instead.
@@ -64,6 +67,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
   const root = select(svg);
   const context = canvas.getContext('2d');
   let links = [];    // {head, i, j, opacity}
+  let headOffsets = new Map();  // head → its lines' CSS pixels below the row's middle
   let geometry = null;
   let model = null;     // the last draw's argument, drawn again when the frame is resized
   let isolated = null;  // {side: 'query' | 'key', position}: the token whose lines alone show, or null
@@ -88,8 +92,9 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
       const key = `${head} ${step}`;
       if (!paths.has(key)) paths.set(key, { head, step, path: new Path2D() });
       const { path } = paths.get(key);
-      path.moveTo(left + TEXT_GAP_PX, y(i));
-      path.lineTo(right - TEXT_GAP_PX, y(j));
+      const offset = headOffsets.get(head);
+      path.moveTo(left + TEXT_GAP_PX, y(i) + offset);
+      path.lineTo(right - TEXT_GAP_PX, y(j) + offset);
     }
     // pass 1: the odd factor of the hairlines by strokes, one device pixel apart
     let strokes = hairlines;
@@ -117,6 +122,8 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
   function draw({ tokens, heads, query }) {
     model = { tokens, heads, query };
     showHeads(legend, heads);
+    const spacing = Math.min(LINE_PX, HEADS_BAND_PX / heads.length);
+    headOffsets = new Map(heads.map(({ head }, k) => [head, (k - (heads.length - 1) / 2) * spacing]));
     const width = svg.parentElement.clientWidth;
     const count = tokens.length;
     const columnPx = Math.min(MAX_COLUMN_PX, Math.floor(width * COLUMN_FRACTION));

@@ -32,6 +32,7 @@ const SWATCH_GAP_PX = 4;        // between a legend swatch and its name
 const FRAME_PX = 3;             // a panel's frame, when it has one (its key/value group's colour)
 const FRAME_GAP_PX = 2;         // between the frame and the cells
 const LABEL_SPACING = 1.3;      // label pitch, in font heights, when thinning
+const STANDOUT_SPACING = 0.8;   // the closest pitch of two standout labels (heatmap.js)
 const MAX_LABEL_PX = 110;
 const OUTLINE_PX = 1.5;
 const LEGEND_BAR_PX = { width: 220, height: 12 };
@@ -110,17 +111,18 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
     'text-anchor': 'middle', fill: MUTED, transform: `translate(${FONT_PX},${top + side / 2}) rotate(-90)`,
   }));
   const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
+  const standoutStep = Math.max(1, Math.ceil((FONT_PX * STANDOUT_SPACING) / cellPx));
   const standouts = [query, ...marked];
   const style = (t) => ({
     ...(tokens[t].unknown && { fill: UNKNOWN, 'font-style': 'italic' }),
     ...(standouts.includes(t) && { fill: ACCENT, 'font-weight': 700 }),
   });
-  for (const t of labelledPositions(row0, rows, step, standouts)) {
+  for (const t of labelledPositions(row0, rows, step, standouts, standoutStep)) {
     group.append(text(left - LABEL_GAP_PX, top + (t - row0 + 0.5) * cellPx, tokenLabel(tokens[t].text), {
       'text-anchor': 'end', 'dominant-baseline': 'central', ...style(t),
     }));
   }
-  for (const t of labelledPositions(col0, size, step, standouts)) {
+  for (const t of labelledPositions(col0, size, step, standouts, standoutStep)) {
     const cx = left + (t - col0 + 0.5) * cellPx;
     group.append(text(0, 0, tokenLabel(tokens[t].text), {
       'dominant-baseline': 'central', transform: `translate(${cx},${top - LABEL_GAP_PX}) rotate(-90)`, ...style(t),

@@ -14,6 +14,8 @@ import { formatNumber } from '../format.js';
 
 const FONT_PX = 12;
 const LABEL_SPACING = 1.3;       // label pitch, in font heights, when thinning
+// the closest pitch of two standout labels, in font heights: the height of digits and lower case
+const STANDOUT_SPACING = 0.8;
 const LABEL_GAP_PX = 6;          // between a label and the matrix
 const MAX_LABEL_CHARS = 14;      // longer tokens are cut with an ellipsis
 const MAX_LABEL_PX = 110;
@@ -60,15 +62,15 @@ export function colorDomain(panels, value) {
 /**
  * The token positions of [start, start + count) that get a label when only every step-th fits:
  * the standouts there (the selected query, then marked tokens, in that order of precedence),
- * each that keeps `step` away from those before it (adjacent marked columns would write their
- * labels over each other), and every step-th position that keeps `step` away from them. The
- * canvas and the SVG figure (heatmap-svg.js) both label these.
+ * each that keeps `standoutStep` (≤ step: standouts may stand closer than the thinned grid,
+ * but not over each other) away from those before it, and every step-th position that keeps
+ * `step` away from them. The canvas and the SVG figure (heatmap-svg.js) both label these.
  */
-export function labelledPositions(start, count, step, standouts) {
+export function labelledPositions(start, count, step, standouts, standoutStep = step) {
   const end = start + count;
   const kept = [];
   for (const s of standouts) {
-    if (s >= start && s < end && kept.every((k) => Math.abs(s - k) >= step)) kept.push(s);
+    if (s >= start && s < end && kept.every((k) => Math.abs(s - k) >= standoutStep)) kept.push(s);
   }
   const labels = [...kept];
   for (let t = Math.ceil(start / step) * step; t < end; t += step) {
@@ -213,8 +215,9 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   function drawLabels(rect, cellPx, colors) {
     const { row0, col0, size } = model.region;
     const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
+    const standoutStep = Math.max(1, Math.ceil((FONT_PX * STANDOUT_SPACING) / cellPx));
     const standouts = [model.query, ...marked];
-    const shown = (start, count) => labelledPositions(start, count, step, standouts);
+    const shown = (start, count) => labelledPositions(start, count, step, standouts, standoutStep);
     const style = (t) => {
       const token = model.tokens[t];
       const selected = t === model.query || marked.has(t);

@@ -78,6 +78,7 @@ export function createRunsTable({ onShow, onRemove }) {
         drawOverlay(last.runs);
       });
       const overlay = document.createElement('td');
+      overlay.dataset.label = 'overlay';
       overlay.append(check);
       const name = cell(runName(run));
       const label = document.createElement('div');

@@ -37,6 +37,7 @@ export function createTrainingView() {
       return item;
     });
     list.replaceChildren(...items);
+    list.hidden = items.length < 2;  // one seed's progress is the status line's
   }
 
   function draw(run) {
