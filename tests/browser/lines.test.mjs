@@ -218,6 +218,29 @@ describe('lines view on high-DPI screens', () => {
       const count = both.filter((pixel) => near(pixel, hex)).length;
       assert.ok(count >= MIN_PAINTED_CSS_PX / 4, `${count} pixels in head ${head}'s colour`);
     }
+    // where a focused query's lines leave it, head 1's run above head 2's
+    await page.locator(QUERIES).nth(0).focus();
+    const column = await page.evaluate(([selector, queries, startPx, samplePx]) => {
+      const canvas = document.querySelector(selector);
+      const x = Math.round(Number(document.querySelector(queries).getAttribute('x')) + startPx + samplePx);
+      const { data } = canvas.getContext('2d').getImageData(x, 0, 1, canvas.height);
+      const rows = [];
+      for (let y = 0; y < canvas.height; ++y) if (data[4 * y + 3] >= 128) rows.push([y, [data[4 * y], data[4 * y + 1], data[4 * y + 2]]]);
+      return rows;
+    }, [CANVAS, QUERIES, LINE_START_PX, SAMPLE_PX]);
+    // each opaque pixel counted for the head whose colour it is nearer (the lines overlap a little)
+    const distance = (pixel, hex) => Math.hypot(...pixel.map((v, k) => v - channels(hex)[k]));
+    const rowsOf = (hex, other) => column.filter(([, pixel]) => distance(pixel, hex) < distance(pixel, other)).map(([y]) => y);
+    const [first, second] = [rowsOf(schemeTableau10[0], schemeTableau10[1]), rowsOf(schemeTableau10[1], schemeTableau10[0])];
+    const mean = (ys) => ys.reduce((a, b) => a + b, 0) / ys.length;
+    assert.ok(first.length > 0 && second.length > 0 && mean(first) < mean(second),
+      `head 1's lines above head 2's where they leave the query: rows ${first} and ${second}`);
+    await page.locator(QUERIES).nth(0).blur();
+    // 16 heads: 16 colours, none twice
+    await page.evaluate(() => { location.hash = '#tw=linear&do=16&h=16'; });
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="lines-heads"] li').length === 16, null, { timeout: TIMEOUT_MS });
+    const sixteen = await legend();
+    assert.equal(new Set(sixteen.map(({ color }) => color)).size, 16, `the colours of 16 heads: ${sixteen.map(({ color }) => color)}`);
     // head 2 alone: its lines in its colour only, and one head needs no legend
     await page.evaluate(() => { location.hash = '#h=2&hv=2'; });
     await page.waitForFunction(() => document.querySelector('[data-testid="lines-heads"]').hidden, null, { timeout: TIMEOUT_MS });

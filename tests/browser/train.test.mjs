@@ -297,14 +297,15 @@ describe('Train page', () => {
     assert.ok(layout.chart <= PHONE.width, `a chart ${layout.chart} px wide`);
     // a run in the runs table: a card whose numbers are all in sight, each after its column's name
     assert.equal(await trainAndWait(page), 'finished');
-    assert.equal(await page.$eval('#runs-body td:first-child', (td) => getComputedStyle(td, '::after').content), '"overlay"',
+    // each name shown before its cell (and left out of what screen readers say: alt text "")
+    assert.equal(await page.$eval('#runs-body td:first-child', (td) => getComputedStyle(td, '::after').content), '"overlay" / ""',
       'the checkbox named under it');
     const cells = await page.$$eval('#runs-body td[data-label]:not(:first-child)', (tds) => tds.map((td) => ({
       text: getComputedStyle(td, '::before').content, right: td.getBoundingClientRect().right,
       room: td.closest('.table-scroll').getBoundingClientRect().right,
     })));
-    assert.deepEqual(cells.map((c) => c.text), ['seed', 'status', 'accuracy', 'first', 'middle (pair)', 'last', 'time']
-      .map((label) => `"${label}: "`));
+    assert.deepEqual(cells.map((c) => c.text), ['seed numbers', 'status', 'accuracy', 'first', 'middle (pair)', 'last', 'time']
+      .map((label) => `"${label}: " / ""`));
     for (const { text, right, room } of cells) assert.ok(right <= room, `${text} ends at ${right} px in ${room} px`);
     // the summaries above the charts wrap inside their panels, terms beside their values
     const pairs = await page.$$eval('.summary > div', (divs) => divs.map((div) => ({

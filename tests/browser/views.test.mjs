@@ -15,11 +15,11 @@ const FIXTURE_TOLERANCE = 1e-4;
 const TOLERANCE = 1e-6;
 const LONG_TOKENS = 4096;
 const LONG_TIMEOUT_MS = 60_000;
-// The longest the page's main thread may stop answering: 250 ms, or half the engine's time
-// when a loaded machine stretches that (attention computed on the main thread would stall it
-// for all of the engine's time; drawing the pooled matrix takes 30–80 ms, measured idle).
+// The longest the page's main thread may stop answering: 250 ms, or, when a loaded machine
+// stretches its drawing (30 ms idle), three times what the page measured drawing took.
+// Attention computed on the main thread would stall it for all of the engine's ~1 s.
 const MAX_STALL_MS = 250;
-const MAX_STALL_SHARE_OF_ENGINE = 0.5;
+const MAX_STALL_PER_DRAWING = 3;
 const STALL_PROBE_MS = 10;
 const ZOOMED_ROWS = 512;
 const PHONE = { width: 390, height: 844 };
@@ -138,7 +138,7 @@ describe('views', () => {
     const timing = JSON.parse(await page.getAttribute(HEATMAP, 'data-timing'));
     t.diagnostic(`4,096 tokens: ${seconds.toFixed(1)} s to draw (engine ${timing.engine.toFixed(0)} ms, ` +
       `view ${timing.view.toFixed(0)} ms, drawing ${timing.draw.toFixed(0)} ms); longest main-thread stall ${worst.toFixed(0)} ms`);
-    const allowed = Math.max(MAX_STALL_MS, MAX_STALL_SHARE_OF_ENGINE * timing.engine);
+    const allowed = Math.max(MAX_STALL_MS, MAX_STALL_PER_DRAWING * timing.draw);
     assert.ok(worst < allowed, `the main thread stalled for ${worst} ms (allowed ${allowed} ms)`);
     assert.ok(Number(await page.getAttribute(HEATMAP, 'data-block')) > 1, 'a 4,096-token matrix is drawn in blocks');
 

@@ -11,6 +11,7 @@ test('formatBytes: three significant digits in the largest unit below the value'
     [0, '0 B'], [288, '288 B'], [1023, '1023 B'], [KiB, '1.00 KiB'], [65_843, '64.3 KiB'], [257 * KiB, '257 KiB'],
     [128 * MiB, '128 MiB'], [640 * MiB, '640 MiB'], [33 * MiB, '33.0 MiB'], [1.5 * GiB, '1.50 GiB'], [8 * GiB, '8.00 GiB'],
     [512 * GiB, '512 GiB'], [1023.99 * KiB, '1024 KiB'], [2048 * TiB, '2048 TiB'],
+    [9.996 * KiB, '10.0 KiB'], [9.994 * KiB, '9.99 KiB'], [99.97 * KiB, '100 KiB'], [99.94 * KiB, '99.9 KiB'],
   ];
   for (const [bytes, text] of golden) assert.equal(formatBytes(bytes), text, `${bytes} bytes`);
 });

@@ -39,6 +39,10 @@ describe('labelled token positions', () => {
       }
       const first = standouts.find(inside);
       if (first !== undefined) assert.ok(got.includes(first), `the first standout inside; ${what}`);
+      standouts.filter(inside).forEach((s, k, own) => {
+        const before = own.slice(0, k).filter((b) => got.includes(b));
+        if (before.every((b) => Math.abs(s - b) >= standoutStep)) assert.ok(got.includes(s), `standout ${s} has room; ${what}`);
+      });
       for (const t of got) assert.ok(standouts.includes(t) || t % step === 0, `${t} is a standout or on the grid; ${what}`);
       for (let t = Math.ceil(start / step) * step; inside(t); t += step) {
         if (!got.includes(t)) assert.ok(got.some((l) => standouts.includes(l) && Math.abs(l - t) < step), `${t} left for a standout; ${what}`);

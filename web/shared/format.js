@@ -21,8 +21,9 @@ export function formatBytes(bytes) {
     unit += 1;
   }
   if (unit === 0) return `${bytes} B`;
+  // the digits after the point chosen from the rounded value (9.996 reads 10.0, not 10.00);
   // 1023.95 KiB rounds to "1024 KiB" rather than "1.00 MiB": four digits, the unit's last value
-  const digits = bytes < 10 ? 2 : bytes < 100 ? 1 : 0;
+  const digits = Number(bytes.toFixed(2)) < 10 ? 2 : Number(bytes.toFixed(1)) < 100 ? 1 : 0;
   return `${bytes.toFixed(digits)} ${BYTE_UNITS[unit]}`;
 }
 

@@ -41,7 +41,7 @@ export function hashEntries(hash, problems) {
  * A reader of hash entries into settings by `fields` ({name: {key, label, codec}}, codecs as
  * setting-codecs.js makes them): read(settings, key, value, problems) sets the named setting
  * to codec.parse(value), or says in `problems` that the key is unknown or the value bad
- * ('h (number of heads) must be a whole number from 1 to 64, got “x”').
+ * ('h (number of heads) must be a whole number from 1 to 16, got “x”').
  */
 export function fieldReader(fields) {
   const byKey = new Map(Object.entries(fields).map(([name, field]) => [field.key, [name, field]]));

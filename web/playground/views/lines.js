@@ -1,8 +1,9 @@
 // The lines view, after BertViz's head view: queries on the left, keys on the right, one line
 // per pair with its opacity proportional to the attention weight (the strongest line shown is
-// opaque, so that the lines of a long input's window stay visible), one colour per head, each
-// head's lines a little above or below the others' (side by side within a token's row, so that
-// one head's lines never hide another's).
+// opaque, so that the lines of a long input's window stay visible), one colour per head
+// (Tableau 10, or hues spread around the wheel for more heads), each head's lines a little
+// above or below the others' within a token's row: side by side up to 8 heads, overlapping in
+// part beyond (16 heads share 16 pixels), so that one head's lines never hide another's whole.
 // Hovering a token, or focusing a query, keeps only its lines; clicking a token (or Enter on
 // a query) selects it. The tokens are SVG text (focusable, readable by screen readers); the
 // lines, up to heads × 40 × 40 of them, are painted on a canvas behind it, in one path per
@@ -16,7 +17,7 @@
 // itself, each time as many device pixels lower as it holds hairlines: the same image up to
 // rounding, as source-over is associative (those 12,800 lines at a ratio of 2: one stroke and
 // two copies, 50 ms, against 170 ms for four strokes).
-import { schemeTableau10 } from 'd3-scale-chromatic';
+import { interpolateSinebow, schemeTableau10 } from 'd3-scale-chromatic';
 import { select } from 'd3-selection';
 
 const ROW_PX = 22;
@@ -34,7 +35,13 @@ const MIN_VISIBLE_OPACITY = 0.02; // fainter lines would not show
 const OPACITY_STEPS = 32;         // lines are painted in this many steps of opacity
 const MAX_LABEL_CHARS = 18;
 
-const headColor = (head) => schemeTableau10[head % schemeTableau10.length];
+// Each shown head's colour: Tableau 10 by head number, or, past 10 heads, hues spread evenly.
+function headColors(heads) {
+  const spread = heads.length > schemeTableau10.length;
+  return new Map(heads.map(({ head }, k) => [
+    head, spread ? interpolateSinebow(k / heads.length) : schemeTableau10[head % schemeTableau10.length],
+  ]));
+}
 
 function label(text) {
   return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
@@ -47,13 +54,13 @@ function backingRatio(width, height) {
 }
 
 // The heads' colours under the lines (a swatch and "Head h" each), when there is more than one.
-function showHeads(legend, heads) {
+function showHeads(legend, heads, colors) {
   legend.hidden = heads.length < 2;
   legend.replaceChildren(...heads.map(({ head }) => {
     const item = document.createElement('li');
     const swatch = document.createElement('span');
     swatch.className = 'swatch';
-    swatch.style.background = headColor(head);
+    swatch.style.background = colors.get(head);
     item.append(swatch, `Head ${head + 1}`);
     return item;
   }));
@@ -68,6 +75,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
   const context = canvas.getContext('2d');
   let links = [];    // {head, i, j, opacity}
   let headOffsets = new Map();  // head → its lines' CSS pixels below the row's middle
+  let colors = new Map();       // head → its lines' colour
   let geometry = null;
   let model = null;     // the last draw's argument, drawn again when the frame is resized
   let isolated = null;  // {side: 'query' | 'key', position}: the token whose lines alone show, or null
@@ -102,7 +110,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     for (let pass = 0; pass < strokes; ++pass) {
       context.setTransform(ratio, 0, 0, ratio, 0, pass * HAIRLINE_PX);  // the offset in device pixels
       for (const { head, step, path } of paths.values()) {
-        context.strokeStyle = headColor(head);
+        context.strokeStyle = colors.get(head);
         context.globalAlpha = step / OPACITY_STEPS;
         context.stroke(path);
       }
@@ -121,7 +129,8 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
 
   function draw({ tokens, heads, query }) {
     model = { tokens, heads, query };
-    showHeads(legend, heads);
+    colors = headColors(heads);
+    showHeads(legend, heads, colors);
     const spacing = Math.min(LINE_PX, HEADS_BAND_PX / heads.length);
     headOffsets = new Map(heads.map(({ head }, k) => [head, (k - (heads.length - 1) / 2) * spacing]));
     const width = svg.parentElement.clientWidth;

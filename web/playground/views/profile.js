@@ -1,5 +1,6 @@
 // Row and column profile under the matrix, readable at any length: the selected query's
-// weights over the keys on display, and the mean weight each key receives from all queries.
+// weights over the keys on display, and the mean weight each key receives from all queries
+// (from the queries fed so far, generating step by step: the worker's `profiles`).
 // Both come pooled to at most a few hundred points (max or mean of each stretch of keys).
 // The x axis counts token positions: a point stands at its token (or at the middle of its
 // stretch of tokens), and each tick is a whole position, under the point of that token.

@@ -12,7 +12,7 @@ import { scaleLinear } from 'd3-scale';
 import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep, specialsIn } from './colors.js';
-import { cellImage, labelledPositions, tokenLabel } from './heatmap.js';
+import { LABEL_SPACING, STANDOUT_SPACING, cellImage, labelledPositions, tokenLabel } from './heatmap.js';
 import { fittingTicks } from './legend.js';
 
 const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
@@ -31,8 +31,6 @@ const LABEL_GAP_PX = 6;         // between a label and the matrix, with room for
 const SWATCH_GAP_PX = 4;        // between a legend swatch and its name
 const FRAME_PX = 3;             // a panel's frame, when it has one (its key/value group's colour)
 const FRAME_GAP_PX = 2;         // between the frame and the cells
-const LABEL_SPACING = 1.3;      // label pitch, in font heights, when thinning
-const STANDOUT_SPACING = 0.8;   // the closest pitch of two standout labels (heatmap.js)
 const MAX_LABEL_PX = 110;
 const OUTLINE_PX = 1.5;
 const LEGEND_BAR_PX = { width: 220, height: 12 };

@@ -13,9 +13,10 @@ import {
 import { formatNumber } from '../format.js';
 
 const FONT_PX = 12;
-const LABEL_SPACING = 1.3;       // label pitch, in font heights, when thinning
-// the closest pitch of two standout labels, in font heights: the height of digits and lower case
-const STANDOUT_SPACING = 0.8;
+/** The label pitch, in font heights, when thinning. */
+export const LABEL_SPACING = 1.3;
+/** The closest pitch of two standout labels, in font heights: the height of digits and lower case. */
+export const STANDOUT_SPACING = 0.8;
 const LABEL_GAP_PX = 6;          // between a label and the matrix
 const MAX_LABEL_CHARS = 14;      // longer tokens are cut with an ellipsis
 const MAX_LABEL_PX = 110;
@@ -302,7 +303,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     canvas.dataset.cols = String(size);
     canvas.dataset.heads = String(model.panels.length);
     canvas.dataset.block = String(model.block);
-    canvas.dataset.marked = [...marked].join(',');
+    canvas.dataset.marked = [...marked].sort((a, b) => a - b).join(',');
   }
 
   // Token position under a CSS-pixel point: {panel, i, j}, or {panel, i, j: null} over the row labels.

@@ -28,16 +28,15 @@ export function fittingTicks(scale, width, most = TICKS) {
 /**
  * Fills the legend's parts once; returns update({heading, domain, present}), present: which
  * colours outside the scale the heatmap shows ({masked, nan, infinity}, specialsIn), the only
- * swatches listed. `specials`: whether NaN and ±Infinity can be among them (weights that a
- * model's softmax made are never either); `scale`: the colour scale, 'sequential' or 'diverging'.
+ * swatches listed; `scale`: the colour scale, 'sequential' or 'diverging'.
  */
-export function createLegend({ bar, axis, title, swatches, specials = true, scale = 'sequential' }) {
+export function createLegend({ bar, axis, title, swatches, scale = 'sequential' }) {
   bar.width = COLOR_STEPS;
   bar.height = 1;
   const image = new ImageData(COLOR_STEPS, 1);
   image.data.set(COLOR_SCALES[scale].table);
   bar.getContext('2d').putImageData(image, 0, 0);
-  const listed = { masked: MASKED, ...(specials ? SPECIAL_COLORS : {}) };
+  const listed = { masked: MASKED, ...SPECIAL_COLORS };
   const items = Object.fromEntries(Object.entries(listed).map(([name, { css, className, label }]) => {
     const item = document.createElement('li');
     const swatch = document.createElement('span');

@@ -47,7 +47,7 @@ export function createAttentionMap() {
   });
   const updateLegend = createLegend({
     bar: $('attention-legend-bar'), axis: $('attention-legend-axis'), title: $('attention-legend-title'),
-    swatches: $('attention-legend-swatches'), specials: false,
+    swatches: $('attention-legend-swatches'),
   });
 
   function redraw() {
@@ -71,7 +71,9 @@ export function createAttentionMap() {
       const q = sequence.queried;
       const model = {
         tokens, n: T, region: { row0: 0, col0: 0, size: T }, block: 1, pooling: 'max', query: T - 1, panels,
-        value: 'weights', domain: colorDomain(panels, 'weights'), marked: [2 * q, 2 * q + 1],
+        value: 'weights', domain: colorDomain(panels, 'weights'),
+        // the value before the key: where only one label fits, the value's stays (the query's row names the key)
+        marked: [2 * q + 1, 2 * q],
         names: { query: 'position', key: 'looks at' }, columns: heads,
       };
       shown = { model, sequence };

@@ -95,7 +95,7 @@ export function createRunsTable({ onShow, onRemove }) {
       );
       row.append(
         overlay, name,
-        cell(run.seeds.map((s) => s.seed).join(', '), 'number', 'seed'),
+        cell(run.seeds.map((s) => s.seed).join(', '), 'number', 'seed numbers'),
         cell(statusWords[run.status] ?? run.status, '', 'status'),
         cell(summary ? percentFine(summary.accuracy) : '—', 'number', 'accuracy'),
         cell(summary ? percentFine(summary.first) : '—', 'number', 'first'),
