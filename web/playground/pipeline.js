@@ -148,7 +148,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       }).then(timed)),
     ]);
     return {
-      computed, heads, region: area, rows, blocks, profiles: { ...profiles, queries }, lines: { start: linesStart, count: linesCount, panels: lines.panels },
+      computed, heads, region: area, rows, blocks, profiles, lines: { start: linesStart, count: linesCount, panels: lines.panels },
       milliseconds: performance.now() - started,
     };
   }

@@ -216,15 +216,15 @@ const handlers = {
   },
 
   // Over the columns [col0, col0+size), in at most `points` points: the query's row and the
-  // keys' mean attention from the first `queries` queries (all by default), each averaged
-  // over the given heads.
-  profiles(engine, { heads, col0, size, query, points, pooling, queries = current?.n }) {
+  // keys' mean attention from the first `queries` queries, each averaged over the given heads:
+  // {stretch, row, column, queries}.
+  profiles(engine, { heads, col0, size, query, points, pooling, queries }) {
     if (!current) throw new Error('no attention result yet');
     if (!(queries >= 1 && queries <= current.n)) throw new Error(`queries ${queries} of a ${current.n}-token result`);
     const rowOf = (head) => current.weights[head].data.subarray(query * current.n, (query + 1) * current.n);
     const row = poolVector(meanOf(heads.map(rowOf)), col0, size, points, pooling);
     const column = poolVector(meanOf(heads.map((head) => received(head, queries))), col0, size, points, pooling);
-    return { stretch: row.stretch, row: row.values, column: column.values };
+    return { stretch: row.stretch, row: row.values, column: column.values, queries };
   },
 
   // The walk-through of one query, cut to at most maxRows keys: all of them, or the ones with

@@ -17,6 +17,13 @@ const Y_TICKS = 5;
 const POINT_RADIUS_PX = 3.5;
 const LABEL_OFFSET_PX = 34;      // axis titles sit this far outside the plot
 
+/** The palette's grey (series-3 in line-chart.css): for keys and reference lines, such as chance. */
+export const KEY_COLOR = 3;
+const DATA_COLORS = [0, 1, 2, 4, 5, 6, 7];  // the palette without its grey
+
+/** The colour index of the k-th data series: the palette in order, leaving out the key's grey. */
+export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
+
 /**
  * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog}) where each series
  * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted' | 'faint', points:

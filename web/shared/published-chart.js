@@ -2,13 +2,9 @@
 // of the answer document for a number of documents, each model's closed-book accuracy as a
 // dashed line of its colour. The lab (chart 5) and the Train page draw it.
 import { format } from 'd3-format';
-import { createLineChart } from './line-chart.js';
+import { KEY_COLOR, createLineChart, seriesColor } from './line-chart.js';
 import { curvesFor } from './published-data.js';
 
-const CLOSED_BOOK_COLOR = 3;  // series-3, the grey of the palette, for the legend's key
-// The models' colours: the palette without its grey, which stands for the key alone (grey
-// next to the dark scheme's pale blue read as one colour).
-const MODEL_COLORS = [0, 1, 2, 4, 5, 6, 7];
 const MARGIN_POINTS = 3;      // percentage points of room above and below the curves
 
 /** Binds the chart to `svg` and `legend` (a <ul class="chart-legend">); returns draw(documents). */
@@ -21,13 +17,13 @@ export function createPublishedChart(svg, legend) {
   return function draw(documents) {
     const curves = curvesFor(documents);
     const series = curves.flatMap((curve, k) => {
-      const colorIndex = MODEL_COLORS[k % MODEL_COLORS.length];
+      const colorIndex = seriesColor(k);  // not the closed-book key's grey
       return [
         { label: curve.model, xs: curve.positions, ys: curve.accuracy, colorIndex, points: true },
         { label: '', xs: [1, documents], ys: [curve.closedBook, curve.closedBook], colorIndex, style: 'dashed' },
       ];
     });
-    series.push({ label: 'dashed: the same model with no documents (closed book)', xs: [], ys: [], colorIndex: CLOSED_BOOK_COLOR, style: 'dashed' });
+    series.push({ label: 'dashed: the same model with no documents (closed book)', xs: [], ys: [], colorIndex: KEY_COLOR, style: 'dashed' });
     const all = curves.flatMap((c) => [...c.accuracy, c.closedBook]);
     chart({ series, xDomain: [1, documents], yDomain: [Math.min(...all) - MARGIN_POINTS, Math.max(...all) + MARGIN_POINTS] });
   };

@@ -19,6 +19,7 @@
 // two copies, 50 ms, against 170 ms for four strokes).
 import { interpolateSinebow, schemeTableau10 } from 'd3-scale-chromatic';
 import { select } from 'd3-selection';
+import { swatchItem } from '../../shared/heatmap/legend.js';
 
 const ROW_PX = 22;
 const HEADER_PX = 26;
@@ -56,14 +57,7 @@ function backingRatio(width, height) {
 // The heads' colours under the lines (a swatch and "Head h" each), when there is more than one.
 function showHeads(legend, heads, colors) {
   legend.hidden = heads.length < 2;
-  legend.replaceChildren(...heads.map(({ head }) => {
-    const item = document.createElement('li');
-    const swatch = document.createElement('span');
-    swatch.className = 'swatch';
-    swatch.style.background = colors.get(head);
-    item.append(swatch, `Head ${head + 1}`);
-    return item;
-  }));
+  legend.replaceChildren(...heads.map(({ head }) => swatchItem({ css: colors.get(head), label: `Head ${head + 1}` })));
 }
 
 /**

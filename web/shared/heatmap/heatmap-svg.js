@@ -12,7 +12,7 @@ import { scaleLinear } from 'd3-scale';
 import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep, specialsIn } from './colors.js';
-import { LABEL_SPACING, STANDOUT_SPACING, cellImage, labelledPositions, tokenLabel } from './heatmap.js';
+import { cellImage, labelSteps, labelledPositions, tokenLabel } from './heatmap.js';
 import { fittingTicks } from './legend.js';
 
 const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
@@ -108,8 +108,7 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   group.append(text(0, 0, `← ${names.query}`, {
     'text-anchor': 'middle', fill: MUTED, transform: `translate(${FONT_PX},${top + side / 2}) rotate(-90)`,
   }));
-  const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
-  const standoutStep = Math.max(1, Math.ceil((FONT_PX * STANDOUT_SPACING) / cellPx));
+  const { step, standoutStep } = labelSteps(FONT_PX, cellPx);
   const standouts = [query, ...marked];
   const style = (t) => ({
     ...(tokens[t].unknown && { fill: UNKNOWN, 'font-style': 'italic' }),

@@ -13,10 +13,9 @@ import {
 import { formatNumber } from '../format.js';
 
 const FONT_PX = 12;
-/** The label pitch, in font heights, when thinning. */
-export const LABEL_SPACING = 1.3;
-/** The closest pitch of two standout labels, in font heights: the height of digits and lower case. */
-export const STANDOUT_SPACING = 0.8;
+const LABEL_SPACING = 1.3;       // label pitch, in font heights, when thinning
+// the closest pitch of two standout labels, in font heights: the height of digits and lower case
+const STANDOUT_SPACING = 0.8;
 const LABEL_GAP_PX = 6;          // between a label and the matrix
 const MAX_LABEL_CHARS = 14;      // longer tokens are cut with an ellipsis
 const MAX_LABEL_PX = 110;
@@ -58,6 +57,17 @@ export function colorDomain(panels, value) {
   }
   if (!Number.isFinite(lo)) return [0, 1];
   return hi > lo ? [lo, hi] : [lo, lo + 1];
+}
+
+/**
+ * labelledPositions's steps for labels `fontPx` high on cells `cellPx` wide: {step, standoutStep},
+ * in tokens. The canvas and the SVG figure, each with its own font, both thin by these.
+ */
+export function labelSteps(fontPx, cellPx) {
+  return {
+    step: Math.max(1, Math.ceil((fontPx * LABEL_SPACING) / cellPx)),
+    standoutStep: Math.max(1, Math.ceil((fontPx * STANDOUT_SPACING) / cellPx)),
+  };
 }
 
 /**
@@ -215,8 +225,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
 
   function drawLabels(rect, cellPx, colors) {
     const { row0, col0, size } = model.region;
-    const step = Math.max(1, Math.ceil((FONT_PX * LABEL_SPACING) / cellPx));
-    const standoutStep = Math.max(1, Math.ceil((FONT_PX * STANDOUT_SPACING) / cellPx));
+    const { step, standoutStep } = labelSteps(FONT_PX, cellPx);
     const standouts = [model.query, ...marked];
     const shown = (start, count) => labelledPositions(start, count, step, standouts, standoutStep);
     const style = (t) => {

@@ -25,6 +25,16 @@ export function fittingTicks(scale, width, most = TICKS) {
   }
 }
 
+/** A legend's item: a swatch (`css`, its background, or `className`, its CSS class) and `label`. */
+export function swatchItem({ css, className, label }) {
+  const item = document.createElement('li');
+  const swatch = document.createElement('span');
+  swatch.className = `swatch${className ? ` ${className}` : ''}`;
+  if (css) swatch.style.background = css;
+  item.append(swatch, label);
+  return item;
+}
+
 /**
  * Fills the legend's parts once; returns update({heading, domain, present}), present: which
  * colours outside the scale the heatmap shows ({masked, nan, infinity}, specialsIn), the only
@@ -37,14 +47,7 @@ export function createLegend({ bar, axis, title, swatches, scale = 'sequential' 
   image.data.set(COLOR_SCALES[scale].table);
   bar.getContext('2d').putImageData(image, 0, 0);
   const listed = { masked: MASKED, ...SPECIAL_COLORS };
-  const items = Object.fromEntries(Object.entries(listed).map(([name, { css, className, label }]) => {
-    const item = document.createElement('li');
-    const swatch = document.createElement('span');
-    swatch.className = `swatch${className ? ` ${className}` : ''}`;
-    if (css) swatch.style.background = css;
-    item.append(swatch, label);
-    return [name, item];
-  }));
+  const items = Object.fromEntries(Object.entries(listed).map(([name, colour]) => [name, swatchItem(colour)]));
   swatches.replaceChildren(...Object.values(items));
 
   return function update({ heading, domain, present }) {

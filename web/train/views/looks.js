@@ -4,15 +4,12 @@
 // the same model's accuracy at that position. Heads differ from seed to seed, so this chart
 // shows one seed's model.
 import { format } from 'd3-format';
-import { createLineChart } from '../../shared/line-chart.js';
+import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { evaluationsAt } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { percent, weightFormat } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
-const ACCURACY_COLOR = 3;
-// the palette without the accuracy's grey
-const HEAD_COLORS = [0, 1, 2, 4, 5, 6, 7];
 const TARGETS = {
   value: { field: 'toValue', words: 'the queried value' },
   key: { field: 'toKey', words: 'the queried key' },
@@ -34,12 +31,12 @@ export function createLooksView() {
     const xs = evaluation.accuracyByPosition.map((_, i) => i + 1);
     const byHead = evaluation.attention[field];
     const heads = byHead.flatMap((layer, l) => layer.map((values, h) => ({
-      id: `L${l + 1}H${h + 1}`, label: `layer ${l + 1} · head ${h + 1}`, xs, ys: values, colorIndex: HEAD_COLORS[(l * layer.length + h) % HEAD_COLORS.length],
+      id: `L${l + 1}H${h + 1}`, label: `layer ${l + 1} · head ${h + 1}`, xs, ys: values, colorIndex: seriesColor(l * layer.length + h),
     })));
     chart({
       series: [
         ...heads,
-        { id: 'accuracy', label: 'accuracy (dashed)', xs, ys: evaluation.accuracyByPosition, colorIndex: ACCURACY_COLOR, style: 'dashed' },
+        { id: 'accuracy', label: 'accuracy (dashed)', xs, ys: evaluation.accuracyByPosition, colorIndex: KEY_COLOR, style: 'dashed' },
       ],
       xDomain: [1, Math.max(2, pairs)], yDomain: [0, 1],
     });

@@ -1,6 +1,7 @@
 // How the Train page's read-outs write their numbers, and the series every chart of a run
 // draws: a mean over seeds with its spread as a band.
 import { format } from 'd3-format';
+import { KEY_COLOR } from '../../shared/line-chart.js';
 
 export const percent = format('.0%');
 export const percentFine = format('.1%');
@@ -8,7 +9,6 @@ export const lossFormat = format('.3~f');
 export const weightFormat = format('.2~f');
 export const countFormat = format(',');
 
-export const CHANCE_COLOR = 3;  // series-3, the palette's grey
 
 /**
  * A chart series of a spread {mean, low, high} at xs: the mean as the line, and the band from
@@ -23,7 +23,7 @@ export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = 0, poin
 
 /** The dashed line of chance, 1 / value symbols, across [x0, x1]. */
 export function chanceSeries(level, [x0, x1]) {
-  return { id: 'chance', label: `chance (${percentFine(level)})`, xs: [x0, x1], ys: [level, level], colorIndex: CHANCE_COLOR, style: 'dashed' };
+  return { id: 'chance', label: `chance (${percentFine(level)})`, xs: [x0, x1], ys: [level, level], colorIndex: KEY_COLOR, style: 'dashed' };
 }
 
 /** How a run's seeds read in a legend: '' for one, ' (mean of 3 seeds; band: lowest to highest seed)'. */
@@ -36,5 +36,5 @@ export function seedsNote(seeds) {
  * over seeds and bands their range, when some series has more than one seed; else none.
  */
 export function seedsLegend(seeds) {
-  return seeds > 1 ? [{ id: 'seeds-note', label: `lines: mean of ${seeds} seeds; bands: lowest to highest seed`, xs: [], ys: [], colorIndex: CHANCE_COLOR, style: 'faint' }] : [];
+  return seeds > 1 ? [{ id: 'seeds-note', label: `lines: mean of ${seeds} seeds; bands: lowest to highest seed`, xs: [], ys: [], colorIndex: KEY_COLOR, style: 'faint' }] : [];
 }
