@@ -144,6 +144,21 @@ export async function downloadOf(page, button) {
   return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
 }
 
+/**
+ * The stroke colours of a line chart's solid series, in order, and the palette's key grey
+ * (line-chart.js KEY_COLOR, series-3): {strokes, grey}.
+ */
+export async function solidStrokes(page, chart) {
+  return page.$eval(chart, (svg) => {
+    const probe = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    probe.style.stroke = 'var(--series-3)';
+    svg.append(probe);
+    const grey = getComputedStyle(probe).stroke;
+    probe.remove();
+    return { strokes: [...svg.querySelectorAll('.series.solid path.line')].map((path) => getComputedStyle(path).stroke), grey };
+  });
+}
+
 /** The page's JSON export of the heads on display (its numbers, with "Infinity" and "NaN" as numbers). */
 export async function exportedJson(page) {
   const file = JSON.parse((await downloadOf(page, '#export-json')).bytes.toString('utf8'));

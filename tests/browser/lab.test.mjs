@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  TIMEOUT_MS, assertEngineFailureShown, downloadOf, nodeEngine, openPage, startSuite,
+  TIMEOUT_MS, assertEngineFailureShown, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
 
 const POSITION_PATH = '#position-chart .series path';
@@ -92,15 +92,7 @@ describe('lab page', () => {
     assert.equal(await page.locator('#published-chart circle').count(), 20);
     assert.match(await page.textContent('#published-legend'), /GPT-3\.5-Turbo.*closed book/s);
     // each model in a colour of its own, none the grey of the closed-book key
-    const { strokes, grey } = await page.$eval('#published-chart', (svg) => {
-      const probe = document.createElementNS('http://www.w3.org/2000/svg', 'path');
-      probe.setAttribute('class', 'series-3');
-      probe.style.stroke = 'var(--series-3)';
-      svg.append(probe);
-      const keyGrey = getComputedStyle(probe).stroke;
-      probe.remove();
-      return { strokes: [...svg.querySelectorAll('.series.solid path.line')].map((path) => getComputedStyle(path).stroke), grey: keyGrey };
-    });
+    const { strokes, grey } = await solidStrokes(page, '#published-chart');
     assert.equal(new Set(strokes).size, 4, `the models' colours: ${strokes}`);
     assert.ok(!strokes.includes(grey), `no model in the key's grey ${grey}: ${strokes}`);
     await page.selectOption('#documents', '30');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, nodeEngine, openPage, startSuite,
-  trainAndWait,
+  solidStrokes, trainAndWait,
 } from './helpers.mjs';
 import { parseHash, taskOptions, trainerOptions } from '../../web/train/state.js';
 
@@ -94,8 +94,13 @@ describe('Train page', () => {
   });
 
   test('the attention map: tokens labelled, the queried pair marked, hover values equal to the engine’s; save then load gives the same model', async () => {
-    const { page, close } = await openPage(suite, `train.html${QUICK}&example=3`, { viewport: TALL });
+    // four evaluated lengths, so that chart 3 needs a fourth colour
+    const hash = QUICK.replace('evalAt=4%2C6%2C8', 'evalAt=4%2C5%2C6%2C8');
+    const { page, close } = await openPage(suite, `train.html${hash}&example=3`, { viewport: TALL });
     assert.equal(await trainAndWait(page), 'finished');
+    const lengths = await solidStrokes(page, '#lengths-chart');
+    assert.equal(new Set(lengths.strokes).size, 4, `a colour per length: ${lengths.strokes}`);
+    assert.ok(!lengths.strokes.includes(lengths.grey), `no length in the chance line's grey ${lengths.grey}: ${lengths.strokes}`);
     await page.waitForFunction(() => document.getElementById('attention-map').dataset.rows === '10', null, { timeout: TIMEOUT_MS });
     const saved = JSON.parse((await downloadOf(page, '[data-testid="save-model"]')).bytes.toString('utf8'));
     assert.equal(saved.format, 'attention-playground-transformer');
@@ -105,7 +110,7 @@ describe('Train page', () => {
     // the engine in Node: the saved model's attention on the same held-out sequence
     const engine = await nodeEngine();
     const model = engine.loadTransformer(saved);
-    const { settings } = parseHash(QUICK);
+    const { settings } = parseHash(hash);
     const batch = engine.retrievalBatch({ task: taskOptions(settings), objective: 'retrieval', pairs: 4, batch: 1, seed: 3 });
     const { weights } = model.attention({ tokens: batch.tokens });
     model.delete();
@@ -157,6 +162,20 @@ describe('Train page', () => {
     await page.waitForFunction(() => document.getElementById('model-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
     assert.match(await page.textContent('[data-testid="model-status"]'), /^notes\.json was not loaded: .*format/);
     assert.equal(await page.locator('#runs-body tr').count(), 2);
+
+    // five runs overlaid, each in a colour of its own, none in the key's grey
+    for (const count of [3, 4, 5]) {
+      await page.setInputFiles('[data-testid="load-file"]', {
+        name: 'model.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saved)),
+      });
+      await page.waitForFunction((rows) => document.querySelectorAll('#runs-body tr').length === rows, count, { timeout: TIMEOUT_MS });
+    }
+    const ids = await page.$$eval('#runs-body tr', (rows) => rows.map((row) => row.dataset.run));
+    for (const id of ids) await page.check(`[aria-label="Overlay run ${id}"]`);
+    assert.equal(await page.getAttribute('#overlay-chart', 'data-runs'), ids.map((id) => `run-${id}`).join(','));
+    const overlay = await solidStrokes(page, '#overlay-chart');
+    assert.equal(new Set(overlay.strokes).size, 5, `a colour per run: ${overlay.strokes}`);
+    assert.ok(!overlay.strokes.includes(overlay.grey), `no run in the key's grey ${overlay.grey}: ${overlay.strokes}`);
     await close();
   });
 

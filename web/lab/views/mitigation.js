@@ -1,12 +1,12 @@
 // Chart 4, mitigations: the needle sweep before (dashed) and after the chosen mitigation, the
 // read-outs that changed, and what the mitigation does in the literature and in the model.
-import { createLineChart } from '../../shared/line-chart.js';
+import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { MITIGATIONS } from '../mitigations.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { domainFromZero, metricFormat, percent, ratio } from './readouts.js';
 
-const BEFORE_COLOR = 3;  // series-3, the grey of the lab's palette
-const AFTER_COLOR = 0;
+const BEFORE_COLOR = KEY_COLOR;  // the sweep before is the reference
+const AFTER_COLOR = seriesColor(0);
 
 const $ = (id) => document.getElementById(id);
 

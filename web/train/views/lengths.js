@@ -3,7 +3,7 @@
 // pair (0%) to its last (100%), so that the shapes compare; on the position axis pair i sits
 // at i for every length, so that what happens beyond the trained length shows.
 import { format } from 'd3-format';
-import { createLineChart } from '../../shared/line-chart.js';
+import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { chance, positionsAt } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { chanceSeries, percent, percentFine, seedsLegend, spreadSeries } from './readouts.js';
@@ -41,7 +41,7 @@ export function createLengthsView() {
     const series = curves.map((curve, c) => spreadSeries({
       id: `pairs-${curve.pairs}`,
       label: `${curve.pairs} pairs${curve.pairs === run.settings.pairs ? ' (trained)' : ''}`,
-      xs: curve.mean.map((_, i) => pairX(i, curve.pairs, axis)), curve, seeds: curve.seeds, colorIndex: c, points: true,
+      xs: curve.mean.map((_, i) => pairX(i, curve.pairs, axis)), curve, seeds: curve.seeds, colorIndex: seriesColor(c), points: true,
     }));
     chart({
       series: [...series, chanceSeries(chance(run.settings), xDomain), ...seedsLegend(run.seeds.length)], xDomain, yDomain: [0, 1],

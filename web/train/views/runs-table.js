@@ -2,14 +2,13 @@
 // settings, seeds, accuracy at the trained length and at its first, middle and last pair, and
 // time; a checkbox overlays a run's accuracy by position on the chart below it, Show brings a
 // run back into the charts above, Remove drops it (and frees its models).
-import { createLineChart } from '../../shared/line-chart.js';
+import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { middleIndex, positionsAt, runSummary } from '../runs.js';
 import { POSITIONAL_NAMES } from '../state.js';
 import { pairX } from './lengths.js';
 import { percent, percentFine, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
-const PALETTE = 8;
 const TIME_DIGITS = 1;
 
 // A cell; `label`, its column's heading, is what a phone shows before it, where the rows
@@ -52,7 +51,7 @@ export function createRunsTable({ onShow, onRemove }) {
       return [spreadSeries({
         id: `run-${run.id}`, label: `${runName(run)}${curve.seeds > 1 ? ` (mean of ${curve.seeds} seeds, band: their range)` : ''}`,
         curve, seeds: curve.seeds,
-        xs: curve.mean.map((_, i) => pairX(i, curve.pairs, 'relative')), colorIndex: (run.id - 1) % PALETTE, points: true,
+        xs: curve.mean.map((_, i) => pairX(i, curve.pairs, 'relative')), colorIndex: seriesColor(run.id - 1), points: true,
       })];
     });
     chart({ series, xDomain: [0, 1], yDomain: [0, 1] });
