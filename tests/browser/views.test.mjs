@@ -1,7 +1,7 @@
 // The step-by-step view against the tutorial's numbers and under overflow, the cost panel
 // against engine.attentionMemory, a 4,096-token input (pooled, zoomable, and computed without
 // freezing the page), the masked cells' hatching and its legend in both colour schemes,
-// the profile's axis, and the cost tables at phone width.
+// the profile's axis, and the cost tables and the matrix's buttons at phone width.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
@@ -91,7 +91,7 @@ describe('views', () => {
     await close();
   });
 
-  test('at phone width both cost tables fit the panel, every column in sight', async () => {
+  test('at phone width both cost tables fit the panel, every column in sight, and the matrix\'s buttons one row', async () => {
     const { page, close } = await openPage(suite, '#tw=linear&do=16&h=8&kv=2', { viewport: PHONE });
     await waitForRows(page, 6);
     await page.locator('#kv-cache-table tbody tr').first().waitFor();
@@ -102,6 +102,10 @@ describe('views', () => {
       }, table);
       assert.ok(width <= room, `${table} is ${width} px wide in ${room} px`);
     }
+    // the matrix panel's five buttons stay on one line
+    const tops = await page.$$eval('[aria-label="Compare and export"] button', (buttons) => buttons.map((b) => b.getBoundingClientRect().top));
+    assert.equal(tops.length, 5);
+    assert.equal(new Set(tops).size, 1, `the buttons' tops: ${tops}`);
     // the step-by-step table is wider, and scrolls: a shadow at the edge says there is more
     const steps = await page.evaluate(() => {
       const box = document.querySelector('[data-testid="steps-table"]').closest('.table-scroll');
