@@ -1,7 +1,8 @@
 // The step-by-step view against the tutorial's numbers and under overflow, the cost panel
 // against engine.attentionMemory, a 4,096-token input (pooled, zoomable, and computed without
 // freezing the page), the masked cells' hatching and its legend in both colour schemes,
-// the profile's axis, and the cost tables and the matrix's buttons at phone width.
+// the profile's axis, and at phone width the cost tables, the matrix's buttons and the shadows of
+// a table that scrolls.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
@@ -115,6 +116,23 @@ describe('views', () => {
     assert.ok(steps.scrollWidth > steps.width, `the steps table scrolls: ${steps.scrollWidth} px in ${steps.width} px`);
     assert.equal(steps.background.match(/radial-gradient/g)?.length, 2, 'a shadow at each edge');
     assert.equal(steps.attachment, 'local, local, scroll, scroll', 'covers that scroll with the table, shadows that stay');
+    // the query's row is highlighted in a translucent colour, so the shadow shows through it,
+    // and over the panel it looks as --accent-soft, in both colour schemes
+    const hex = (color) => color.match(/[0-9a-f]{2}/gi).map((pair) => parseInt(pair, 16));
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      const row = await page.evaluate(() => {
+        const cell = document.querySelector('[data-testid="steps-table"] tr.selected td');
+        const styles = getComputedStyle(document.documentElement);
+        return { cell: getComputedStyle(cell).backgroundColor, panel: styles.getPropertyValue('--panel').trim(),
+          soft: styles.getPropertyValue('--accent-soft').trim() };
+      });
+      const [r, g, b, alpha] = row.cell.match(/[\d.]+/g).map(Number);
+      assert.ok(alpha > 0 && alpha < 1, `${colorScheme}: the selected row's cells are translucent: ${row.cell}`);
+      const over = hex(row.panel).map((base, k) => base + alpha * ([r, g, b][k] - base));
+      hex(row.soft).forEach((channel, k) => assert.ok(Math.abs(over[k] - channel) <= 4,
+        `${colorScheme}: ${over} over the panel, ${row.soft} wanted`));
+    }
     await close();
   });
 
