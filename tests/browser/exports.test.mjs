@@ -72,6 +72,12 @@ function readSvg(page, text) {
       // clips its image of pooled cells with the image's own height
       hatches: [...svg.querySelectorAll('rect')].filter((rect) => rect.getAttribute('fill') === 'url(#masked-hatch)' && !rect.closest('.legend'))
         .map((rect) => ({ width: Number(rect.getAttribute('width')), height: Number(rect.getAttribute('height')) })),
+      // per panel: the dashed outline of the rows not fed yet, and its name
+      pending: [...svg.querySelectorAll('rect.pending')].map((rect) => ({
+        y: Number(rect.getAttribute('y')), width: Number(rect.getAttribute('width')), height: Number(rect.getAttribute('height')),
+        dashes: rect.getAttribute('stroke-dasharray'),
+      })),
+      pendingNames: [...svg.querySelectorAll('text.pending')].map((t) => t.textContent),
       viewports: [...svg.querySelectorAll('g > svg')].map((viewport) => ({
         width: Number(viewport.getAttribute('width')), height: Number(viewport.getAttribute('height')),
         imageHeight: Number(viewport.querySelector('image').getAttribute('height')),
@@ -180,6 +186,7 @@ describe('exports', () => {
     assert.deepEqual(cells, expected.map((c) => c.cell));
     assert.deepEqual(values.map((v) => Math.fround(Number(v))), expected.map((c) => c.weight), 'each cell’s weight, float32 for float32');
     assert.deepEqual(svg.images, []);
+    assert.deepEqual(svg.pending, [], 'every row drawn: none outlined as not fed');
     await close();
   });
 
@@ -204,6 +211,14 @@ describe('exports', () => {
     assert.deepEqual(svg.rowLabels, Array(4).fill(['Your', 'journey', 'starts']).flat());
     assert.equal(svg.hatches.length, 4);
     for (const { width, height } of svg.hatches) assert.ok(Math.abs(height - width / 2) < 1e-9, `the hatching of 3 rows of 6: ${height} of ${width}`);
+    // rows 3–5, not fed yet: outlined with dashes under the hatching, and named
+    assert.equal(svg.pending.length, 4);
+    for (const [k, { width, height, dashes }] of svg.pending.entries()) {
+      const side = svg.hatches[k].width;
+      assert.ok(Math.abs(height - (side / 2 - 1)) < 1e-9 && Math.abs(width - (side - 1)) < 1e-9, `the outline of rows 3–5: ${width} × ${height}`);
+      assert.equal(dashes, '4 3');
+    }
+    assert.deepEqual(svg.pendingNames, Array(4).fill('queries #3–#5: not fed yet'));
     // each head framed in its group's colour, as on the page
     assert.equal(svg.frames.length, 4);
     assert.equal(svg.frames[0], svg.frames[1]);
@@ -224,6 +239,9 @@ describe('exports', () => {
     assert.ok(Math.abs(height - (width * 301) / 600) < 1e-9, `rows 0–300 of 600: ${height} of ${width}`);
     assert.ok(Math.abs(imageHeight - (width * 302) / 600) < 1e-9, `151 blocks of 2 rows, the last reaching past row 300: ${imageHeight}`);
     assert.deepEqual(svg.hatches.map((hatch) => hatch.height), [height], 'the hatching under the rows fed alone');
+    assert.equal(svg.pending.length, 1);
+    assert.ok(Math.abs(svg.pending[0].height - ((width * 299) / 600 - 1)) < 1e-9, `rows 301–599 outlined: ${svg.pending[0].height}`);
+    assert.deepEqual(svg.pendingNames, ['queries #301–#599: not fed yet']);
     await close();
   });
 

@@ -69,6 +69,29 @@ async function scanTooltips(page) {
   return [...found.values()];
 }
 
+// The first panel's rows not fed yet, as the canvas draws them: {box: [x, y, width, height] in
+// CSS pixels, or null; dashes: the pixels in the page's muted colour down the outline's left edge,
+// of the band's height; named: whether any pixel in the band's middle row is that colour (its text)}.
+function pendingBand(page) {
+  return page.$eval(HEATMAP, (canvas) => {
+    if (canvas.dataset.pending === undefined) return { box: null };
+    const box = canvas.dataset.pending.split(' ').map(Number);
+    const [x, y, width, height] = box;
+    const ratio = canvas.width / canvas.clientWidth;
+    const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim()
+      .match(/[0-9a-f]{2}/gi).map((pair) => parseInt(pair, 16));
+    const isMuted = (data, k) => [0, 1, 2].every((c) => Math.abs(data[k + c] - muted[c]) <= 24) && data[k + 3] > 200;
+    const context = canvas.getContext('2d');
+    const edge = context.getImageData(Math.floor((x + 0.5) * ratio), Math.round(y * ratio), 1, Math.round(height * ratio)).data;
+    const middle = context.getImageData(Math.round(x * ratio), Math.round((y + height / 2) * ratio), Math.round(width * ratio), 1).data;
+    let dashes = 0;
+    for (let k = 0; k < edge.length; k += 4) if (isMuted(edge, k)) dashes += 1;
+    let named = false;
+    for (let k = 4 * Math.round(4 * ratio); k < middle.length - 16 * ratio; k += 4) named ||= isMuted(middle, k);
+    return { box, dashes: dashes / Math.round(height * ratio), named };
+  });
+}
+
 // The tooltips of row `query`, keys 0..count−1, read with the keyboard: focus puts the cursor
 // on the selected query's first cell, the right arrow moves along the row.
 async function rowByKeyboard(page, count) {
@@ -95,6 +118,11 @@ describe('generation step by step', () => {
       assert.ok(shown.maxDifference <= TOLERANCE, `step ${step}: decoded row differs by ${shown.maxDifference}`);
     }
     await waitForHash(page, 'gs=3');
+    // rows 4 and 5, not fed yet: outlined with dashes (4 on, 3 off) and named
+    const band = await pendingBand(page);
+    assert.ok(band.box !== null, 'the rows to come are outlined');
+    assert.ok(band.dashes > 0.4 && band.dashes < 0.8, `dashes down the outline's left edge: ${band.dashes} of it in the muted colour`);
+    assert.equal(band.named, true, 'the band names its rows');
     const tips = await scanTooltips(page);
     const rows = new Set(tips.map((tip) => Number(tip.query)));
     assert.deepEqual([...rows].sort(), [0, 1, 2, 3], 'the rows fed so far, and no other');
@@ -113,6 +141,7 @@ describe('generation step by step', () => {
     await generationAt(page, 5);
     await page.keyboard.press('Enter');  // the last token: forward stays there
     assert.equal((await generationAt(page, 5)).cached, TOKENS);
+    assert.equal((await pendingBand(page)).box, null, 'every row fed: nothing outlined');
     await close();
   });
 

@@ -6,13 +6,15 @@
 // in its <title>; bigger ones one embedded PNG per panel, one pixel per cell, scaled up
 // without smoothing, so that the file stays small and the cells crisp. The figure is drawn from
 // the canvas heatmap's model (heatmap.js): the same panel titles and frames, rows (generation step
-// by step draws the rows fed so far), marked columns and labelled tokens. Light colours,
+// by step draws the rows fed so far and outlines the rest), marked columns and labelled tokens. Light colours,
 // whatever the page's scheme: a figure goes on paper.
 import { scaleLinear } from 'd3-scale';
 import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep, specialsIn } from './colors.js';
-import { cellImage, labelSteps, labelledPositions, tokenLabel } from './heatmap.js';
+import {
+  PENDING_DASH, PENDING_TEXT_GAP_PX, cellImage, labelSteps, labelledPositions, pendingLabel, tokenLabel,
+} from './heatmap.js';
 import { fittingTicks } from './legend.js';
 
 const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
@@ -91,6 +93,19 @@ function definitions(legends) {
   return defs;
 }
 
+// The rows not fed yet (generation step by step), below the drawn ones: a dashed outline, and
+// their name inside when it fits, as on the canvas.
+function drawPending(group, { left, top, side, height, first, last }) {
+  group.append(svgElement('rect', {
+    x: left + 0.5, y: top + 0.5, width: side - 1, height: height - 1, fill: 'none', stroke: MUTED,
+    'stroke-dasharray': PENDING_DASH.join(' '), class: 'pending',
+  }));
+  const name = pendingLabel(first, last);
+  if (height >= FONT_PX + 2 * PENDING_TEXT_GAP_PX && textWidth(name, `${FONT_PX}px ${FONT_FAMILY}`) <= side - 2 * PENDING_TEXT_GAP_PX) {
+    group.append(text(left + side / 2, top + height / 2, name, { 'text-anchor': 'middle', 'dominant-baseline': 'central', fill: MUTED, class: 'pending' }));
+  }
+}
+
 // One panel: title, axis titles, token labels, the hatching, the cells, the outlines of the
 // query's row and the marked columns, and the panel's frame.
 function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
@@ -166,6 +181,7 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   for (const t of marked) {
     if (t >= col0 && t < col0 + size) outline({ x: left + (t - col0) * cellPx, y: top, width: thick(cellPx), height: drawnPx });
   }
+  if (rows < size) drawPending(group, { left, top: top + drawnPx, side, height: side - drawnPx, first: row0 + rows, last: row0 + size - 1 });
   if (panel.frame) {
     group.append(svgElement('rect', {
       x: left - FRAME_GAP_PX, y: top - FRAME_GAP_PX, width: side + 2 * FRAME_GAP_PX, height: side + 2 * FRAME_GAP_PX,

@@ -28,6 +28,8 @@ const MAX_CELL_PX = 56;          // short inputs get cells up to this size, not 
 const MIN_PANEL_SIDE_PX = 150;   // small multiples go to fewer columns rather than below this
 const PANEL_GAP_PX = 18;
 const OUTLINE_PX = 2;
+export const PENDING_DASH = [4, 3];  // the outline of the rows not fed yet, in CSS pixels
+export const PENDING_TEXT_GAP_PX = 4;  // the band's name keeps this much room around it
 const MIN_ZOOM_TOKENS = 8;       // zooming in stops at this many rows
 export const ZOOM_STEP = 2;
 const TOOLTIP_OFFSET_PX = 14;
@@ -95,6 +97,14 @@ export function tokenLabel(text) {
   return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
 }
 
+/**
+ * The name of the region's rows not fed yet in generation step by step (rows first … last):
+ * "query #8: not fed yet", "queries #8–#9: not fed yet".
+ */
+export function pendingLabel(first, last) {
+  return first === last ? `query #${first}: not fed yet` : `queries #${first}–#${last}: not fed yet`;
+}
+
 function cssColor(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
@@ -155,7 +165,7 @@ function hatchPattern(context, back, stroke) {
  *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title, frame}], value, domain,
  *    marked, names, columns, compare}.
  * Optional: rows, how many rows from the region's first are drawn (default all of them: generation
- * step by step shows the rows fed so far); a panel's title (default "Head h of H"); its frame, a
+ * step by step shows the rows fed so far, and outlines and names the rest); a panel's title (default "Head h of H"); its frame, a
  * CSS colour drawn around the panel and its title (panels that belong together: heads sharing a
  * key/value head); its scores (without them the tooltip shows the weight alone); its colour scale,
  * 'sequential' (default) or 'diverging', and its own domain (default the model's); compare: the
@@ -250,6 +260,29 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     }
   }
 
+  // The rows not fed yet, below the drawn ones (generation step by step): a dashed outline, and
+  // their name inside when it fits.
+  function drawPending(rect, cellPx, color) {
+    const { row0, size } = model.region;
+    const rows = drawnRows();
+    const top = rect.y + rows * cellPx;
+    const height = (size - rows) * cellPx;
+    context.save();
+    context.strokeStyle = color;
+    context.lineWidth = 1;
+    context.setLineDash(PENDING_DASH);
+    context.strokeRect(rect.x + 0.5, top + 0.5, layout.side - 1, height - 1);
+    context.font = `${FONT_PX}px system-ui, sans-serif`;
+    const name = pendingLabel(row0 + rows, row0 + size - 1);
+    if (height >= FONT_PX + 2 * PENDING_TEXT_GAP_PX && context.measureText(name).width <= layout.side - 2 * PENDING_TEXT_GAP_PX) {
+      context.fillStyle = color;
+      context.textAlign = 'center';
+      context.textBaseline = 'middle';
+      context.fillText(name, rect.x + layout.side / 2, top + height / 2);
+    }
+    context.restore();
+  }
+
   function outline(rect, cellPx, i, j, rows, cols, color) {
     const { row0, col0 } = model.region;
     context.strokeStyle = color;
@@ -294,6 +327,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       const blockPx = model.block * cellPx;
       context.drawImage(images[p], rect.x, rect.y, panel.cellCols * blockPx, panel.cellRows * blockPx);
       context.restore();
+      if (rows < size) drawPending(rect, cellPx, colors.title);
       if (panel.frame) {
         context.strokeStyle = panel.frame;
         context.lineWidth = FRAME_PX;
@@ -309,6 +343,11 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       if (cursor?.panel === p) outline(rect, cellPx, cursor.i, cursor.j, 1, 1, colors.text);
     });
     canvas.dataset.rows = String(rows);
+    // the first panel's rows not fed yet, in CSS pixels: "x y width height", or none
+    if (rows < size) {
+      const { x, y } = layout.rects[0];
+      canvas.dataset.pending = [x, y + rows * cellPx, layout.side, (size - rows) * cellPx].join(' ');
+    } else delete canvas.dataset.pending;
     canvas.dataset.cols = String(size);
     canvas.dataset.heads = String(model.panels.length);
     canvas.dataset.block = String(model.block);
