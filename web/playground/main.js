@@ -1,6 +1,7 @@
 // Wiring of the playground page: controls ↔ state (URL hash) → tokens and vectors → the
 // engine in its worker → the views. Each part lives in its own module; this file makes them,
 // hands each the parts it talks to, and starts the page.
+import { watchScrollRegions } from '../shared/page/scroll-regions.js';
 import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
 import { createWorkerClient } from '../shared/worker/client.js';
 import { createControls } from './controls.js';
@@ -22,6 +23,7 @@ const $ = (id) => document.getElementById(id);
 const client = createWorkerClient(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
 const engineWorkers = client.request('pool', { workers: ENGINE_WORKERS });
 const notices = createNotices($('notices'));
+watchScrollRegions();
 const status = createProgressLine($('progress'), $('compute-status'));
 const link = createLink({ notices, note: $('link-note') });
 const state = link.read();

@@ -2,6 +2,7 @@
 // worker per seed (runner.js) → the charts, live at every checkpoint and after training; the
 // runs table; the trained model's panel (saving and loading a model); exports.
 import { createSettingsLink } from '../shared/page/link.js';
+import { watchScrollRegions } from '../shared/page/scroll-regions.js';
 import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
@@ -25,6 +26,7 @@ const PUBLISHED_DOCUMENTS = 20;
 
 const $ = (id) => document.getElementById(id);
 const notices = createNotices($('notices'));
+watchScrollRegions();
 const link = createSettingsLink({ notices: createNotices($('link-notices')), parse: parseHash, toHash });
 const status = createProgressLine($('train-progress'), $('train-status'));
 const settings = link.read();

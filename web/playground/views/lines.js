@@ -167,7 +167,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
       .attr('dominant-baseline', 'central')
       .attr('tabindex', (d) => (d.side === 'query' ? 0 : null))
       .attr('role', (d) => (d.side === 'query' ? 'button' : null))
-      .attr('aria-label', (d) => `${d.side} #${d.index} ${d.text}`)
+      .attr('aria-label', (d) => (d.side === 'query' ? `query #${d.index} ${d.text}` : null))  // a key reads as its text
       .text((d) => label(d.text))
       .on('pointerenter focus', (_, d) => isolate(d.side, d.position))
       .on('pointerleave blur', () => isolate(null, null))

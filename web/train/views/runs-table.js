@@ -107,6 +107,7 @@ export function createRunsTable({ onShow, onRemove }) {
     });
     $('runs-body').replaceChildren(...rows);
     $('runs-empty').hidden = runs.length > 0;
+    $('runs-table').hidden = runs.length === 0;  // no header over no rows
     drawOverlay(runs);
   }
 

@@ -1,0 +1,117 @@
+// Accessibility, checked by axe-core (a dev dependency, evaluated into the page by the test, not
+// served): no violation of WCAG 2.1 A and AA or of axe's best practices on the three pages, in
+// both colour schemes, on a desktop and a phone, in the states that add content (generation
+// step by step, a comparison, grouped heads, a finished training run). And the tables that
+// scroll sideways: a named region the keyboard can reach and scroll, only while they scroll.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { DESKTOP, TRAIN_QUICK, openPage, startSuite, trainAndWait, waitForRows } from './helpers.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const AXE = readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+// What axe leaves for a person to judge, and why it is judged fine: text over the scroll
+// shadows' gradients or over canvases, whose contrast axe cannot compute (the same text on the
+// plain panel passes); + and − for zooming, named "Zoom in" and "Zoom out".
+const JUDGED = new Set(['color-contrast', 'label-content-name-mismatch']);
+const PHONE = { width: 390, height: 844 };
+const QUIET_MS = 500;             // the page is audited once its DOM has not changed for this long
+const MAX_SETTLE_MS = 15_000;     // or after this long, if it keeps changing
+
+let suite;
+before(async () => { suite = await startSuite(); });
+after(async () => { await suite?.close(); });
+
+// Resolves once the page's DOM has not changed for QUIET_MS (its workers' answers drawn), or
+// after MAX_SETTLE_MS: axe reads the DOM while it runs, and a view drawn again meanwhile leaves
+// it unable to judge.
+function settled(page) {
+  return page.evaluate(([quietMs, maxMs]) => new Promise((resolve) => {
+    let timer = setTimeout(done, quietMs);
+    const limit = setTimeout(done, maxMs);
+    const observer = new MutationObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(done, quietMs);
+    });
+    function done() {
+      clearTimeout(timer);
+      clearTimeout(limit);
+      observer.disconnect();
+      resolve();
+    }
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  }), [QUIET_MS, MAX_SETTLE_MS]);
+}
+
+// axe's findings on the page once it has settled: {violations, unjudged}, each "rule: targets".
+async function audit(page) {
+  await settled(page);
+  await page.evaluate(AXE);
+  const result = await page.evaluate((rules) => window.axe.run(document, { runOnly: rules }), RULES);
+  const describe = (findings) => findings.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  return {
+    violations: describe(result.violations),
+    unjudged: describe(result.incomplete.filter(({ id }) => !JUDGED.has(id))),
+  };
+}
+
+const PLAYGROUND_STATES = [
+  { name: 'the journey sentence', hash: '', rows: 6 },
+  { name: 'generation step by step at step 3', hash: '#gen=1&gs=3&h=2&tw=linear&do=4', rows: 4 },
+  { name: 'a comparison of A and B', hash: '#c=1&h=2&hv=2&a=h%3D2', rows: 6 },
+  { name: '8 heads sharing 2 key/value heads', hash: '#tw=linear&do=16&h=8&kv=2&c=1', rows: 6 },
+];
+
+describe('accessibility', () => {
+  for (const [device, viewport] of Object.entries({ desktop: DESKTOP, phone: PHONE })) {
+    for (const colorScheme of ['light', 'dark']) {
+      test(`the playground on a ${device}, ${colorScheme}: no violation in any state`, async () => {
+        for (const { name, hash, rows } of PLAYGROUND_STATES) {
+          const { page, close } = await openPage(suite, hash, { viewport, colorScheme });
+          await waitForRows(page, rows);
+          const { violations, unjudged } = await audit(page);
+          assert.deepEqual(violations, [], name);
+          assert.deepEqual(unjudged, [], name);
+          await close();
+        }
+      });
+
+      test(`the lab and the Train page after a run, on a ${device}, ${colorScheme}: no violation`, async () => {
+        const lab = await openPage(suite, 'lab.html', { viewport, colorScheme });
+        assert.deepEqual(await audit(lab.page), { violations: [], unjudged: [] }, 'the lab');
+        await lab.close();
+        const train = await openPage(suite, `train.html${TRAIN_QUICK}`, { viewport, colorScheme });
+        assert.deepEqual(await audit(train.page), { violations: [], unjudged: [] }, 'the Train page before training');
+        assert.equal(await trainAndWait(train.page), 'finished');
+        assert.deepEqual(await audit(train.page), { violations: [], unjudged: [] }, 'the Train page after training');
+        await train.close();
+      });
+    }
+  }
+
+  test('a table that scrolls sideways is a named region the keyboard reaches and scrolls; one that fits is not a stop', async () => {
+    const { page, close } = await openPage(suite, '', { viewport: PHONE });
+    await waitForRows(page, 6);
+    const steps = page.locator('.table-scroll:has([data-testid="steps-table"])');
+    await page.waitForFunction(() => document.querySelector('.table-scroll:has([data-testid="steps-table"])').tabIndex === 0);
+    assert.equal(await steps.getAttribute('role'), 'region');
+    assert.equal(await steps.getAttribute('aria-label'), 'Step-by-step table');
+    await steps.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => document.querySelector('.table-scroll:has([data-testid="steps-table"])').scrollLeft > 0);
+    // the cost tables fit a phone: no stop, no region
+    for (const table of ['#cost-table', '#kv-cache-table']) {
+      const box = page.locator(`.table-scroll:has(${table})`);
+      assert.equal(await box.getAttribute('tabindex'), null, table);
+      assert.equal(await box.getAttribute('role'), null, table);
+    }
+    // on a desktop the steps table fits: the same box leaves the tab order
+    await page.setViewportSize(DESKTOP);
+    await page.waitForFunction(() => !document.querySelector('.table-scroll:has([data-testid="steps-table"])').hasAttribute('tabindex'));
+    assert.equal(await steps.getAttribute('role'), null);
+    await close();
+  });
+});
