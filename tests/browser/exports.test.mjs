@@ -242,6 +242,13 @@ describe('exports', () => {
     assert.equal(svg.pending.length, 1);
     assert.ok(Math.abs(svg.pending[0].height - ((width * 299) / 600 - 1)) < 1e-9, `rows 301–599 outlined: ${svg.pending[0].height}`);
     assert.deepEqual(svg.pendingNames, ['queries #301–#599: not fed yet']);
+    // at step 598 the one row left is 0.8 px tall: too thin to outline
+    await page.fill('#generation-step', '598');
+    await page.press('#generation-step', 'Enter');
+    await page.waitForFunction(() => document.querySelector('[data-testid="generation"]').dataset.step === '598', null, { timeout: TIMEOUT_MS });
+    const last = await readSvg(page, (await downloadOf(page, '#export-svg')).bytes.toString('utf8'));
+    assert.equal(last.title, 'Attention weights (600 tokens, generated up to query #598). Each cell is the max of a block of 2×2 tokens.');
+    assert.deepEqual([last.pending, last.pendingNames], [[], []]);
     await close();
   });
 

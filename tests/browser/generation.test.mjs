@@ -72,10 +72,11 @@ async function scanTooltips(page) {
 // The first panel's rows not fed yet, as the canvas draws them: {box: [x, y, width, height] in
 // CSS pixels, or null; dashes: the pixels in the page's muted colour down the outline's left edge,
 // of the band's height; named: whether any pixel in the band's middle row is that colour (its text)}.
-function pendingBand(page) {
-  return page.$eval(HEATMAP, (canvas) => {
-    if (canvas.dataset.pending === undefined) return { box: null };
-    const box = canvas.dataset.pending.split(' ').map(Number);
+// With `at`, a box of an earlier step, measured there whether or not the canvas outlines one now.
+function pendingBand(page, at = null) {
+  return page.$eval(HEATMAP, (canvas, given) => {
+    if (given === null && canvas.dataset.pending === undefined) return { box: null };
+    const box = given ?? canvas.dataset.pending.split(' ').map(Number);
     const [x, y, width, height] = box;
     const ratio = canvas.width / canvas.clientWidth;
     const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim()
@@ -89,7 +90,7 @@ function pendingBand(page) {
     let named = false;
     for (let k = 4 * Math.round(4 * ratio); k < middle.length - 16 * ratio; k += 4) named ||= isMuted(middle, k);
     return { box, dashes: dashes / Math.round(height * ratio), named };
-  });
+  }, at);
 }
 
 // The tooltips of row `query`, keys 0..count−1, read with the keyboard: focus puts the cursor
@@ -123,6 +124,10 @@ describe('generation step by step', () => {
     assert.ok(band.box !== null, 'the rows to come are outlined');
     assert.ok(band.dashes > 0.4 && band.dashes < 0.8, `dashes down the outline's left edge: ${band.dashes} of it in the muted colour`);
     assert.equal(band.named, true, 'the band names its rows');
+    const pendingAtStep3 = band.box;
+    // the cached entries are tinted translucently, so the cache table's scroll shadow shows through them
+    const tint = await page.$eval('#cache-table td.cached', (cell) => getComputedStyle(cell).backgroundColor);
+    assert.match(tint, /^rgba\(.*, 0\.\d+\)$/, `a cached entry's background: ${tint}`);
     const tips = await scanTooltips(page);
     const rows = new Set(tips.map((tip) => Number(tip.query)));
     assert.deepEqual([...rows].sort(), [0, 1, 2, 3], 'the rows fed so far, and no other');
@@ -142,6 +147,8 @@ describe('generation step by step', () => {
     await page.keyboard.press('Enter');  // the last token: forward stays there
     assert.equal((await generationAt(page, 5)).cached, TOKENS);
     assert.equal((await pendingBand(page)).box, null, 'every row fed: nothing outlined');
+    const fed = await pendingBand(page, pendingAtStep3);
+    assert.ok(fed.dashes < 0.05 && !fed.named, `rows 4 and 5 drawn where their outline was: ${fed.dashes} of its edge muted`);
     await close();
   });
 

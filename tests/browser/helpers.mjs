@@ -18,6 +18,7 @@ const HOST = '127.0.0.1';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 export const DESKTOP = { width: 1400, height: 1000 };
+export const PHONE = { width: 390, height: 844 };
 export const TIMEOUT_MS = 20_000;
 
 /** Serves dist/ under `prefix` and starts Chromium: {base, browser, close()}. */

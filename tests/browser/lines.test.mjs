@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { schemeTableau10 } from 'd3-scale-chromatic';
-import { DESKTOP, TIMEOUT_MS, startSuite, waitForRows } from './helpers.mjs';
+import { DESKTOP, PHONE, TIMEOUT_MS, startSuite, waitForRows } from './helpers.mjs';
 
-const PHONE = { width: 390, height: 844 };
 const HASH = '#h=2';              // two heads of the journey sentence: 6 tokens
 const TOKENS = 6;
 const CANVAS = '#lines-links';

@@ -11,9 +11,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DESKTOP, openPage, startSuite, trainAndWait, waitForRows } from './helpers.mjs';
+import { DESKTOP, PHONE, openPage, startSuite, trainAndWait, waitForRows } from './helpers.mjs';
 
-const PHONE = { width: 390, height: 844 };
 const VIEWPORTS = { desktop: DESKTOP, phone: PHONE };
 const SCHEMES = ['light', 'dark'];
 const PLAYGROUND_HASH = '#c=1&h=2';  // causal: the upper triangle is masked; two heads

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, nodeEngine, openPage, startSuite,
+  PHONE, TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, nodeEngine, openPage, startSuite,
   solidStrokes, trainAndWait,
 } from './helpers.mjs';
 import { parseHash, taskOptions, trainerOptions } from '../../web/train/state.js';
@@ -17,7 +17,6 @@ const RUN_TIMEOUT_MS = 60_000;
 const TOLERANCE = 1e-6;          // numbers that crossed the worker boundary as doubles
 const WEIGHT_TOLERANCE = 1e-6;   // float32 weights, compared as the tooltip prints them in full
 const SCAN_STEPS = 12;  // a grid of points hovered over the attention map
-const PHONE = { width: 390, height: 844 };
 const TALL = { width: 1400, height: 1800 };  // the attention map of two layers in view whole
 
 let suite;
@@ -96,6 +95,7 @@ describe('Train page', () => {
   test('the attention map: tokens labelled, the queried pair marked, hover values equal to the engine’s; save then load gives the same model', async () => {
     // four evaluated lengths, so that chart 3 needs a fourth colour
     const hash = QUICK.replace('evalAt=4%2C6%2C8', 'evalAt=4%2C5%2C6%2C8');
+    assert.notEqual(hash, QUICK, 'TRAIN_QUICK evaluates at 4, 6 and 8 pairs');
     const { page, close } = await openPage(suite, `train.html${hash}&example=3`, { viewport: TALL });
     assert.equal(await trainAndWait(page), 'finished');
     const lengths = await solidStrokes(page, '#lengths-chart');

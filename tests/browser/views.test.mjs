@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  TIMEOUT_MS, assertClose, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  PHONE, TIMEOUT_MS, assertClose, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const HEATMAP = '[data-testid="attention-heatmap"]';
@@ -23,7 +23,6 @@ const MAX_STALL_MS = 250;
 const MAX_STALL_PER_DRAWING = 3;
 const STALL_PROBE_MS = 10;
 const ZOOMED_ROWS = 512;
-const PHONE = { width: 390, height: 844 };
 const MIN_COLOR_DISTANCE = 50;   // RGB distance of the hatching's colours from viridis and from each other
 const LINE_COLOR_SLACK = 12;     // antialiased pixels of the hatching's lines come this close to its colour
 const MIN_HATCHED_PIXELS = 1000;

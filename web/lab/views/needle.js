@@ -1,7 +1,7 @@
 // Chart 3, a needle in the haystack: retrieval of the needle at each depth (a line chart with
 // its read-outs), the same sweep for several context lengths as a depth × length grid, and a
 // note on the context length the experiments use.
-import { createLineChart } from '../../shared/line-chart.js';
+import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { NEEDLE_DEPTHS } from '../state.js';
 import { createGrid } from './grid.js';
 import { summaryList } from '../../shared/page/summary.js';
@@ -33,7 +33,7 @@ export function createNeedleView() {
       const { sweep } = needle;
       const label = settings.metric === 'mass' ? 'attention mass on the needle' : 'top-1 rate';
       chart({
-        series: [{ label, xs: Array.from(sweep.depths), ys: Array.from(sweep.retrieval), colorIndex: 0, points: true }],
+        series: [{ label, xs: Array.from(sweep.depths), ys: Array.from(sweep.retrieval), colorIndex: seriesColor(0), points: true }],
         xDomain: [0, 1], yDomain: domainFromZero(Math.max(...sweep.retrieval)),
       });
       const f = metricFormat(settings);

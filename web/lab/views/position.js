@@ -2,7 +2,7 @@
 // attention it receives) divided by the average, on a linear or logarithmic axis, with the
 // begin / middle / end read-outs and a sentence naming the curve's shape.
 import { format } from 'd3-format';
-import { createLineChart } from '../../shared/line-chart.js';
+import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { domainFromZero, percent, ratio, share, times } from './readouts.js';
 
@@ -41,7 +41,7 @@ export function createPositionView() {
     const highest = Math.max(...ys);
     const lowestShown = Math.min(...ys.filter((v) => v > highest * LOG_FLOOR));
     chart({
-      series: [{ label: 'simulation', xs, ys, colorIndex: 0 }],
+      series: [{ label: 'simulation', xs, ys, colorIndex: seriesColor(0) }],
       xDomain: [0, 1],
       yDomain: settings.logScale ? [lowestShown, highest] : domainFromZero(highest),
       yLog: settings.logScale,

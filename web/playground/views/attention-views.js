@@ -117,6 +117,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       shown = null;
       canvas.dataset.rows = '0';
       canvas.dataset.cols = '0';
+      delete canvas.dataset.pending;
       canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
     },
     // What is drawn belongs to settings that failed: greyed until the next result.

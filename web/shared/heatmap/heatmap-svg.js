@@ -13,7 +13,7 @@ import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep, specialsIn } from './colors.js';
 import {
-  PENDING_DASH, PENDING_TEXT_GAP_PX, cellImage, labelSteps, labelledPositions, pendingLabel, tokenLabel,
+  PENDING_DASH, cellImage, labelSteps, labelledPositions, pendingBand, pendingLabel, tokenLabel,
 } from './heatmap.js';
 import { fittingTicks } from './legend.js';
 
@@ -93,15 +93,17 @@ function definitions(legends) {
   return defs;
 }
 
-// The rows not fed yet (generation step by step), below the drawn ones: a dashed outline, and
-// their name inside when it fits, as on the canvas.
+// The rows not fed yet (generation step by step), below the drawn ones: a dashed outline when
+// the band is tall enough, and its name inside when it fits, as on the canvas.
 function drawPending(group, { left, top, side, height, first, last }) {
+  const name = pendingLabel(first, last);
+  const { outlined, named } = pendingBand(height, side, textWidth(name, `${FONT_PX}px ${FONT_FAMILY}`), FONT_PX);
+  if (!outlined) return;
   group.append(svgElement('rect', {
     x: left + 0.5, y: top + 0.5, width: side - 1, height: height - 1, fill: 'none', stroke: MUTED,
     'stroke-dasharray': PENDING_DASH.join(' '), class: 'pending',
   }));
-  const name = pendingLabel(first, last);
-  if (height >= FONT_PX + 2 * PENDING_TEXT_GAP_PX && textWidth(name, `${FONT_PX}px ${FONT_FAMILY}`) <= side - 2 * PENDING_TEXT_GAP_PX) {
+  if (named) {
     group.append(text(left + side / 2, top + height / 2, name, { 'text-anchor': 'middle', 'dominant-baseline': 'central', fill: MUTED, class: 'pending' }));
   }
 }
@@ -174,6 +176,7 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
     }));
     group.append(viewport);
   }
+  if (rows < size) drawPending(group, { left, top: top + drawnPx, side, height: side - drawnPx, first: row0 + rows, last: row0 + size - 1 });
   const outline = (attributes) => group.append(svgElement('rect', { ...attributes, fill: 'none', stroke: ACCENT, 'stroke-width': OUTLINE_PX }));
   // at least a line's width, as on the canvas, however small the cells
   const thick = (px) => Math.max(px, OUTLINE_PX);
@@ -181,7 +184,6 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   for (const t of marked) {
     if (t >= col0 && t < col0 + size) outline({ x: left + (t - col0) * cellPx, y: top, width: thick(cellPx), height: drawnPx });
   }
-  if (rows < size) drawPending(group, { left, top: top + drawnPx, side, height: side - drawnPx, first: row0 + rows, last: row0 + size - 1 });
   if (panel.frame) {
     group.append(svgElement('rect', {
       x: left - FRAME_GAP_PX, y: top - FRAME_GAP_PX, width: side + 2 * FRAME_GAP_PX, height: side + 2 * FRAME_GAP_PX,

@@ -29,7 +29,8 @@ const MIN_PANEL_SIDE_PX = 150;   // small multiples go to fewer columns rather t
 const PANEL_GAP_PX = 18;
 const OUTLINE_PX = 2;
 export const PENDING_DASH = [4, 3];  // the outline of the rows not fed yet, in CSS pixels
-export const PENDING_TEXT_GAP_PX = 4;  // the band's name keeps this much room around it
+const PENDING_MIN_PX = 2;        // a thinner band of rows not fed yet is not outlined
+const PENDING_NAME_GAP_PX = 4;   // the band's name keeps this much room around it
 const MIN_ZOOM_TOKENS = 8;       // zooming in stops at this many rows
 export const ZOOM_STEP = 2;
 const TOOLTIP_OFFSET_PX = 14;
@@ -103,6 +104,16 @@ export function tokenLabel(text) {
  */
 export function pendingLabel(first, last) {
   return first === last ? `query #${first}: not fed yet` : `queries #${first}–#${last}: not fed yet`;
+}
+
+/**
+ * What a band of rows not fed yet, heightPx × sidePx, shows: {outlined} when it is tall enough
+ * for an outline, and {named} when its name (nameWidthPx wide, in a font of fontPx) fits inside.
+ */
+export function pendingBand(heightPx, sidePx, nameWidthPx, fontPx) {
+  const outlined = heightPx >= PENDING_MIN_PX;
+  const named = outlined && heightPx >= fontPx + 2 * PENDING_NAME_GAP_PX && nameWidthPx <= sidePx - 2 * PENDING_NAME_GAP_PX;
+  return { outlined, named };
 }
 
 function cssColor(name) {
@@ -260,27 +271,30 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     }
   }
 
-  // The rows not fed yet, below the drawn ones (generation step by step): a dashed outline, and
-  // their name inside when it fits.
+  // The rows not fed yet, below the drawn ones (generation step by step): a dashed outline when
+  // the band is tall enough, and its name inside when it fits. Returns whether it was outlined.
   function drawPending(rect, cellPx, color) {
     const { row0, size } = model.region;
     const rows = drawnRows();
     const top = rect.y + rows * cellPx;
     const height = (size - rows) * cellPx;
+    context.font = `${FONT_PX}px system-ui, sans-serif`;
+    const name = pendingLabel(row0 + rows, row0 + size - 1);
+    const { outlined, named } = pendingBand(height, layout.side, context.measureText(name).width, FONT_PX);
+    if (!outlined) return false;
     context.save();
     context.strokeStyle = color;
     context.lineWidth = 1;
     context.setLineDash(PENDING_DASH);
     context.strokeRect(rect.x + 0.5, top + 0.5, layout.side - 1, height - 1);
-    context.font = `${FONT_PX}px system-ui, sans-serif`;
-    const name = pendingLabel(row0 + rows, row0 + size - 1);
-    if (height >= FONT_PX + 2 * PENDING_TEXT_GAP_PX && context.measureText(name).width <= layout.side - 2 * PENDING_TEXT_GAP_PX) {
+    if (named) {
       context.fillStyle = color;
       context.textAlign = 'center';
       context.textBaseline = 'middle';
       context.fillText(name, rect.x + layout.side / 2, top + height / 2);
     }
     context.restore();
+    return true;
   }
 
   function outline(rect, cellPx, i, j, rows, cols, color) {
@@ -302,7 +316,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.clearRect(0, 0, width, layout.height);
     const colors = {
-      text: cssColor('--text'), unknown: cssColor('--unknown'), accent: cssColor('--accent'), title: cssColor('--muted'),
+      text: cssColor('--text'), unknown: cssColor('--unknown'), accent: cssColor('--accent'), muted: cssColor('--muted'),
       maskedBack: cssColor('--masked-back'), maskedLine: cssColor('--masked-line'),
     };
     const hatchColors = `${colors.maskedBack} ${colors.maskedLine}`;
@@ -310,10 +324,11 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const { row0, col0, size } = model.region;
     const cellPx = layout.side / size;
     const rows = drawnRows();
+    let pendingOutlined = false;
     model.panels.forEach((panel, p) => {
       const rect = layout.rects[p];
       context.font = `600 ${FONT_PX + 1}px system-ui, sans-serif`;
-      context.fillStyle = panel.frame ?? colors.title;
+      context.fillStyle = panel.frame ?? colors.muted;
       context.textAlign = 'left';
       context.textBaseline = 'alphabetic';
       context.fillText(panel.title ?? `Head ${panel.head + 1} of ${panel.heads}`, rect.x, rect.y - layout.labelPx - TITLE_PX / 3);
@@ -327,7 +342,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       const blockPx = model.block * cellPx;
       context.drawImage(images[p], rect.x, rect.y, panel.cellCols * blockPx, panel.cellRows * blockPx);
       context.restore();
-      if (rows < size) drawPending(rect, cellPx, colors.title);
+      if (rows < size) pendingOutlined = drawPending(rect, cellPx, colors.muted);  // the same for every panel
       if (panel.frame) {
         context.strokeStyle = panel.frame;
         context.lineWidth = FRAME_PX;
@@ -343,8 +358,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       if (cursor?.panel === p) outline(rect, cellPx, cursor.i, cursor.j, 1, 1, colors.text);
     });
     canvas.dataset.rows = String(rows);
-    // the first panel's rows not fed yet, in CSS pixels: "x y width height", or none
-    if (rows < size) {
+    // the first panel's outline of the rows not fed yet, in CSS pixels: "x y width height", or none
+    if (pendingOutlined) {
       const { x, y } = layout.rects[0];
       canvas.dataset.pending = [x, y + rows * cellPx, layout.side, (size - rows) * cellPx].join(' ');
     } else delete canvas.dataset.pending;

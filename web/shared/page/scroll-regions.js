@@ -1,13 +1,14 @@
 // Tables wider than their panel scroll sideways in a .table-scroll box. A box that scrolls is
 // a stop of the keyboard (tabindex 0: the arrow keys then scroll it) and a region named by its
-// data-label; a box whose table fits is neither, and adds no stop to the tab order. Checked
+// data-region-label; a box whose table fits is neither, and adds no stop to the tab order. Checked
 // whenever the box or its table changes size (a narrower window, a table filled or grown).
 
-function update(box) {
-  if (box.scrollWidth > box.clientWidth) {
+// A pixel of slack: a table as wide as its box can measure a fraction wider.
+function markScrollable(box) {
+  if (box.scrollWidth > box.clientWidth + 1) {
     box.tabIndex = 0;
     box.setAttribute('role', 'region');
-    box.setAttribute('aria-label', box.dataset.label);
+    box.setAttribute('aria-label', box.dataset.regionLabel);
   } else {
     box.removeAttribute('tabindex');
     box.removeAttribute('role');
@@ -15,12 +16,12 @@ function update(box) {
   }
 }
 
-/** Watches every .table-scroll box under `root` (each with a data-label naming its table). */
-export function watchScrollRegions(root = document) {
+/** Watches every .table-scroll box of the page (each with a data-region-label naming its table). */
+export function watchScrollRegions() {
   const observer = new ResizeObserver((entries) => {
-    for (const { target } of entries) update(target.closest('.table-scroll'));
+    for (const { target } of entries) markScrollable(target.closest('.table-scroll'));
   });
-  for (const box of root.querySelectorAll('.table-scroll')) {
+  for (const box of document.querySelectorAll('.table-scroll')) {
     observer.observe(box);
     if (box.firstElementChild) observer.observe(box.firstElementChild);
   }

@@ -3,13 +3,13 @@
 // checkpoint is drawn bold (mean over seeds, band from the lowest to the highest), the earlier
 // ones faint, so that the positions learned first stand out.
 import { format } from 'd3-format';
-import { createLineChart } from '../../shared/line-chart.js';
+import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { chance, checkpointPositions, middleIndex } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { chanceSeries, countFormat, percent, percentFine, seedsNote, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
-const EARLIER_COLOR = 2;
+const EARLIER_COLOR = seriesColor(2);
 
 const positionsOf = (k) => Array.from({ length: k }, (_, i) => i + 1);
 

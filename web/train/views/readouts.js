@@ -1,7 +1,7 @@
 // How the Train page's read-outs write their numbers, and the series every chart of a run
 // draws: a mean over seeds with its spread as a band.
 import { format } from 'd3-format';
-import { KEY_COLOR } from '../../shared/line-chart.js';
+import { KEY_COLOR, seriesColor } from '../../shared/line-chart.js';
 
 export const percent = format('.0%');
 export const percentFine = format('.1%');
@@ -14,7 +14,7 @@ export const countFormat = format(',');
  * A chart series of a spread {mean, low, high} at xs: the mean as the line, and the band from
  * the lowest to the highest seed when there is more than one.
  */
-export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = 0, points = false }) {
+export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = seriesColor(0), points = false }) {
   return {
     id, label, xs, ys: curve.mean, colorIndex, points,
     band: seeds > 1 ? { lows: curve.low, highs: curve.high } : undefined,
