@@ -9,9 +9,11 @@
 //              1,400 steps) in Node and natively, and side by side with TensorFlow.js
 //   pool       attention/pool.mjs: createAttentionPool with 1 and 2 workers against the
 //              one-thread engine
+//   presets    train/presets.mjs: the Train page's presets for each positional encoding, on 3
+//              seeds each: accuracy by position, and which fall behind in the middle
 // Writes bench/results.json with a section per part. Progress goes to stderr.
 //
-//   node bench/run.mjs [attention] [peers] [train] [pool]    (default: all; a selection prints only)
+//   node bench/run.mjs [attention] [peers] [train] [pool] [presets]    (default: all; a selection prints only)
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { runPeersBenchmark } from './attention/peers/run.mjs';
 import { runPoolBenchmark } from './attention/pool.mjs';
 import { runAttentionBenchmark } from './attention/run.mjs';
+import { runPresetsBenchmark } from './train/presets.mjs';
 import { runTrainingBenchmark } from './train/run.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,6 +30,7 @@ const PARTS = {
   peers: { title: 'Attention against its peers', run: runPeersBenchmark },
   train: { title: 'Training', run: runTrainingBenchmark },
   pool: { title: 'Attention on several workers', run: runPoolBenchmark },
+  presets: { title: 'What the Train page\'s presets learn', run: runPresetsBenchmark },
 };
 const PEAK_ITERATIONS = 2e7;
 
