@@ -71,9 +71,9 @@ export async function runPresetsBenchmark() {
       `${seeds.map(({ measures: [m] }) => `${percent(m.first)} / ${percent(m.middle)} / ${percent(m.last)}`).join(', ')}`);
     results.push({ preset: id, label: preset.label, lengths, steps: settings.steps, sequences: settings.sequences, seeds });
   }
-  const { lengths, steps, sequences } = results[0];
+  const { lengths, steps, sequences, seeds } = results[0];
   const table = [
-    `The Train page's presets, one per positional encoding, each trained on seeds ${runSeeds({ seed: 0, seeds: SEEDS }).join(', ')} ` +
+    `The Train page's presets, one per positional encoding, each trained on seeds ${seeds.map(({ seed }) => seed).join(', ')} ` +
       `(${steps.toLocaleString('en-US')} steps) and measured on ${sequences.toLocaleString('en-US')} held-out sequences at ` +
       `${lengths[0]} pairs (trained) and ${lengths[1]}: accuracy, the seeds' mean (their range), then their mean at the first ` +
       `pair, the middle ${MIDDLE_PAIRS} and the last.`,
