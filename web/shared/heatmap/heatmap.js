@@ -176,14 +176,15 @@ function hatchPattern(context, back, stroke) {
  *    panels: [{head, heads, cellRows, cellCols, scores, weights, masked, title, frame}], value, domain,
  *    marked, names, columns, compare}.
  * Optional: rows, how many rows from the region's first are drawn (default all of them: generation
- * step by step shows the rows fed so far, and outlines and names the rest); a panel's title (default "Head h of H"); its frame, a
- * CSS colour drawn around the panel and its title (panels that belong together: heads sharing a
- * key/value head); its scores (without them the tooltip shows the weight alone); its colour scale,
- * 'sequential' (default) or 'diverging', and its own domain (default the model's); compare: the
- * panels are A, B and B − A of one head, and the tooltip shows the cell in all three; marked, token
- * positions whose columns are outlined and whose labels are
- * always drawn and stand out; names {query, key}, what the tooltip calls a row and a column
- * (default 'query', 'key'); columns, the most panels side by side (default: as many as fit).
+ * step by step shows the rows fed so far, and outlines and names the rest); a panel's title
+ * (default "Head h of H"); its frame, a CSS colour drawn around the panel and its title (panels
+ * that belong together: heads sharing a key/value head); its scores (without them the tooltip
+ * shows the weight alone); its colour scale, 'sequential' (default) or 'diverging', and its own
+ * domain (default the model's); compare: the panels are A, B and B − A of one head, and the
+ * tooltip shows the cell in all three; marked, token positions whose columns are outlined and
+ * whose labels are always drawn and stand out; names {query, key}, what the tooltip calls a row
+ * and a column (default 'query', 'key'); columns, the most panels side by side (default: as many
+ * as fit).
  */
 export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   const context = canvas.getContext('2d');
