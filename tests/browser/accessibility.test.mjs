@@ -22,6 +22,7 @@ const JUDGED = {
   'color-contrast': (node) => ['bgGradient', 'imgNode', 'shortTextContent', 'nonBmp'].includes(node.any[0]?.data?.messageKey),
   'label-content-name-mismatch': (node) => ['#zoom-in', '#zoom-out'].includes(node.target.join(' ')),
 };
+const STEPS_BOX = '.table-scroll:has([data-testid="steps-table"])';  // the walk-through's table, which a phone scrolls
 const QUIET_MS = 500;             // the page is audited once its DOM has not changed for this long
 const MAX_SETTLE_MS = 15_000;     // and fails if it keeps changing longer
 
@@ -100,13 +101,13 @@ describe('accessibility', () => {
   test('a table that scrolls sideways is a named region the keyboard reaches and scrolls; one that fits is not a stop', async () => {
     const { page, close } = await openPage(suite, '', { viewport: PHONE });
     await waitForRows(page, 6);
-    const steps = page.locator('.table-scroll:has([data-testid="steps-table"])');
-    await page.waitForFunction(() => document.querySelector('.table-scroll:has([data-testid="steps-table"])').tabIndex === 0);
+    const steps = page.locator(STEPS_BOX);
+    await page.waitForFunction((box) => document.querySelector(box).tabIndex === 0, STEPS_BOX);
     assert.equal(await steps.getAttribute('role'), 'region');
     assert.equal(await steps.getAttribute('aria-label'), 'Step-by-step table');
     await steps.focus();
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => document.querySelector('.table-scroll:has([data-testid="steps-table"])').scrollLeft > 0);
+    await page.waitForFunction((box) => document.querySelector(box).scrollLeft > 0, STEPS_BOX);
     // the cost tables fit a phone: no stop, no region
     for (const table of ['#cost-table', '#kv-cache-table']) {
       const box = page.locator(`.table-scroll:has(${table})`);
@@ -115,7 +116,7 @@ describe('accessibility', () => {
     }
     // on a desktop the steps table fits: the same box leaves the tab order
     await page.setViewportSize(DESKTOP);
-    await page.waitForFunction(() => !document.querySelector('.table-scroll:has([data-testid="steps-table"])').hasAttribute('tabindex'));
+    await page.waitForFunction((box) => !document.querySelector(box).hasAttribute('tabindex'), STEPS_BOX);
     assert.equal(await steps.getAttribute('role'), null);
     await close();
   });

@@ -73,7 +73,7 @@ async function scanTooltips(page) {
 // CSS pixels, or null; dashes: the pixels in the page's muted colour down the outline's left edge,
 // of the band's height; named: whether any pixel in the band's middle row is that colour (its text)}.
 // With `at`, a box of an earlier step, measured there whether or not the canvas outlines one now.
-function pendingBand(page, at = null) {
+function pendingOnCanvas(page, at = null) {
   return page.$eval(HEATMAP, (canvas, given) => {
     if (given === null && canvas.dataset.pending === undefined) return { box: null };
     const box = given ?? canvas.dataset.pending.split(' ').map(Number);
@@ -120,7 +120,7 @@ describe('generation step by step', () => {
     }
     await waitForHash(page, 'gs=3');
     // rows 4 and 5, not fed yet: outlined with dashes (4 on, 3 off) and named
-    const band = await pendingBand(page);
+    const band = await pendingOnCanvas(page);
     assert.ok(band.box !== null, 'the rows to come are outlined');
     assert.ok(band.dashes > 0.4 && band.dashes < 0.8, `dashes down the outline's left edge: ${band.dashes} of it in the muted colour`);
     assert.equal(band.named, true, 'the band names its rows');
@@ -146,8 +146,8 @@ describe('generation step by step', () => {
     await generationAt(page, 5);
     await page.keyboard.press('Enter');  // the last token: forward stays there
     assert.equal((await generationAt(page, 5)).cached, TOKENS);
-    assert.equal((await pendingBand(page)).box, null, 'every row fed: nothing outlined');
-    const fed = await pendingBand(page, pendingAtStep3);
+    assert.equal((await pendingOnCanvas(page)).box, null, 'every row fed: nothing outlined');
+    const fed = await pendingOnCanvas(page, pendingAtStep3);
     assert.ok(fed.dashes < 0.05 && !fed.named, `rows 4 and 5 drawn where their outline was: ${fed.dashes} of its edge muted`);
     await close();
   });

@@ -6,8 +6,8 @@
 // in its <title>; bigger ones one embedded PNG per panel, one pixel per cell, scaled up
 // without smoothing, so that the file stays small and the cells crisp. The figure is drawn from
 // the canvas heatmap's model (heatmap.js): the same panel titles and frames, rows (generation step
-// by step draws the rows fed so far and outlines the rest), marked columns and labelled tokens. Light colours,
-// whatever the page's scheme: a figure goes on paper.
+// by step draws the rows fed so far and outlines the rest), marked columns and labelled tokens.
+// Light colours, whatever the page's scheme: a figure goes on paper.
 import { scaleLinear } from 'd3-scale';
 import { float32Text } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
@@ -104,7 +104,9 @@ function drawPending(group, { left, top, side, height, first, last }) {
     'stroke-dasharray': PENDING_DASH.join(' '), class: 'pending',
   }));
   if (named) {
-    group.append(text(left + side / 2, top + height / 2, name, { 'text-anchor': 'middle', 'dominant-baseline': 'central', fill: MUTED, class: 'pending' }));
+    group.append(text(left + side / 2, top + height / 2, name, {
+      'text-anchor': 'middle', 'dominant-baseline': 'central', fill: MUTED, class: 'pending',
+    }));
   }
 }
 

@@ -272,30 +272,34 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     }
   }
 
-  // The rows not fed yet, below the drawn ones (generation step by step): a dashed outline when
-  // the band is tall enough, and its name inside when it fits. Returns whether it was outlined.
-  function drawPending(rect, cellPx, color) {
+  // The band of rows not fed yet under every panel (generation step by step), below the `rows`
+  // drawn: {top, height} from a panel's corner, its name and whether the name fits; null when
+  // every row is drawn or the band is too thin to outline.
+  function pendingBandOf(rows, cellPx) {
     const { row0, size } = model.region;
-    const rows = drawnRows();
-    const top = rect.y + rows * cellPx;
-    const height = (size - rows) * cellPx;
+    if (rows >= size) return null;
     context.font = `${FONT_PX}px system-ui, sans-serif`;
     const name = pendingLabel(row0 + rows, row0 + size - 1);
+    const height = (size - rows) * cellPx;
     const { outlined, named } = pendingBand(height, layout.side, context.measureText(name).width, FONT_PX);
-    if (!outlined) return false;
+    return outlined ? { top: rows * cellPx, height, name, named } : null;
+  }
+
+  // A panel's band of rows not fed yet: a dashed outline, and its name inside when it fits.
+  function drawPending(rect, { top, height, name, named }, color) {
     context.save();
     context.strokeStyle = color;
     context.lineWidth = 1;
     context.setLineDash(PENDING_DASH);
-    context.strokeRect(rect.x + 0.5, top + 0.5, layout.side - 1, height - 1);
+    context.strokeRect(rect.x + 0.5, rect.y + top + 0.5, layout.side - 1, height - 1);
     if (named) {
+      context.font = `${FONT_PX}px system-ui, sans-serif`;
       context.fillStyle = color;
       context.textAlign = 'center';
       context.textBaseline = 'middle';
-      context.fillText(name, rect.x + layout.side / 2, top + height / 2);
+      context.fillText(name, rect.x + layout.side / 2, rect.y + top + height / 2);
     }
     context.restore();
-    return true;
   }
 
   function outline(rect, cellPx, i, j, rows, cols, color) {
@@ -325,7 +329,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const { row0, col0, size } = model.region;
     const cellPx = layout.side / size;
     const rows = drawnRows();
-    let pendingOutlined = false;
+    const pending = pendingBandOf(rows, cellPx);
     model.panels.forEach((panel, p) => {
       const rect = layout.rects[p];
       context.font = `600 ${FONT_PX + 1}px system-ui, sans-serif`;
@@ -343,7 +347,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
       const blockPx = model.block * cellPx;
       context.drawImage(images[p], rect.x, rect.y, panel.cellCols * blockPx, panel.cellRows * blockPx);
       context.restore();
-      if (rows < size) pendingOutlined = drawPending(rect, cellPx, colors.muted);  // the same for every panel
+      if (pending) drawPending(rect, pending, colors.muted);
       if (panel.frame) {
         context.strokeStyle = panel.frame;
         context.lineWidth = FRAME_PX;
@@ -360,9 +364,9 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     });
     canvas.dataset.rows = String(rows);
     // the first panel's outline of the rows not fed yet, in CSS pixels: "x y width height", or none
-    if (pendingOutlined) {
+    if (pending) {
       const { x, y } = layout.rects[0];
-      canvas.dataset.pending = [x, y + rows * cellPx, layout.side, (size - rows) * cellPx].join(' ');
+      canvas.dataset.pending = [x, y + pending.top, layout.side, pending.height].join(' ');
     } else delete canvas.dataset.pending;
     canvas.dataset.cols = String(size);
     canvas.dataset.heads = String(model.panels.length);
