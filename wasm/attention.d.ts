@@ -683,18 +683,25 @@ export interface AttentionPoolOptions {
   /**
    * The least work a part of a call is given, in multiply-adds of q·kᵀ and weights·v (each
    * visible query and key pair costs dh + dvh per head), a whole number ≥ 0. A call runs on as
-   * many workers as it has parts' worth of work, at most all, and whole on one worker below
-   * two parts' worth; 0 splits every call over every worker. Default 2^23 (about half a
-   * millisecond on one core, what a message to a worker and back costs).
+   * many workers as it has parts' worth of work, at most all; below two parts' worth it runs on
+   * the caller's thread (`engine`), where a worker would compute it whole, no sooner, after a
+   * message; 0 splits every call over every worker. Default 2^23 (about half a millisecond on
+   * one core, what a message to a worker and back costs).
    */
   splitFrom?: number;
+  /**
+   * The engine on the caller's thread that calls of less than two parts' worth run on: by
+   * default one the pool loads (its memory counts in memoryBytes); an engine of
+   * createAttention() to share it; null to send every call to a worker.
+   */
+  engine?: AttentionEngine | null;
 }
 
 /**
  * attention and selfAttention on several workers (Web Workers in browsers, worker_threads in
  * Node), each with its own wasm instance: no SharedArrayBuffer, so no cross-origin isolation.
  * A call is split into as many parts as its work affords (AttentionPoolOptions.splitFrom), at
- * most one per worker: by heads when it has at least as many heads as parts (and no wo), else
+ * most one per worker (a call too small to split runs on the caller's thread): by heads when it has at least as many heads as parts (and no wo), else
  * by blocks of query rows with about equal work (a causal mask's later rows see more keys);
  * each worker computes its part (AttentionOptions.part) and the parts are joined in order: the
  * results are the one-thread engine's, bit for bit. Errors are the engine's Errors,
@@ -706,7 +713,10 @@ export interface AttentionPool {
   readonly workers: number;
   /** The engine's version string. */
   readonly version: string;
-  /** Bytes of wasm memory the workers' engines held after their last answers, in all. */
+  /**
+   * Bytes of wasm memory the workers' engines held after their last answers, in all, and the
+   * caller's thread's engine when the pool loaded it.
+   */
   readonly memoryBytes: number;
   /**
    * As engine.attention. With `reuse`, the previous result's arrays go to the workers, which

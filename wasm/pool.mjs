@@ -2,14 +2,15 @@
 // starts that many workers (Web Workers in browsers, worker_threads in Node), each with its
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
 // split into parts (the core's `part` option, attention.hpp AttentionPart), one per worker or
-// fewer, as its work affords (a call too small to pay for a message runs whole on one
-// worker): by heads when it has at least as many heads as parts (and no wo, which mixes
+// fewer, as its work affords (a call too small to split runs on the caller's own thread, on an
+// engine there, as onnxruntime runs small work on its calling thread): by heads when it has at least as many heads as parts (and no wo, which mixes
 // them), else by blocks of query rows with about equal work. Each worker computes its part
 // with every input, which gives exactly the whole call's numbers, and the parts are joined in
 // order; an attention call split by heads sends each worker only its heads' columns of q, k
 // and v, as a call of those heads, where that gives the same numbers (sliceHeads below).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
-import { fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
+import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
+import createAttention from './attention.mjs';
 
 // The most workers a pool starts.
 const MAX_WORKERS = 256;
@@ -27,8 +28,9 @@ const MATERIALIZED_KEY_COST = 1 / 32;
 // The least work a part of a call is given by default, in multiply-adds of q·kᵀ and weights·v
 // (a visible query and key pair costs dh + dvh of them per head): about half a millisecond on
 // one core here, what a message to a worker and back costs (README "The engine on several
-// workers"). A call with less than two parts' worth runs whole on one worker; a larger one on
-// as many workers as it has parts' worth, at most all of them.
+// workers"). A call with less than two parts' worth runs on the caller's thread (a worker would
+// compute it whole, no sooner, and the message would cost about a part), a larger one on as
+// many workers as it has parts' worth, at most all of them.
 const SPLIT_FROM = 2 ** 23;
 
 const inNode = typeof process === 'object' && typeof process.versions?.node === 'string';
@@ -247,21 +249,21 @@ function kernelUsed(kernel = 'auto', n, m, heads) {
 // How a call of n queries over m keys with `heads` heads (and `kvHeads` key/value heads) of
 // keyWidth columns of q and k and valueWidth of v is split over at most `workers` workers, one
 // part per splitFrom multiply-adds of q·kᵀ and weights·v (its visible query and key pairs
-// times keyWidth + valueWidth per head; 0: every worker): {by: 'whole'} (one
-// worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the
+// times keyWidth + valueWidth per head; 0: every worker): {by: 'caller'} (less than two parts'
+// worth, or shapes that do not fit, whose error the engine gives: on the caller's thread when
+// the pool has an engine there), {by: 'whole'} (one worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the
 // key/value heads each part reads) or {by: 'rows', parts: [{rows: [i0, i1]}]} (every head).
 // `options`: the call's, checked; mixesHeads: an output projection needs every head in each
 // part. Exported for the tests.
 export function splitCall({
   n, m, heads, kvHeads = heads, keyWidth, valueWidth, options, workers, mixesHeads, splitFrom = SPLIT_FROM,
 }) {
-  if (workers === 1 || options.part !== undefined) return { by: 'whole' };
   const visible = Float64Array.from({ length: n }, (_, row) => visibleKeys(options, row, n, m));
   const work = visible.reduce((pairs, keys) => pairs + keys, 0) * heads * (keyWidth + valueWidth);
-  // NaN where a width is (the call's shapes do not fit): whole, for the engine's error
-  const worth = splitFrom === 0 ? workers : Math.floor(work / splitFrom);
-  const count = Number.isFinite(worth) ? Math.min(workers, worth) : 1;
-  if (count < 2) return { by: 'whole' };
+  // NaN where a width is (the call's shapes do not fit): for the engine's error
+  if (splitFrom > 0 && !(work >= 2 * splitFrom)) return { by: 'caller' };
+  if (workers === 1 || options.part !== undefined) return { by: 'whole' };
+  const count = splitFrom === 0 ? workers : Math.min(workers, Math.floor(work / splitFrom));
   if (heads >= count && !mixesHeads) {
     const ranges = headGroups(heads, count);
     return {
@@ -439,17 +441,31 @@ function partReuse(by, part, reuse, handed) {
   };
 }
 
+// The engine on the caller's thread that calls of less than two parts' worth run on: the one
+// given, a new one when none is (owned: the pool's own), none with null.
+async function callerEngine(engine) {
+  if (engine === undefined) return { here: await createAttention(), owned: true };
+  if (engine === null) return { here: null, owned: false };
+  if (typeof engine?.attention !== 'function' || typeof engine.selfAttention !== 'function') {
+    fail(`engine must be an engine of createAttention() or null, got ${describe(engine)}`);
+  }
+  return { here: engine, owned: false };
+}
+
 /**
  * Starts `workers` workers (default: the machine's cores − 1, at least 1), each with its own
- * engine. `workerURL` is where pool-worker.mjs is (by default beside this module).
+ * engine. `workerURL` is where pool-worker.mjs is (by default beside this module); `engine`,
+ * the engine of the caller's thread that calls of less than two parts' worth run on (by
+ * default one the pool loads; null: every call goes to a worker).
  */
 export async function createAttentionPool(options = {}) {
-  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom']);
+  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom', 'engine']);
   const count = options.workers === undefined ? await defaultWorkers() : requireCount('workers', options.workers, 1);
   if (count > MAX_WORKERS) fail(`workers must be a whole number from 1 to ${MAX_WORKERS}, got ${count}`);
   const splitFrom = options.splitFrom === undefined ? SPLIT_FROM : requireWholeNumber('splitFrom', options.splitFrom, 0);
   const url = options.workerURL ?? new URL('./pool-worker.mjs', import.meta.url);
   if (!(url instanceof URL) && typeof url !== 'string') fail(`workerURL must be a URL or a string, got ${typeof url}`);
+  const { here, owned } = await callerEngine(options.engine);
   const start = await workerStarter(url);
   const slots = Array.from({ length: count }, (_, index) => createSlot(index, start));
   slots.forEach((slot) => slot.start());
@@ -497,6 +513,10 @@ export async function createAttentionPool(options = {}) {
       n: call.q.rows, m: call.k.rows, heads, kvHeads: call.options.kvHeads, keyWidth: call.q.cols / heads,
       valueWidth: call.v.cols / (call.options.kvHeads ?? heads), options: call.options, workers: count, mixesHeads: false, splitFrom,
     });
+    if (split.by === 'caller') {
+      if (here) return here.attention(q, k, v, options);
+      split.by = 'whole';
+    }
     const base = workerOptions(call.options);
     const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
     const slicePart = sliceHeads(call, split);
@@ -521,6 +541,10 @@ export async function createAttentionPool(options = {}) {
       valueWidth: widthOf(call.weights.wv) / (call.options.kvHeads ?? heads), options: call.options, workers: count,
       mixesHeads: call.weights.wo !== null, splitFrom,
     });
+    if (split.by === 'caller') {
+      if (here) return here.selfAttention(x, options);
+      split.by = 'whole';
+    }
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
     const base = { ...workerOptions(call.options), ...weights };
     return run('selfAttention', (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }], split, reuse);
@@ -529,8 +553,11 @@ export async function createAttentionPool(options = {}) {
   return Object.freeze({
     workers: count,
     version,
-    /** Bytes of wasm memory the workers' engines held after their last answers, in all. */
-    get memoryBytes() { return slots.reduce((sum, slot) => sum + slot.memoryBytes, 0); },
+    /**
+     * Bytes of wasm memory the workers' engines held after their last answers, in all, and the
+     * caller's thread's engine when the pool loaded it.
+     */
+    get memoryBytes() { return slots.reduce((sum, slot) => sum + slot.memoryBytes, owned ? here.memoryBytes : 0); },
     attention,
     selfAttention,
     async close() {

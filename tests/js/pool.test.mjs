@@ -227,22 +227,28 @@ describe('splitting', () => {
     assert.ok(Math.abs(windowed.parts[0].rows[1] - 2048) <= 128);
   });
 
-  test('by default a part gets at least 2^23 multiply-adds: small calls run whole, larger ones on as many workers as they afford', () => {
+  test('by default a part gets at least 2^23 multiply-adds: calls of less than two parts\' worth run on the caller\'s thread, larger ones on as many workers as they afford', () => {
     const call = (n, heads, workers, options = {}) => splitCall({ n, m: n, heads, keyWidth: 64, valueWidth: 64, options, workers });
-    assert.deepEqual(call(12, 1, 7), { by: 'whole' }, 'a sentence');
-    assert.deepEqual(call(256, 1, 2), { by: 'whole' }, 'n = 256: 256² pairs × 128 = 2^23, one part\'s worth');
+    assert.deepEqual(call(12, 1, 7), { by: 'caller' }, 'a sentence');
+    assert.deepEqual(call(256, 1, 2), { by: 'caller' }, 'n = 256: 256² pairs × 128 = 2^23, one part\'s worth');
+    assert.deepEqual(call(256, 1, 1, { part: { rows: [0, 1] } }), { by: 'caller' }, 'a caller\'s part of a small call');
+    assert.deepEqual(call(363, 1, 1), { by: 'whole' }, 'two parts\' worth on one worker');
+    assert.deepEqual(call(363, 1, 2, { part: { rows: [0, 1] } }), { by: 'whole' }, 'a caller\'s part of a larger call');
     assert.deepEqual(call(512, 1, 7).parts.map((p) => p.rows), [[0, 128], [128, 256], [256, 384], [384, 512]], 'n = 512: four parts\' worth');
     assert.equal(call(512, 8, 7).parts.length, 7, '8 heads × 512: 32 parts\' worth, every worker');
     assert.deepEqual(call(512, 8, 2).parts.map((p) => p.heads), [[0, 4], [4, 8]]);
     // a causal mask halves the pairs: 363² × 128 are two parts' worth, 363·364/2 × 128 one
-    assert.deepEqual(call(363, 1, 2, { causal: true }), { by: 'whole' });
+    assert.deepEqual(call(363, 1, 2, { causal: true }), { by: 'caller' });
     assert.equal(call(363, 1, 2).by, 'rows');
+    assert.deepEqual(call(362, 1, 2), { by: 'caller' }, '362² × 128 pairs: under two parts\' worth');
     // the page's 512 tokens × 8 heads of 8: 4 parts' worth, two workers
     assert.equal(splitCall({ n: 512, m: 512, heads: 8, keyWidth: 8, valueWidth: 8, options: {}, workers: 2 }).by, 'heads');
-    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, keyWidth: 8, valueWidth: 8, options: {}, workers: 2, splitFrom: 2 ** 26 }),
-      { by: 'whole' }, 'a larger splitFrom');
-    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 3, keyWidth: NaN, valueWidth: 64, options: {}, workers: 2 }), { by: 'whole' },
-      'shapes that do not fit (heads not dividing dk): whole, for the engine\'s error');
+    assert.equal(splitCall({ n: 512, m: 512, heads: 8, keyWidth: 8, valueWidth: 8, options: {}, workers: 2, splitFrom: 2 ** 24 }).by,
+      'heads', 'a larger splitFrom: 512² × 16 × 8 = 2^25, two parts\' worth');
+    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, keyWidth: 8, valueWidth: 8, options: {}, workers: 2, splitFrom: 2 ** 25 }),
+      { by: 'caller' }, 'one part\'s worth');
+    assert.deepEqual(splitCall({ n: 512, m: 512, heads: 3, keyWidth: NaN, valueWidth: 64, options: {}, workers: 2 }), { by: 'caller' },
+      'shapes that do not fit (heads not dividing dk): on the caller\'s engine, for its error');
   });
 
   test('a pool with the default splitFrom gives the engine\'s numbers whole and split', async () => {
@@ -256,6 +262,32 @@ describe('splitting', () => {
       }
     } finally {
       await pool.close();
+    }
+  });
+
+  test('calls of less than two parts\' worth run on the caller\'s engine (the one given), larger ones on the workers; engine: null sends every call to a worker', async () => {
+    const ran = [];
+    const counting = {
+      attention: (...args) => { ran.push('attention'); return engine.attention(...args); },
+      selfAttention: (...args) => { ran.push('selfAttention'); return engine.selfAttention(...args); },
+    };
+    const [given, workersOnly] = [await createAttentionPool({ workers: 2, engine: counting }), await createAttentionPool({ workers: 2, engine: null })];
+    try {
+      const random = mulberry32(20261125);
+      const small = [12, 12, 12].map(() => randomMatrix(random, 12, 64));
+      const large = [600, 600, 600].map(() => randomMatrix(random, 600, 64));
+      const options = { causal: true, kernel: 'flash' };
+      for (const pool of [given, workersOnly]) {
+        assertSameResult(await pool.attention(...small, options), engine.attention(...small, options), 'a sentence');
+        assertSameResult(await pool.selfAttention(small[0], { heads: 2 }), engine.selfAttention(small[0], { heads: 2 }), 'a sentence');
+        assertSameResult(await pool.attention(...large, options), engine.attention(...large, options), 'n = 600');
+      }
+      assert.deepEqual(ran, ['attention', 'selfAttention'], 'only the pool given the engine ran the sentence on it, and not n = 600');
+      // a pool given an engine, or none, holds only its workers' memory; one that loaded its own, that one's too
+      assert.equal(given.memoryBytes, workersOnly.memoryBytes);
+      assert.ok(two.memoryBytes >= given.memoryBytes + 16 * 2 ** 20, `${two.memoryBytes} and ${given.memoryBytes} bytes`);
+    } finally {
+      await Promise.all([given.close(), workersOnly.close()]);
     }
   });
 
@@ -389,6 +421,8 @@ describe('errors', () => {
       [{ workers: 2, splitFrom: 'many' }, /splitFrom must be a whole number ≥ 0, got the string "many"/],
       [{ threads: 2 }, /unknown option 'threads' in createAttentionPool options; known options are workers, workerURL/],
       [{ workerURL: 5 }, /workerURL must be a URL or a string, got number/],
+      [{ engine: 5 }, /engine must be an engine of createAttention\(\) or null, got 5/],
+      [{ engine: { attention() {} } }, /engine must be an engine of createAttention\(\) or null, got an object/],
     ]) {
       await assert.rejects(createAttentionPool(options), (error) => error instanceof Error && words.test(error.message));
     }

@@ -137,7 +137,7 @@ const handlers = {
   // Starts the pool of `workers` workers that compute attention: {workers}.
   async pool(engine, { workers }) {
     await pool?.close();
-    pool = await createAttentionPool({ workers });
+    pool = await createAttentionPool({ workers, engine });
     return { workers: pool.workers };
   },
 
