@@ -701,8 +701,9 @@ export interface AttentionPoolOptions {
  * attention and selfAttention on several workers (Web Workers in browsers, worker_threads in
  * Node), each with its own wasm instance: no SharedArrayBuffer, so no cross-origin isolation.
  * A call is split into as many parts as its work affords (AttentionPoolOptions.splitFrom), at
- * most one per worker (a call too small to split runs on the caller's thread): by heads when it has at least as many heads as parts (and no wo), else
- * by blocks of query rows with about equal work (a causal mask's later rows see more keys);
+ * most one per worker (a call too small to split runs on the caller's thread): by heads when
+ * it has at least as many heads as parts (and no wo), else by blocks of query rows with about
+ * equal work (a causal mask's later rows see more keys);
  * each worker computes its part (AttentionOptions.part) and the parts are joined in order: the
  * results are the one-thread engine's, bit for bit. Errors are the engine's Errors,
  * as rejections. A worker that stops (it exits, or throws outside a call) rejects the calls it

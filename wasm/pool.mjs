@@ -3,11 +3,12 @@
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
 // split into parts (the core's `part` option, attention.hpp AttentionPart), one per worker or
 // fewer, as its work affords (a call too small to split runs on the caller's own thread, on an
-// engine there, as onnxruntime runs small work on its calling thread): by heads when it has at least as many heads as parts (and no wo, which mixes
-// them), else by blocks of query rows with about equal work. Each worker computes its part
-// with every input, which gives exactly the whole call's numbers, and the parts are joined in
-// order; an attention call split by heads sends each worker only its heads' columns of q, k
-// and v, as a call of those heads, where that gives the same numbers (sliceHeads below).
+// engine there, as onnxruntime runs small work on its calling thread): by heads when it has at
+// least as many heads as parts (and no wo, which mixes them), else by blocks of query rows with
+// about equal work. Each worker computes its part with every input, which gives exactly the
+// whole call's numbers, and the parts are joined in order; an attention call split by heads
+// sends each worker only its heads' columns of q, k and v, as a call of those heads, where that
+// gives the same numbers (sliceHeads below).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
 import createAttention from './attention.mjs';
@@ -251,8 +252,9 @@ function kernelUsed(kernel = 'auto', n, m, heads) {
 // part per splitFrom multiply-adds of q·kᵀ and weights·v (its visible query and key pairs
 // times keyWidth + valueWidth per head; 0: every worker): {by: 'caller'} (less than two parts'
 // worth, or shapes that do not fit, whose error the engine gives: on the caller's thread when
-// the pool has an engine there), {by: 'whole'} (one worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the
-// key/value heads each part reads) or {by: 'rows', parts: [{rows: [i0, i1]}]} (every head).
+// the pool has an engine there), {by: 'whole'} (one worker, no part), {by: 'heads', parts:
+// [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the key/value heads each part reads) or {by:
+// 'rows', parts: [{rows: [i0, i1]}]} (every head).
 // `options`: the call's, checked; mixesHeads: an output projection needs every head in each
 // part. Exported for the tests.
 export function splitCall({
