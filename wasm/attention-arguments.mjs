@@ -1,5 +1,5 @@
 // The arguments of attention and selfAttention, checked and converted in the order the engine
-// checks them: attention.mjs passes them on to the core, and the pool (pool.mjs) checks a call
+// checks them: engine.mjs passes them on to the core, and the pool (pool.mjs) checks a call
 // with them before its workers see it, so that both throw the same Errors.
 import {
   describe, fail, optional, positionalOption, requireBoolean, requireCount, requireKnownKeys,

@@ -4,7 +4,7 @@
 // Messages: the pool posts {id, call: 'attention' | 'selfAttention', args}; the worker answers
 // {id, value, memoryBytes} (the result's arrays transferred, not copied) or {id, error}. Once
 // at start it posts {ready: version, memoryBytes} or {failed: message}.
-import createAttention from './attention.mjs';
+import createAttention from './engine.mjs';
 
 const CALLS = ['attention', 'selfAttention'];
 

@@ -11,7 +11,7 @@
 // gives the same numbers (sliceHeads below).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
-import createAttention from './attention.mjs';
+import createAttention from './engine.mjs';
 
 // The most workers a pool starts.
 const MAX_WORKERS = 256;
