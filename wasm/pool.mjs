@@ -251,20 +251,21 @@ function kernelUsed(kernel = 'auto', n, m, heads) {
 // keyWidth columns of q and k and valueWidth of v is split over at most `workers` workers, one
 // part per splitFrom multiply-adds of q·kᵀ and weights·v (its visible query and key pairs
 // times keyWidth + valueWidth per head; 0: every worker): {by: 'caller'} (less than two parts'
-// worth, or shapes that do not fit, whose error the engine gives: on the caller's thread when
-// the pool has an engine there), {by: 'whole'} (one worker, no part), {by: 'heads', parts:
+// worth, or shapes that do not fit, whose error the engine gives, when the pool has an engine
+// on the caller's thread: `onCaller`), {by: 'whole'} (one worker, no part), {by: 'heads', parts:
 // [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the key/value heads each part reads) or {by:
 // 'rows', parts: [{rows: [i0, i1]}]} (every head).
 // `options`: the call's, checked; mixesHeads: an output projection needs every head in each
 // part. Exported for the tests.
 export function splitCall({
-  n, m, heads, kvHeads = heads, keyWidth, valueWidth, options, workers, mixesHeads, splitFrom = SPLIT_FROM,
+  n, m, heads, kvHeads = heads, keyWidth, valueWidth, options, workers, mixesHeads, splitFrom = SPLIT_FROM, onCaller = true,
 }) {
   const visible = Float64Array.from({ length: n }, (_, row) => visibleKeys(options, row, n, m));
   const work = visible.reduce((pairs, keys) => pairs + keys, 0) * heads * (keyWidth + valueWidth);
   // NaN where a width is (the call's shapes do not fit): for the engine's error
-  if (splitFrom > 0 && !(work >= 2 * splitFrom)) return { by: 'caller' };
-  if (workers === 1 || options.part !== undefined) return { by: 'whole' };
+  const small = splitFrom > 0 && !(work >= 2 * splitFrom);
+  if (small && onCaller) return { by: 'caller' };
+  if (small || workers === 1 || options.part !== undefined) return { by: 'whole' };
   const count = splitFrom === 0 ? workers : Math.min(workers, Math.floor(work / splitFrom));
   if (heads >= count && !mixesHeads) {
     const ranges = headGroups(heads, count);
@@ -514,11 +515,9 @@ export async function createAttentionPool(options = {}) {
     const split = splitCall({
       n: call.q.rows, m: call.k.rows, heads, kvHeads: call.options.kvHeads, keyWidth: call.q.cols / heads,
       valueWidth: call.v.cols / (call.options.kvHeads ?? heads), options: call.options, workers: count, mixesHeads: false, splitFrom,
+      onCaller: here !== null,
     });
-    if (split.by === 'caller') {
-      if (here) return here.attention(q, k, v, options);
-      split.by = 'whole';
-    }
+    if (split.by === 'caller') return here.attention(call.q, call.k, call.v, options);
     const base = workerOptions(call.options);
     const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
     const slicePart = sliceHeads(call, split);
@@ -541,12 +540,9 @@ export async function createAttentionPool(options = {}) {
     const split = splitCall({
       n: call.x.rows, m: call.x.rows, heads, kvHeads: call.options.kvHeads, keyWidth: widthOf(call.weights.wq) / heads,
       valueWidth: widthOf(call.weights.wv) / (call.options.kvHeads ?? heads), options: call.options, workers: count,
-      mixesHeads: call.weights.wo !== null, splitFrom,
+      mixesHeads: call.weights.wo !== null, splitFrom, onCaller: here !== null,
     });
-    if (split.by === 'caller') {
-      if (here) return here.selfAttention(x, options);
-      split.by = 'whole';
-    }
+    if (split.by === 'caller') return here.selfAttention(call.x, options);
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
     const base = { ...workerOptions(call.options), ...weights };
     return run('selfAttention', (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }], split, reuse);
