@@ -695,13 +695,23 @@ export interface AttentionPoolOptions {
    * createAttention() to share it; null to send every call to a worker.
    */
   engine?: AttentionEngine | null;
+  /**
+   * Whether that engine also computes a part of each split call, the last, beside the workers
+   * (a call then has up to workers + 1 parts), as onnxruntime's calling thread computes its
+   * share: one message and one copy of the inputs fewer, and a core that would wait put to
+   * work. It blocks the caller's thread meanwhile. Default: true when there are fewer workers
+   * than cores, except on a browser page's main thread (which would not answer input); false
+   * with engine null (true is then an Error).
+   */
+  callerPart?: boolean;
 }
 
 /**
  * attention and selfAttention on several workers (Web Workers in browsers, worker_threads in
  * Node), each with its own wasm instance: no SharedArrayBuffer, so no cross-origin isolation.
  * A call is split into as many parts as its work affords (AttentionPoolOptions.splitFrom), at
- * most one per worker (a call too small to split runs on the caller's thread): by heads when
+ * most one per worker and one on the caller's thread (callerPart; a call too small to split
+ * runs on the caller's thread alone): by heads when
  * it has at least as many heads as parts (and no wo), else by blocks of query rows with about
  * equal work (a causal mask's later rows see more keys);
  * each worker computes its part (AttentionOptions.part) and the parts are joined in order: the
@@ -712,6 +722,8 @@ export interface AttentionPoolOptions {
 export interface AttentionPool {
   /** The number of workers. */
   readonly workers: number;
+  /** Whether the caller's thread computes a part of each split call (AttentionPoolOptions.callerPart). */
+  readonly callerPart: boolean;
   /** The engine's version string. */
   readonly version: string;
   /**

@@ -1,11 +1,12 @@
 // The engine on several workers (see README "API"): `await createAttentionPool({workers: 2})`
 // starts that many workers (Web Workers in browsers, worker_threads in Node), each with its
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
-// split into parts (the core's `part` option, attention.hpp AttentionPart), one per worker or
-// fewer, as its work affords (a call too small to split runs on the caller's own thread, on an
-// engine there, as onnxruntime runs small work on its calling thread): by heads when it has at
-// least as many heads as parts (and no wo, which mixes them), else by blocks of query rows with
-// about equal work. Each worker computes its part with every input, which gives exactly the
+// split into parts (the core's `part` option, attention.hpp AttentionPart) as its work affords:
+// one per worker or fewer, and one more on the caller's own thread when it has a core of its
+// own (callerPart); a call too small to split runs on the caller's thread alone (onnxruntime
+// runs small work, and a share of large work, on its calling thread the same way). By heads
+// when it has at least as many heads as parts (and no wo, which mixes them), else by blocks of
+// query rows with about equal work. Each worker computes its part with every input, which gives exactly the
 // whole call's numbers, and the parts are joined in order; an attention call split by heads
 // sends each worker only its heads' columns of q, k and v, as a call of those heads, where that
 // gives the same numbers (sliceHeads below).
@@ -36,12 +37,9 @@ const SPLIT_FROM = 2 ** 23;
 
 const inNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
-// cores − 1, at least 1: the caller's own thread keeps a core.
-async function defaultWorkers() {
-  const cores = inNode
-    ? (await import('node:os')).availableParallelism()
-    : globalThis.navigator?.hardwareConcurrency ?? 1;
-  return Math.max(1, cores - 1);
+// The machine's cores (logical processors).
+async function machineCores() {
+  return inNode ? (await import('node:os')).availableParallelism() : globalThis.navigator?.hardwareConcurrency ?? 1;
 }
 
 // A Node worker inherits its parent's options, but refuses those of a script given on the
@@ -248,25 +246,28 @@ function kernelUsed(kernel = 'auto', n, m, heads) {
 }
 
 // How a call of n queries over m keys with `heads` heads (and `kvHeads` key/value heads) of
-// keyWidth columns of q and k and valueWidth of v is split over at most `workers` workers, one
-// part per splitFrom multiply-adds of q·kᵀ and weights·v (its visible query and key pairs
-// times keyWidth + valueWidth per head; 0: every worker): {by: 'caller'} (less than two parts'
-// worth, or shapes that do not fit, whose error the engine gives, when the pool has an engine
-// on the caller's thread: `onCaller`), {by: 'whole'} (one worker, no part), {by: 'heads', parts:
-// [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the key/value heads each part reads) or {by:
-// 'rows', parts: [{rows: [i0, i1]}]} (every head).
+// keyWidth columns of q and k and valueWidth of v is split over at most `workers` workers and,
+// with `callerPart`, the caller's thread (its part is then the last), one part per splitFrom
+// multiply-adds of q·kᵀ and weights·v (its visible query and key pairs times keyWidth +
+// valueWidth per head; 0: every thread): {by: 'caller'} (less than two parts' worth, or shapes
+// that do not fit, whose error the engine gives, when the pool has an engine on the caller's
+// thread: `onCaller`), {by: 'whole'} (one worker, no part), {by: 'heads', parts: [{heads: [h0,
+// h1]}], kvRanges: [[g0, g1]]} (the key/value heads each part reads) or {by: 'rows', parts:
+// [{rows: [i0, i1]}]} (every head).
 // `options`: the call's, checked; mixesHeads: an output projection needs every head in each
 // part. Exported for the tests.
 export function splitCall({
   n, m, heads, kvHeads = heads, keyWidth, valueWidth, options, workers, mixesHeads, splitFrom = SPLIT_FROM, onCaller = true,
+  callerPart = false,
 }) {
   const visible = Float64Array.from({ length: n }, (_, row) => visibleKeys(options, row, n, m));
   const work = visible.reduce((pairs, keys) => pairs + keys, 0) * heads * (keyWidth + valueWidth);
   // NaN where a width is (the call's shapes do not fit): for the engine's error
   const small = splitFrom > 0 && !(work >= 2 * splitFrom);
   if (small && onCaller) return { by: 'caller' };
-  if (small || workers === 1 || options.part !== undefined) return { by: 'whole' };
-  const count = splitFrom === 0 ? workers : Math.min(workers, Math.floor(work / splitFrom));
+  const threads = workers + (callerPart ? 1 : 0);
+  if (small || threads === 1 || options.part !== undefined) return { by: 'whole' };
+  const count = splitFrom === 0 ? threads : Math.min(threads, Math.floor(work / splitFrom));
   if (heads >= count && !mixesHeads) {
     const ranges = headGroups(heads, count);
     return {
@@ -455,19 +456,36 @@ async function callerEngine(engine) {
   return { here: engine, owned: false };
 }
 
+// Whether the caller's thread computes a part of each split call: as asked, else when it has an
+// engine and a core of its own (fewer workers than cores; sharing a worker's core, its part
+// would finish last) and is not a browser page's main thread (which would not answer input
+// meanwhile).
+function requireCallerPart(callerPart, engine, workers, cores) {
+  if (callerPart === undefined) return engine !== null && workers < cores && typeof globalThis.document !== 'object';
+  if (typeof callerPart !== 'boolean') fail(`callerPart must be true or false, got ${describe(callerPart)}`);
+  if (callerPart && engine === null) fail('callerPart must be false when engine is null: the caller\'s thread has no engine');
+  return callerPart;
+}
+
 /**
  * Starts `workers` workers (default: the machine's cores − 1, at least 1), each with its own
  * engine. `workerURL` is where pool-worker.mjs is (by default beside this module); `engine`,
  * the engine of the caller's thread that calls of less than two parts' worth run on (by
- * default one the pool loads; null: every call goes to a worker).
+ * default one the pool loads; null: every call goes to a worker); `callerPart`, whether that
+ * engine also computes a part of each split call beside the workers, as onnxruntime's calling
+ * thread does (default: when there are fewer workers than cores, except on a browser page's
+ * main thread).
  */
 export async function createAttentionPool(options = {}) {
-  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom', 'engine']);
-  const count = options.workers === undefined ? await defaultWorkers() : requireCount('workers', options.workers, 1);
+  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom', 'engine', 'callerPart']);
+  const cores = await machineCores();
+  // by default cores − 1, at least 1: with the caller's thread, one thread per core
+  const count = options.workers === undefined ? Math.max(1, cores - 1) : requireCount('workers', options.workers, 1);
   if (count > MAX_WORKERS) fail(`workers must be a whole number from 1 to ${MAX_WORKERS}, got ${count}`);
   const splitFrom = options.splitFrom === undefined ? SPLIT_FROM : requireWholeNumber('splitFrom', options.splitFrom, 0);
   const url = options.workerURL ?? new URL('./pool-worker.mjs', import.meta.url);
   if (!(url instanceof URL) && typeof url !== 'string') fail(`workerURL must be a URL or a string, got ${typeof url}`);
+  const callerPart = requireCallerPart(options.callerPart, options.engine, count, cores);
   const { here, owned } = await callerEngine(options.engine);
   const start = await workerStarter(url);
   const slots = Array.from({ length: count }, (_, index) => createSlot(index, start));
@@ -481,16 +499,29 @@ export async function createAttentionPool(options = {}) {
   }
   let closed = false;
 
+  // The caller's engine's answer to a call, as a promise.
+  function computeHere(call, args) {
+    try {
+      return Promise.resolve(here[call](...args));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   // Sends each part to its worker (args(part, reused, p): the worker's arguments for part p and
   // the previous result's arrays it writes into; transfers(args): buffers of those arguments
-  // to hand over) and joins the answers. When parts fail with different messages (an overflow
-  // in two heads, say), or parts computed alone fail at all (their messages would count their
-  // own heads and columns), the whole call runs on one worker for the error the engine gives.
-  async function run(call, args, split, reuse, { transfers = () => [], alone = false } = {}) {
+  // to hand over), computes the last part on the caller's thread with callerPart
+  // (callerArgs(part, reused): its arguments, by default args'), once the others are sent, and
+  // joins the answers. When parts fail with different messages (an overflow in two heads, say),
+  // or parts computed alone fail at all (their messages would count their own heads and
+  // columns), the whole call runs on one worker for the error the engine gives.
+  async function run(call, args, split, reuse, { transfers = () => [], alone = false, callerArgs = args } = {}) {
     const handed = new Set();
     const parts = split.by === 'whole' ? [undefined] : split.parts;
+    const callerIndex = callerPart && split.by !== 'whole' ? parts.length - 1 : -1;
     const requests = parts.map((part, p) => {
       const given = partReuse(split.by, part, reuse, handed);
+      if (p === callerIndex) return computeHere(call, callerArgs(part, given.reuse, p));
       const partArgs = args(part, given.reuse, p);
       return slots[p].request(call, partArgs, [...given.transfer, ...transfers(partArgs)]);
     });
@@ -515,7 +546,7 @@ export async function createAttentionPool(options = {}) {
     const split = splitCall({
       n: call.q.rows, m: call.k.rows, heads, kvHeads: call.options.kvHeads, keyWidth: call.q.cols / heads,
       valueWidth: call.v.cols / (call.options.kvHeads ?? heads), options: call.options, workers: count, mixesHeads: false, splitFrom,
-      onCaller: here !== null,
+      onCaller: here !== null, callerPart,
     });
     if (split.by === 'caller') return here.attention(call.q, call.k, call.v, options);
     const base = workerOptions(call.options);
@@ -527,8 +558,9 @@ export async function createAttentionPool(options = {}) {
       const { q: qPart, k: kPart, v: vPart, options: partOptions } = slicePart(p);
       return [qPart, kPart, vPart, { ...workerOptions(partOptions), reuse: reused }];
     };
+    // the caller's engine reads its heads' columns in place: no cut
     return run('attention', sliced, split, reuse,
-      { transfers: (partArgs) => partArgs.slice(0, 3).map((matrix) => matrix.data.buffer), alone: true });
+      { transfers: (partArgs) => partArgs.slice(0, 3).map((matrix) => matrix.data.buffer), alone: true, callerArgs: whole });
   }
 
   async function selfAttention(x, options = {}) {
@@ -540,7 +572,7 @@ export async function createAttentionPool(options = {}) {
     const split = splitCall({
       n: call.x.rows, m: call.x.rows, heads, kvHeads: call.options.kvHeads, keyWidth: widthOf(call.weights.wq) / heads,
       valueWidth: widthOf(call.weights.wv) / (call.options.kvHeads ?? heads), options: call.options, workers: count,
-      mixesHeads: call.weights.wo !== null, splitFrom, onCaller: here !== null,
+      mixesHeads: call.weights.wo !== null, splitFrom, onCaller: here !== null, callerPart,
     });
     if (split.by === 'caller') return here.selfAttention(call.x, options);
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
@@ -550,6 +582,7 @@ export async function createAttentionPool(options = {}) {
 
   return Object.freeze({
     workers: count,
+    callerPart,
     version,
     /**
      * Bytes of wasm memory the workers' engines held after their last answers, in all, and the

@@ -2,6 +2,7 @@
 // against the engine, keyboard use, the URL hash, markup typed as text, a failed engine load.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { splitCall } from '../../dist/wasm/pool.mjs';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
   TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
@@ -13,6 +14,7 @@ const SENTENCE = '[data-testid="sentence-input"]';
 const DEFAULT_TEXT = 'Your journey starts with one step';
 const SCAN_STEPS = 14;          // hover points per side of the canvas when looking for cells
 const TOLERANCE = 1e-6;         // the page and Node run the same wasm: equal up to float printing
+const SPLIT_TOKENS = 440;       // enough for the page's pool to split a call (its splitFrom, 2^23)
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -107,22 +109,26 @@ describe('playground page', () => {
     await close();
   });
 
-  test('on 2 workers (3 cores): the status line says so, and every head\'s scores and weights are the engine\'s, bit for bit', async () => {
-    const text = await longSampleText(150);
+  test('on 2 workers and the engine\'s own thread (3 cores): the status line says so, and every head\'s scores and weights are the engine\'s, bit for bit', async () => {
+    const text = await longSampleText(SPLIT_TOKENS);
     const engine = await nodeEngine();
     const { x } = await gloveInput(text);
-    // split by heads (2 heads, RoPE), and by blocks of query rows (1 head, causal with a window)
-    for (const [hash, options] of [
-      ['&h=2&pe=rope&c=1', { heads: 2, positional: { type: 'rope' }, causal: true }],
-      ['&c=1&w=40&sk=2', { causal: true, window: 40, sinks: 2 }],
+    // split by heads (2 heads, RoPE, causal: two parts' worth, a worker's and the engine
+    // worker's), and by blocks of query rows (1 head: four parts' worth, on all three threads)
+    for (const [hash, options, by] of [
+      ['&h=2&pe=rope&c=1', { heads: 2, positional: { type: 'rope' }, causal: true }, 'heads'],
+      ['', {}, 'rows'],
     ]) {
+      const heads = options.heads ?? 1, width = x.cols / heads;
+      const split = splitCall({ n: x.rows, m: x.rows, heads, keyWidth: width, valueWidth: width, options, workers: 2, callerPart: true });
+      assert.equal(split.by, by, `${hash}: the page splits this call`);
       const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}${hash}`, {
         prepare: (context) => context.addInitScript(() => {
           Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 });
         }),
       });
-      await waitForRows(page, 150);
-      assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly on 2 workers\./);
+      await waitForRows(page, SPLIT_TOKENS);
+      assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly on 2 workers and the engine's own thread\./);
       const expected = engine.selfAttention(x, { ...options, kernel: 'materialized' });
       const exported = await exportedJson(page);
       assert.equal(exported.heads.length, options.heads ?? 1);

@@ -4,6 +4,7 @@
 // pool says so.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { after, describe, test } from 'node:test';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
 import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
@@ -11,10 +12,15 @@ import { sliceHeads, splitCall } from '../../dist/wasm/pool.mjs';
 import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();
-// splitFrom 0: every call is split over every worker, however small (the tests' calls are).
-const two = await createAttentionPool({ workers: 2, splitFrom: 0 });
-const three = await createAttentionPool({ workers: 3, splitFrom: 0 });
-after(() => Promise.all([two.close(), three.close()]));
+// splitFrom 0: every call is split over every worker, however small (the tests' calls are);
+// callerPart, whether the caller's thread computes a part too, is given (its default depends on
+// the machine's cores): 2 and 3 workers alone, and 2 workers with the caller's thread.
+const two = await createAttentionPool({ workers: 2, splitFrom: 0, callerPart: false });
+const three = await createAttentionPool({ workers: 3, splitFrom: 0, callerPart: false });
+const twoAndCaller = await createAttentionPool({ workers: 2, splitFrom: 0, callerPart: true });
+after(() => Promise.all([two.close(), three.close(), twoAndCaller.close()]));
+// A pool's threads, for the tests' labels.
+const threadsOf = (pool) => `${pool.workers} workers${pool.callerPart ? ' and the caller' : ''}`;
 
 // A first q value at which fixtures/mortal-pool-worker.mjs exits, or throws (its EXIT_NOW, THROW_NOW).
 const EXIT_NOW = 4242;
@@ -89,13 +95,29 @@ describe('the same numbers as the one-thread engine', () => {
     }
   });
 
-  test('attention on 3 workers with 2 heads: every head in each block of query rows', async () => {
+  test('attention on 3 workers, and on 2 workers and the caller, with 2 heads: every head in each block of query rows', async () => {
     const random = mulberry32(20261125);
     for (const options of optionGrid(2, random).filter((_, i) => i % 3 === 0)) {
       const n = randomInt(random, 130, 400), m = randomInt(random, 1, 400);
       const q = randomMatrix(random, n, 8), k = randomMatrix(random, m, 8), v = randomMatrix(random, m, 6);
-      assertSameResult(await three.attention(q, k, v, options), engine.attention(q, k, v, options),
-        `${JSON.stringify(options)} n=${n} m=${m}`);
+      for (const pool of [three, twoAndCaller]) {
+        assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options),
+          `${JSON.stringify(options)} n=${n} m=${m}, ${threadsOf(pool)}`);
+      }
+    }
+  });
+
+  test('attention on 2 workers and the caller, every option: split by heads (3 heads), by query rows (1 head)', async () => {
+    const random = mulberry32(20261201);
+    for (const heads of [1, 3]) {
+      for (const options of optionGrid(heads, random).filter((_, i) => i % 2 === 0)) {
+        const n = randomInt(random, 1, 200), m = randomInt(random, 1, 260);
+        const dh = 2 * randomInt(random, 1, 4), dvh = randomInt(random, 1, 5);
+        const q = randomMatrix(random, n, heads * dh), k = randomMatrix(random, m, heads * dh);
+        const v = randomMatrix(random, m, heads * dvh);
+        assertSameResult(await twoAndCaller.attention(q, k, v, options), engine.attention(q, k, v, options),
+          `${JSON.stringify(options)} n=${n} m=${m}`);
+      }
     }
   });
 
@@ -104,7 +126,7 @@ describe('the same numbers as the one-thread engine', () => {
     const dIn = 10;
     for (const weights of ['none', 'projections', 'output']) {
       for (const positional of [{ type: 'none' }, { type: 'sinusoidal' }, { type: 'rope', pairing: 'half' }, { type: 'alibi' }]) {
-        for (const [pool, heads] of [[two, 1], [two, 4], [three, 2]]) {
+        for (const [pool, heads] of [[two, 1], [two, 4], [three, 2], [twoAndCaller, 3], [twoAndCaller, 1]]) {
           const n = randomInt(random, 1, 300);
           const width = weights === 'none' ? 4 * heads : dIn;
           const x = randomMatrix(random, n, width);
@@ -114,7 +136,7 @@ describe('the same numbers as the one-thread engine', () => {
           }
           if (weights === 'output') Object.assign(options, { wo: randomMatrix(random, 2 * heads, 3), bo: [0.5, -1, 0.25] });
           assertSameResult(await pool.selfAttention(x, options), engine.selfAttention(x, options),
-            `${weights}, ${positional.type}, ${pool.workers} workers, ${heads} heads, n=${n}`);
+            `${weights}, ${positional.type}, ${threadsOf(pool)}, ${heads} heads, n=${n}`);
         }
       }
     }
@@ -126,7 +148,7 @@ describe('the same numbers as the one-thread engine', () => {
       const n = randomInt(random, 20, 150);
       return [randomMatrix(random, n, 8), randomMatrix(random, n, 8), randomMatrix(random, n, 4), { heads: 1 + (i % 2) * 3, causal: i % 3 === 0 }];
     });
-    const results = await Promise.all(calls.map((args) => two.attention(...args)));
+    const results = await Promise.all(calls.map((args, i) => [two, twoAndCaller][i % 2].attention(...args)));
     results.forEach((result, i) => assertSameResult(result, engine.attention(...calls[i]), `call ${i}`));
   });
 
@@ -150,6 +172,20 @@ describe('the same numbers as the one-thread engine', () => {
     assert.ok(arrays.slice(0, -1).every((array) => array.length === 0), 'the heads\' arrays went to the workers');
     assert.ok(reused.scores.every((matrix) => matrix.data.length === 40 * 40));
   });
+
+  test('reuse with the caller\'s part: its heads\' arrays stay on the caller\'s thread and hold the new numbers', async () => {
+    const random = mulberry32(20261202);
+    const q = randomMatrix(random, 40, 12), k = randomMatrix(random, 40, 12), v = randomMatrix(random, 40, 6);
+    const options = { heads: 3, kernel: 'materialized' };  // heads [0, 1) and [1, 2) on the workers, [2, 3) on the caller
+    const previous = await twoAndCaller.attention(randomMatrix(random, 40, 12), k, v, options);
+    const [scores, weights] = [previous.scores.map((matrix) => matrix.data), previous.weights.map((matrix) => matrix.data)];
+    const reused = await twoAndCaller.attention(q, k, v, { ...options, reuse: previous });
+    assertSameResult(reused, engine.attention(q, k, v, options), 'reused');
+    assert.deepEqual([...scores, ...weights].map((array) => array.length), [0, 0, 1600, 0, 0, 1600],
+      'the workers\' heads went to them; the caller\'s stayed');
+    assert.equal(reused.scores[2].data, scores[2], 'the caller\'s head\'s scores are written into the previous ones');
+    assert.equal(reused.weights[2].data, weights[2]);
+  });
 });
 
 describe('grouped-query attention (kvHeads) on the pool: the one-thread engine\'s numbers', () => {
@@ -168,9 +204,9 @@ describe('grouped-query attention (kvHeads) on the pool: the one-thread engine\'
         const grouped = { ...options, kvHeads };
         const expected = engine.attention(q, k, v, grouped);
         assert.equal(expected.context.cols, heads * dvh);
-        for (const pool of [two, three]) {
+        for (const pool of [two, three, twoAndCaller]) {
           assertSameResult(await pool.attention(q, k, v, grouped), expected,
-            `${JSON.stringify(grouped)} n=${n} m=${m}, ${pool.workers} workers`);
+            `${JSON.stringify(grouped)} n=${n} m=${m}, ${threadsOf(pool)}`);
         }
       }
     }
@@ -192,9 +228,9 @@ describe('grouped-query attention (kvHeads) on the pool: the one-thread engine\'
           if (output) Object.assign(options, { wo: randomMatrix(random, heads * dvh, 3), bo: [0.5, -1, 0.25] });
           const expected = engine.selfAttention(x, options);
           assert.deepEqual([expected.k.cols, expected.v.cols], [kvHeads * dh, kvHeads * dvh]);
-          for (const pool of [two, three]) {
+          for (const pool of [two, three, twoAndCaller]) {
             assertSameResult(await pool.selfAttention(x, options), expected,
-              `heads ${heads}, kvHeads ${kvHeads}, ${output ? 'wo' : 'no wo'}, ${positional.type}, n=${n}, ${pool.workers} workers`);
+              `heads ${heads}, kvHeads ${kvHeads}, ${output ? 'wo' : 'no wo'}, ${positional.type}, n=${n}, ${threadsOf(pool)}`);
           }
         }
       }
@@ -288,6 +324,52 @@ describe('splitting', () => {
       assert.ok(two.memoryBytes >= given.memoryBytes + 16 * 2 ** 20, `${two.memoryBytes} and ${given.memoryBytes} bytes`);
     } finally {
       await Promise.all([given.close(), workersOnly.close()]);
+    }
+  });
+
+  test('with callerPart the caller\'s thread takes one more part, the last: one worker and the caller split a call', () => {
+    const call = (n, heads, workers, callerPart, options = {}) =>
+      splitCall({ n, m: n, heads, keyWidth: 64, valueWidth: 64, options, workers, callerPart });
+    assert.deepEqual(call(512, 8, 1, true).parts.map((p) => p.heads), [[0, 4], [4, 8]], '8 heads × 512 on a worker and the caller');
+    assert.deepEqual(call(512, 8, 1, false), { by: 'whole' }, 'on one worker alone');
+    assert.equal(call(512, 8, 2, true).parts.length, 3);
+    assert.deepEqual(call(4096, 1, 1, true, { causal: true, kernel: 'flash' }).parts.map((p) => p.rows[1]), [2880, 4096],
+      'causal rows balanced over a worker and the caller: 2,880 ≈ 4,096/√2');
+    // the parts' worth still bounds their count: 363² × 128 multiply-adds are two parts' worth, 512² × 128 four
+    assert.equal(call(363, 1, 7, true).parts.length, 2);
+    assert.equal(call(512, 1, 7, true).parts.length, 4);
+    assert.deepEqual(call(362, 1, 7, true), { by: 'caller' }, 'under two parts\' worth: the caller alone');
+    assert.deepEqual(call(512, 8, 1, true, { part: { rows: [0, 1] } }), { by: 'whole' }, 'a caller\'s part is not split');
+  });
+
+  test('the caller\'s part runs on the caller\'s engine, the others on the workers; by default callerPart when a core is left for it', async () => {
+    const parts = [];
+    const counting = {
+      attention: (...args) => { parts.push(['attention', args[3].part]); return engine.attention(...args); },
+      selfAttention: (...args) => { parts.push(['selfAttention', args[1].part]); return engine.selfAttention(...args); },
+    };
+    const pool = await createAttentionPool({ workers: 1, engine: counting, callerPart: true });
+    try {
+      const random = mulberry32(20261203);
+      const [q, k, v] = [0, 1, 2].map(() => randomMatrix(random, 600, 64));
+      const x = randomMatrix(random, 600, 128);
+      assertSameResult(await pool.attention(q, k, v, { causal: true, kernel: 'flash' }), engine.attention(q, k, v, { causal: true, kernel: 'flash' }), 'rows');
+      assertSameResult(await pool.attention(x, x, x, { heads: 2 }), engine.attention(x, x, x, { heads: 2 }), 'heads');
+      assertSameResult(await pool.selfAttention(x, { heads: 2, causal: true }), engine.selfAttention(x, { heads: 2, causal: true }), 'heads');
+      // causal rows: equal work cuts at 600/√2 ≈ 424, on a block of 64 rows
+      assert.deepEqual(parts, [['attention', { rows: [448, 600] }], ['attention', { heads: [1, 2] }], ['selfAttention', { heads: [1, 2] }]],
+        'the last part of each call, the whole matrices with the part option');
+    } finally {
+      await pool.close();
+    }
+    const cores = availableParallelism();
+    const defaults = [await createAttentionPool({ workers: cores, engine }), await createAttentionPool({ engine }),
+      await createAttentionPool({ workers: 1, engine: null })];
+    try {
+      assert.deepEqual(defaults.map((p) => p.callerPart), [false, cores > 1, false], `${cores} cores: as many workers as cores leave ` +
+        'none for the caller; the default workers, cores − 1, leave it one; with no engine it has nothing to compute on');
+    } finally {
+      await Promise.all(defaults.map((p) => p.close()));
     }
   });
 
@@ -399,7 +481,7 @@ describe('errors', () => {
         expected = error;
       }
       assert.ok(expected instanceof Error, 'the engine throws');
-      for (const pool of [two, three]) {
+      for (const pool of [two, three, twoAndCaller]) {
         await assert.rejects(pool[call](...args), (error) => error instanceof Error && error.message === expected.message);
       }
     });
@@ -408,7 +490,10 @@ describe('errors', () => {
   test('after the failed calls the pool answers as before', async () => {
     const random = mulberry32(20261130);
     const q = randomMatrix(random, 100, 8);
-    assertSameResult(await two.attention(q, q, q, { heads: 2, causal: true }), engine.attention(q, q, q, { heads: 2, causal: true }), 'after');
+    for (const pool of [two, three, twoAndCaller]) {
+      assertSameResult(await pool.attention(q, q, q, { heads: 2, causal: true }), engine.attention(q, q, q, { heads: 2, causal: true }),
+        `after, ${threadsOf(pool)}`);
+    }
   });
 
   test('createAttentionPool checks its options', async () => {
@@ -423,6 +508,8 @@ describe('errors', () => {
       [{ workerURL: 5 }, /workerURL must be a URL or a string, got number/],
       [{ engine: 5 }, /engine must be an engine of createAttention\(\) or null, got 5/],
       [{ engine: { attention() {} } }, /engine must be an engine of createAttention\(\) or null, got an object/],
+      [{ callerPart: 'yes' }, /callerPart must be true or false, got the string "yes"/],
+      [{ callerPart: true, engine: null }, /callerPart must be false when engine is null: the caller's thread has no engine/],
     ]) {
       await assert.rejects(createAttentionPool(options), (error) => error instanceof Error && words.test(error.message));
     }

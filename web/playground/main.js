@@ -16,12 +16,14 @@ import { createAttentionViews } from './views/attention-views.js';
 import { createComparison } from './views/compare.js';
 
 const TYPING_DEBOUNCE_MS = 250;
-// Workers attention is computed on: one per core but the page's own, at least one.
-const ENGINE_WORKERS = Math.max(1, (navigator.hardwareConcurrency || 1) - 1);
+// Workers attention is computed on: one per core but the page's own, at least one; the engine
+// worker computes a part of each split call beside them when that leaves it a core.
+const CORES = navigator.hardwareConcurrency || 1;
+const ENGINE_WORKERS = Math.max(1, CORES - 1);
 
 const $ = (id) => document.getElementById(id);
 const client = createWorkerClient(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
-const engineWorkers = client.request('pool', { workers: ENGINE_WORKERS });
+const engineWorkers = client.request('pool', { workers: ENGINE_WORKERS, callerPart: ENGINE_WORKERS < CORES });
 const notices = createNotices($('notices'));
 watchScrollRegions();
 const status = createProgressLine($('progress'), $('compute-status'));
@@ -78,7 +80,8 @@ window.addEventListener('hashchange', () => {
   pipeline.update();
 });
 showEngineStatus($('engine-status'), Promise.all([client.ready, engineWorkers]),
-  ([{ version }, { value: { workers } }]) => `Engine ${version} ready: WebAssembly on ${workers} worker${workers === 1 ? '' : 's'}.`);
+  ([{ version }, { value: { workers, callerPart } }]) =>
+    `Engine ${version} ready: WebAssembly on ${workers} worker${workers === 1 ? '' : 's'}${callerPart ? ' and the engine\'s own thread' : ''}.`);
 // Redraws `view` when its frame's width changes (its height follows what is drawn).
 function redrawOnResize(frame, view) {
   let drawnWidth = 0;

@@ -134,11 +134,12 @@ function pooledHead(result, head, { row0, col0, rows, cols, block, pooling }) {
 }
 
 const handlers = {
-  // Starts the pool of `workers` workers that compute attention: {workers}.
-  async pool(engine, { workers }) {
+  // Starts the pool of `workers` workers that compute attention, with this worker's engine
+  // computing a part of each split call when `callerPart`: {workers, callerPart}.
+  async pool(engine, { workers, callerPart }) {
     await pool?.close();
-    pool = await createAttentionPool({ workers, engine });
-    return { workers: pool.workers };
+    pool = await createAttentionPool({ workers, engine, callerPart });
+    return { workers: pool.workers, callerPart: pool.callerPart };
   },
 
   // The page's tokens of `text`, at most `limit` (engine.tokenize; core/include/attn/text/tokenizer.hpp

@@ -1,8 +1,9 @@
 // The peers part of `npm run bench`: the engine's attention against the libraries a page could
 // use instead, in this Node process, on the same inputs, interleaved round by round:
 //   engine-flash, engine-materialized  the wasm engine on this thread (as in ../run.mjs)
-//   engine-W-workers                   createAttentionPool({workers: W}), once dist/wasm/attention.mjs
-//                                      exports it (poolVariants below)
+//   engine-W-workers                   createAttentionPool({workers: W, callerPart: false}): W threads
+//   engine-T-threads                   createAttentionPool({workers: T − 1, callerPart: true}): T
+//                                      threads, the caller's one of them (poolVariants below)
 //   ort-T                              onnxruntime-web, wasm backend, T threads (ort_peer.mjs)
 //   tfjs                               TensorFlow.js, wasm backend, one thread (tfjs_peer.mjs)
 // for attention at d = 64 with n = 256, 1,024 and 4,096 (one head) and 8 heads × 512 (q, k and
@@ -49,23 +50,33 @@ const IDLE_WINDOW_MS = 10;
 const IDLE_SHARE = 0.2;
 const IDLE_MAX_MS = 1000;
 
-// The worker count the pool would use (every core but the page's), and 2, on which the
-// two-core machines the benchmark runs on see threads at work.
+// The threads onnxruntime-web is given: 1, 2 (on which the two-core machines the benchmark runs
+// on see threads at work) and every core. Its threads include the calling one, as the pool's
+// do with callerPart: against T threads the pool runs T − 1 workers and the caller's thread (its
+// default on T cores), and one worker against one. Beside them, 2 workers with the caller waiting,
+// what a page's main thread gets (it would not answer input while computing a part).
 const cores = os.cpus().length;
-const POOL_WORKERS = [...new Set([Math.max(1, cores - 1), Math.min(2, cores)])].sort((a, b) => a - b);
-const ORT_THREADS = [...new Set([1, ...POOL_WORKERS])].sort((a, b) => a - b);
+const ORT_THREADS = [...new Set([1, Math.min(2, cores), cores])].sort((a, b) => a - b);
+const POOLS = [
+  { workers: 1, callerPart: false },
+  ...ORT_THREADS.filter((threads) => threads > 1).map((threads) => ({ workers: threads - 1, callerPart: true })),
+  ...(cores > 1 ? [{ workers: 2, callerPart: false }] : []),
+];
+const poolName = ({ workers, callerPart }) => (callerPart ? `engine-${workers + 1}-threads` : `engine-${workers}-workers`);
+const threadsOf = ({ workers, callerPart }) => workers + (callerPart ? 1 : 0);
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const sizeLabel = ({ n, heads }) => (heads === 1 ? `${n}` : `${heads} × ${n}`);
 const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
+const poolLabel = ({ workers, callerPart }) => `${plural(workers, 'worker')}${callerPart ? ' and the caller' : ''}`;
 
 // Issue #13's targets: the engine's speed over the peer's, at every size.
 const TARGETS = [
   { label: 'one thread ≥ 1.5× onnxruntime-web with one thread, no mask', causal: false, engine: 'engine-flash', peer: 'ort-1', ratio: 1.5 },
   { label: 'causal ≥ 2.5× onnxruntime-web with one thread', causal: true, engine: 'engine-flash', peer: 'ort-1', ratio: 2.5 },
-  ...POOL_WORKERS.map((workers) => ({
-    label: `${plural(workers, 'worker')} ≥ 1.2× onnxruntime-web with ${plural(workers, 'thread')}, no mask`,
-    causal: false, engine: `engine-${workers}-workers`, peer: `ort-${workers}`, ratio: 1.2,
+  ...POOLS.filter((pool) => pool.workers === 1 || pool.callerPart).map((pool) => ({
+    label: `${poolLabel(pool)} ≥ 1.2× onnxruntime-web with ${plural(threadsOf(pool), 'thread')}, no mask`,
+    causal: false, engine: poolName(pool), peer: `ort-${threadsOf(pool)}`, ratio: 1.2,
   })),
 ];
 const POOL_MISSING = 'createAttentionPool not available';
@@ -132,16 +143,16 @@ function engineVariant(engine, kernel) {
 
 // The hook for the N-worker engine: createPool is dist/wasm/attention.mjs's createAttentionPool
 // (API.md, "Parallel"), undefined until it lands. Resolves to {variants, close}: one variant per
-// worker count, each timing `await pool.attention(q, k, v, options)` as a caller pays it; no
-// variants without createPool.
-export async function poolVariants(createPool, workerCounts) {
+// set-up ({workers, callerPart}), each timing `await pool.attention(q, k, v, options)` as a
+// caller pays it; no variants without createPool.
+export async function poolVariants(createPool, setups) {
   if (typeof createPool !== 'function') return { variants: [], close: async () => {} };
   const pools = [];
-  for (const workers of workerCounts) pools.push(await createPool({ workers }));
-  const variants = pools.map((pool) => {
+  for (const setup of setups) pools.push(await createPool(setup));
+  const variants = pools.map((pool, i) => {
     let call = null;
     return {
-      name: `engine-${pool.workers}-workers`,
+      name: poolName(setups[i]),
       prepare(shape, { q, k, v }) {
         call = () => pool.attention(q, k, v, { kernel: 'flash', causal: shape.causal, heads: shape.heads });
       },
@@ -232,7 +243,7 @@ export async function runPeersBenchmark({ createPool = attentionApi.createAttent
   const ortPeers = [];
   for (const threads of ORT_THREADS) ortPeers.push(await createOrtPeer(threads));
   const tfjs = await createTfjsPeer();
-  const pool = await poolVariants(createPool, POOL_WORKERS);
+  const pool = await poolVariants(createPool, POOLS);
   const tensorsBefore = tfjs.tensors();
   const variantsFor = ({ n, heads }) => [
     engineVariant(engine, 'flash'),
@@ -257,11 +268,12 @@ export async function runPeersBenchmark({ createPool = attentionApi.createAttent
           row.ms[variant.name] = medians[i];
           row.firstCallMs[variant.name] = firstCalls[i];
         });
-        // engine ÷ peer: the peer's time over the engine's; the W-worker engine against W threads
+        // engine ÷ peer: the peer's time over the engine's; the pool on T threads against T threads
         row.ratios = [...ortPeers.map((p) => `ort-${p.threads}`), 'tfjs']
           .map((peer) => ({ engine: 'engine-flash', peer, ratio: row.ms[peer] / row.ms['engine-flash'] }));
-        for (const workers of POOL_WORKERS.filter((w) => row.ms[`engine-${w}-workers`] !== undefined)) {
-          row.ratios.push({ engine: `engine-${workers}-workers`, peer: `ort-${workers}`, ratio: row.ms[`ort-${workers}`] / row.ms[`engine-${workers}-workers`] });
+        for (const setup of POOLS.filter((candidate) => row.ms[poolName(candidate)] !== undefined)) {
+          const [engineName, peer] = [poolName(setup), `ort-${threadsOf(setup)}`];
+          row.ratios.push({ engine: engineName, peer, ratio: row.ms[peer] / row.ms[engineName] });
         }
         rows.push(row);
         console.error(`bench: peers ${sizeLabel(shape)} causal=${causal} ` +
@@ -280,7 +292,7 @@ export async function runPeersBenchmark({ createPool = attentionApi.createAttent
     return { ...target, measured, met: measured.length === CASES.length && measured.every((m) => m.ratio >= target.ratio) };
   });
   const results = {
-    d: D, cores, ortThreads: ORT_THREADS, poolWorkers: POOL_WORKERS,
+    d: D, cores, ortThreads: ORT_THREADS, pools: POOLS,
     pool: pool.variants.length > 0 ? { measured: true } : { measured: false, reason: POOL_MISSING },
     peers: {
       ort: {
@@ -296,14 +308,13 @@ export async function runPeersBenchmark({ createPool = attentionApi.createAttent
   return { results, table: peersTable(results) };
 }
 
-function peersTable({ ortThreads, poolWorkers, pool, peers, tolerance, rows, targets, tfjsTensors }) {
+function peersTable({ ortThreads, pools, pool, peers, tolerance, rows, targets, tfjsTensors }) {
   const ms = (value) => (value === undefined ? '—' : value.toFixed(2));
   const times = (value) => `${value.toFixed(2)}×`;
   const ortLabel = (threads) => `ORT ${plural(threads, 'thread')}`;
-  const workersLabel = (workers) => `engine ${plural(workers, 'worker')}`;
   const timed = [
     ['engine-flash', 'engine flash'], ['engine-materialized', 'engine materialized'],
-    ...(pool.measured ? poolWorkers.map((w) => [`engine-${w}-workers`, workersLabel(w)]) : []),
+    ...(pool.measured ? pools.map((setup) => [poolName(setup), `engine ${poolLabel(setup)}`]) : []),
     ...ortThreads.map((t) => [`ort-${t}`, ortLabel(t)]), ['tfjs', 'TF.js'],
   ];
   const ratioLabel = ({ engine, peer }) => {
@@ -349,6 +360,9 @@ function peersTable({ ortThreads, poolWorkers, pool, peers, tolerance, rows, tar
     `variant in turn, from an idle process, as a burst of calls in a row (${CASES.map((c) => `${c.burst} at ${sizeLabel(c)}`).join(', ')}); ` +
     `a variant's time is the median over ${[...new Set(CASES.map((c) => c.rounds))].join(', ')} rounds (by size) of its bursts' ` +
     'calls after the first; the first call after idle, slower on this machine kind by about 0.2 ms whatever the library, ' +
-    'is in the last columns. Every timed call copies q, k and v in and the context out. bench/results.json has the raw numbers.');
+    'is in the last columns. Every timed call copies q, k and v in and the context out. The pool\'s threads count as ' +
+    'onnxruntime-web\'s do, the calling one included: "1 worker and the caller" computes one part of a split call on the ' +
+    'thread that calls (callerPart) and the other on a worker, 2 threads in all; "2 workers" leaves the caller waiting. ' +
+    'bench/results.json has the raw numbers.');
   return lines.join('\n');
 }
