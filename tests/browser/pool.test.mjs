@@ -32,7 +32,7 @@ before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
 
 describe('the pool in Chromium', () => {
-  test('2 Web Workers give the one-thread engine\'s numbers, split by heads and by query rows', async () => {
+  test('2 Web Workers, and 1 with the page\'s thread, give the one-thread engine\'s numbers, split by heads and by query rows', async () => {
     const { page, close } = await openPage(suite);
     const outcomes = await page.evaluate(async () => {
       const { default: createAttention, createAttentionPool } = await import('./wasm/attention.mjs');
@@ -51,12 +51,17 @@ describe('the pool in Chromium', () => {
       ];
       const results = [];
       for (const options of calls) results.push(same(bytes(await pool.selfAttention(x, options)), bytes(engine.selfAttention(x, options))));
-      const workers = pool.workers;
-      await pool.close();
-      return { results, workers };
+      // on a page's main thread the caller waits by default, even with a core left for it; asked, it computes a part
+      const spare = await createAttentionPool({ workers: 1, splitFrom: 0, engine });
+      const withCaller = await createAttentionPool({ workers: 1, splitFrom: 0, engine, callerPart: true });
+      for (const options of calls) results.push(same(bytes(await withCaller.selfAttention(x, options)), bytes(engine.selfAttention(x, options))));
+      const outcome = { results, workers: pool.workers, callerPart: [pool.callerPart, spare.callerPart, withCaller.callerPart] };
+      await Promise.all([pool.close(), spare.close(), withCaller.close()]);
+      return outcome;
     });
     assert.equal(outcomes.workers, 2);
-    assert.deepEqual(outcomes.results, [true, true, true]);
+    assert.deepEqual(outcomes.callerPart, [false, false, true]);
+    assert.deepEqual(outcomes.results, [true, true, true, true, true, true]);
     await close();
   });
 
