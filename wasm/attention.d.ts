@@ -683,10 +683,11 @@ export interface AttentionPoolOptions {
   /**
    * The least work a part of a call is given, in multiply-adds of q·kᵀ and weights·v (each
    * visible query and key pair costs dh + dvh per head), a whole number ≥ 0. A call runs on as
-   * many workers as it has parts' worth of work, at most all; below two parts' worth it runs on
-   * the caller's thread (`engine`), where a worker would compute it whole, no sooner, after a
-   * message; 0 splits every call over every worker. Default 2^23 (about half a millisecond on
-   * one core, what a message to a worker and back costs).
+   * many threads as it has parts' worth of work, at most every worker and, with callerPart, the
+   * caller's thread; below two parts' worth it runs on the caller's thread (`engine`), where a
+   * worker would compute it whole, no sooner, after a message; 0 splits every call over every
+   * thread. Default 2^23 (about half a millisecond on one core, what a message to a worker and
+   * back costs).
    */
   splitFrom?: number;
   /**
@@ -697,11 +698,12 @@ export interface AttentionPoolOptions {
   engine?: AttentionEngine | null;
   /**
    * Whether that engine also computes a part of each split call, the last, beside the workers
-   * (a call then has up to workers + 1 parts), as onnxruntime's calling thread computes its
-   * share: one message and one copy of the inputs fewer, and a core that would wait put to
-   * work. It blocks the caller's thread meanwhile. Default: true when there are fewer workers
-   * than cores, except on a browser page's main thread (which would not answer input); false
-   * with engine null (true is then an Error).
+   * (a call then has up to workers + 1 parts), and a call that cannot be split whole, as
+   * onnxruntime's calling thread computes its share: one message and one copy of the inputs
+   * fewer, and a core that would wait put to work. It blocks the caller's thread meanwhile.
+   * Default: true on a worker's thread (a Web Worker, a Node worker thread) when there are
+   * fewer workers than cores; false on a main thread (a page's would not answer input, a
+   * program's would not serve its event loop) and with engine null (true is then an Error).
    */
   callerPart?: boolean;
 }
@@ -733,8 +735,9 @@ export interface AttentionPool {
   readonly memoryBytes: number;
   /**
    * As engine.attention. With `reuse`, the previous result's arrays go to the workers, which
-   * compute into them (they are transferred: empty afterwards in the previous result), or
-   * receive the joined matrices; the new result holds them. Do not use the previous result after.
+   * compute into them (they are transferred: empty afterwards in the previous result; the
+   * caller's part computes into its heads' arrays in place), or receive the joined matrices;
+   * the new result holds them. Do not use the previous result after.
    */
   attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Promise<AttentionResult>;
   /** As engine.selfAttention; `reuse` as in attention. */

@@ -2,14 +2,14 @@
 // starts that many workers (Web Workers in browsers, worker_threads in Node), each with its
 // own engine and wasm memory: no SharedArrayBuffer, so no cross-origin isolation. A call is
 // split into parts (the core's `part` option, attention.hpp AttentionPart) as its work affords:
-// one per worker or fewer, and one more on the caller's own thread when it has a core of its
-// own (callerPart); a call too small to split runs on the caller's thread alone (onnxruntime
-// runs small work, and a share of large work, on its calling thread the same way). By heads
-// when it has at least as many heads as parts (and no wo, which mixes them), else by blocks of
-// query rows with about equal work. Each worker computes its part with every input, which gives exactly the
-// whole call's numbers, and the parts are joined in order; an attention call split by heads
-// sends each worker only its heads' columns of q, k and v, as a call of those heads, where that
-// gives the same numbers (sliceHeads below).
+// one per worker or fewer, and one more on the caller's own thread with callerPart (by default
+// on a worker's thread with a core of its own); a call too small to split runs on the caller's
+// thread alone (onnxruntime runs small work, and a share of large work, on its calling thread
+// the same way). By heads when it has at least as many heads as parts (and no wo, which mixes
+// them), else by blocks of query rows with about equal work. Each worker computes its part with
+// every input, which gives exactly the whole call's numbers, and the parts are joined in order;
+// an attention call split by heads sends each worker only its heads' columns of q, k and v, as a
+// call of those heads, where that gives the same numbers (sliceHeads below).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
 import createAttention from './engine.mjs';
@@ -40,6 +40,13 @@ const inNode = typeof process === 'object' && typeof process.versions?.node === 
 // The machine's cores (logical processors).
 async function machineCores() {
   return inNode ? (await import('node:os')).availableParallelism() : globalThis.navigator?.hardwareConcurrency ?? 1;
+}
+
+// Whether this thread is a worker's (a Web Worker, a Node worker thread), which a part computed
+// here blocks without blocking a page or a program's main event loop.
+async function onWorkerThread() {
+  if (inNode) return !(await import('node:worker_threads')).isMainThread;
+  return typeof globalThis.WorkerGlobalScope !== 'undefined';
 }
 
 // A Node worker inherits its parent's options, but refuses those of a script given on the
@@ -251,9 +258,9 @@ function kernelUsed(kernel = 'auto', n, m, heads) {
 // multiply-adds of q·kᵀ and weights·v (its visible query and key pairs times keyWidth +
 // valueWidth per head; 0: every thread): {by: 'caller'} (less than two parts' worth, or shapes
 // that do not fit, whose error the engine gives, when the pool has an engine on the caller's
-// thread: `onCaller`), {by: 'whole'} (one worker, no part), {by: 'heads', parts: [{heads: [h0,
-// h1]}], kvRanges: [[g0, g1]]} (the key/value heads each part reads) or {by: 'rows', parts:
-// [{rows: [i0, i1]}]} (every head).
+// thread: `onCaller`; with callerPart, also a call that cannot be split), {by: 'whole'} (one
+// worker, no part), {by: 'heads', parts: [{heads: [h0, h1]}], kvRanges: [[g0, g1]]} (the
+// key/value heads each part reads) or {by: 'rows', parts: [{rows: [i0, i1]}]} (every head).
 // `options`: the call's, checked; mixesHeads: an output projection needs every head in each
 // part. Exported for the tests.
 export function splitCall({
@@ -264,9 +271,11 @@ export function splitCall({
   const work = visible.reduce((pairs, keys) => pairs + keys, 0) * heads * (keyWidth + valueWidth);
   // NaN where a width is (the call's shapes do not fit): for the engine's error
   const small = splitFrom > 0 && !(work >= 2 * splitFrom);
-  if (small && onCaller) return { by: 'caller' };
+  if (small) return { by: onCaller ? 'caller' : 'whole' };
+  // a call that cannot be split: on the caller's thread when it computes parts, else on a worker
+  const unsplit = { by: callerPart ? 'caller' : 'whole' };
   const threads = workers + (callerPart ? 1 : 0);
-  if (small || threads === 1 || options.part !== undefined) return { by: 'whole' };
+  if (threads === 1 || options.part !== undefined) return unsplit;
   const count = splitFrom === 0 ? threads : Math.min(threads, Math.floor(work / splitFrom));
   if (heads >= count && !mixesHeads) {
     const ranges = headGroups(heads, count);
@@ -277,7 +286,7 @@ export function splitCall({
     };
   }
   const cuts = rowCuts(visible, m, Math.min(count, n), kernelUsed(options.kernel, n, m, heads) === 'materialized');
-  if (cuts.length === 2) return { by: 'whole' };
+  if (cuts.length === 2) return unsplit;
   return { by: 'rows', parts: cuts.slice(1).map((end, p) => ({ rows: [cuts[p], end] })) };
 }
 
@@ -456,12 +465,13 @@ async function callerEngine(engine) {
   return { here: engine, owned: false };
 }
 
-// Whether the caller's thread computes a part of each split call: as asked, else when it has an
-// engine and a core of its own (fewer workers than cores; sharing a worker's core, its part
-// would finish last) and is not a browser page's main thread (which would not answer input
-// meanwhile).
-function requireCallerPart(callerPart, engine, workers, cores) {
-  if (callerPart === undefined) return engine !== null && workers < cores && typeof globalThis.document !== 'object';
+// Whether the caller's thread computes a part of each split call: `callerPart` as asked, else
+// when it has an engine (`engine` is not null), a core of its own (fewer `workers` than `cores`;
+// sharing a worker's core, its part would finish last) and is a worker's thread (`workerThread`:
+// a page's main thread would not answer input meanwhile, a program's main thread not serve its
+// event loop). Exported for the tests.
+export function resolveCallerPart({ callerPart, engine, workers, cores, workerThread }) {
+  if (callerPart === undefined) return engine !== null && workers < cores && workerThread;
   if (typeof callerPart !== 'boolean') fail(`callerPart must be true or false, got ${describe(callerPart)}`);
   if (callerPart && engine === null) fail('callerPart must be false when engine is null: the caller\'s thread has no engine');
   return callerPart;
@@ -473,8 +483,8 @@ function requireCallerPart(callerPart, engine, workers, cores) {
  * the engine of the caller's thread that calls of less than two parts' worth run on (by
  * default one the pool loads; null: every call goes to a worker); `callerPart`, whether that
  * engine also computes a part of each split call beside the workers, as onnxruntime's calling
- * thread does (default: when there are fewer workers than cores, except on a browser page's
- * main thread).
+ * thread does (default: on a worker's thread, a Web Worker or a Node worker thread, when there
+ * are fewer workers than cores).
  */
 export async function createAttentionPool(options = {}) {
   requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom', 'engine', 'callerPart']);
@@ -485,7 +495,9 @@ export async function createAttentionPool(options = {}) {
   const splitFrom = options.splitFrom === undefined ? SPLIT_FROM : requireWholeNumber('splitFrom', options.splitFrom, 0);
   const url = options.workerURL ?? new URL('./pool-worker.mjs', import.meta.url);
   if (!(url instanceof URL) && typeof url !== 'string') fail(`workerURL must be a URL or a string, got ${typeof url}`);
-  const callerPart = requireCallerPart(options.callerPart, options.engine, count, cores);
+  const callerPart = resolveCallerPart({
+    callerPart: options.callerPart, engine: options.engine, workers: count, cores, workerThread: await onWorkerThread(),
+  });
   const { here, owned } = await callerEngine(options.engine);
   const start = await workerStarter(url);
   const slots = Array.from({ length: count }, (_, index) => createSlot(index, start));
@@ -498,6 +510,7 @@ export async function createAttentionPool(options = {}) {
     throw new Error(`the attention pool could not start: ${error.message}`);
   }
   let closed = false;
+  let closedError = null;  // what the calls under way at close() fail with
 
   // The caller's engine's answer to a call, as a promise.
   function computeHere(call, args) {
@@ -511,10 +524,11 @@ export async function createAttentionPool(options = {}) {
   // Sends each part to its worker (args(part, reused, p): the worker's arguments for part p and
   // the previous result's arrays it writes into; transfers(args): buffers of those arguments
   // to hand over), computes the last part on the caller's thread with callerPart
-  // (callerArgs(part, reused): its arguments, by default args'), once the others are sent, and
+  // (callerArgs(part, reused, p): its arguments, by default args'), once the others are sent, and
   // joins the answers. When parts fail with different messages (an overflow in two heads, say),
   // or parts computed alone fail at all (their messages would count their own heads and
-  // columns), the whole call runs on one worker for the error the engine gives.
+  // columns), the whole call runs on one worker for the error the engine gives; once the pool is
+  // closed, the call fails with the error that says so.
   async function run(call, args, split, reuse, { transfers = () => [], alone = false, callerArgs = args } = {}) {
     const handed = new Set();
     const parts = split.by === 'whole' ? [undefined] : split.parts;
@@ -530,6 +544,7 @@ export async function createAttentionPool(options = {}) {
     if (failures.length === 0) return join(split, settled.map((outcome) => outcome.value), reuse);
     const stopped = failures.find((error) => error instanceof WorkerStopped);
     if (stopped) throw new Error(stopped.message);
+    if (closedError) throw closedError;
     if (split.by === 'whole' || (!alone && new Set(failures.map((error) => error.message)).size === 1)) throw failures[0];
     return slots[0].request(call, args(undefined, null));
   }
@@ -594,8 +609,8 @@ export async function createAttentionPool(options = {}) {
     async close() {
       if (closed) return;
       closed = true;
-      const error = new Error('the attention pool was closed before the call finished');
-      await Promise.all(slots.map((slot) => slot.close(error)));
+      closedError = new Error('the attention pool was closed before the call finished');
+      await Promise.all(slots.map((slot) => slot.close(closedError)));
     },
   });
 }

@@ -1,12 +1,13 @@
 // The pool part of `npm run bench` (node bench/run.mjs pool): createAttentionPool on two threads
-// against the one-thread engine in this Node process: one worker and the caller's thread (the
-// pool's default on two cores: callerPart), and two workers with the caller waiting (what a
-// page's main thread gets); one worker alone beside them. At n = 4,096 with one head (split by
+// against the one-thread engine in this Node process: one worker and the caller's thread
+// (callerPart: what the pool does by default in a worker thread on two cores, as the playground's
+// engine worker runs it), and two workers with the caller waiting (what a main thread gets by
+// default); one worker alone beside them. At n = 4,096 with one head (split by
 // query rows; causal: rows balanced by their visible keys) and 8 heads × 512 queries (split by
 // heads), d = 64 per head; the materialised 8 × 512 also as the playground runs it, writing into
 // the previous result's arrays (`reuse`). The variants run interleaved round by round after a
 // warm-up; medians are reported, with each two-thread pool's time as a share of the one-thread
-// engine's and the target of 0.6× for the pool's default. Beside them, what the machine gives
+// engine's and the target of 0.6× for one worker and the caller. Beside them, what the machine gives
 // two threads at that moment: two 1-worker pools each computing the whole call at once, against
 // one alone (1.0 on two free cores; half that ratio is the best two threads can reach).
 // This machine gives two threads two cores only at times (the column went from 1.0 to 1.4

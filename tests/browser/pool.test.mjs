@@ -33,7 +33,12 @@ after(async () => { await suite?.close(); });
 
 describe('the pool in Chromium', () => {
   test('2 Web Workers, and 1 with the page\'s thread, give the one-thread engine\'s numbers, split by heads and by query rows', async () => {
-    const { page, close } = await openPage(suite);
+    // 4 cores, so that 1 worker leaves the page's thread a core: it still waits, being a page's main thread
+    const { page, close } = await openPage(suite, '', {
+      prepare: (context) => context.addInitScript(() => {
+        Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4 });
+      }),
+    });
     const outcomes = await page.evaluate(async () => {
       const { default: createAttention, createAttentionPool } = await import('./wasm/attention.mjs');
       const engine = await createAttention();
@@ -51,7 +56,7 @@ describe('the pool in Chromium', () => {
       ];
       const results = [];
       for (const options of calls) results.push(same(bytes(await pool.selfAttention(x, options)), bytes(engine.selfAttention(x, options))));
-      // on a page's main thread the caller waits by default, even with a core left for it; asked, it computes a part
+      // on a page's main thread the caller waits by default, even with cores left for it; asked, it computes a part
       const spare = await createAttentionPool({ workers: 1, splitFrom: 0, engine });
       const withCaller = await createAttentionPool({ workers: 1, splitFrom: 0, engine, callerPart: true });
       for (const options of calls) results.push(same(bytes(await withCaller.selfAttention(x, options)), bytes(engine.selfAttention(x, options))));

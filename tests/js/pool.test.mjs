@@ -5,16 +5,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { after, describe, test } from 'node:test';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
 import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
-import { sliceHeads, splitCall } from '../../dist/wasm/pool.mjs';
+import { resolveCallerPart, sliceHeads, splitCall } from '../../dist/wasm/pool.mjs';
 import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();
 // splitFrom 0: every call is split over every worker, however small (the tests' calls are);
 // callerPart, whether the caller's thread computes a part too, is given (its default depends on
-// the machine's cores): 2 and 3 workers alone, and 2 workers with the caller's thread.
+// the thread and the machine's cores): 2 and 3 workers alone, and 2 workers with the caller's thread.
 const two = await createAttentionPool({ workers: 2, splitFrom: 0, callerPart: false });
 const three = await createAttentionPool({ workers: 3, splitFrom: 0, callerPart: false });
 const twoAndCaller = await createAttentionPool({ workers: 2, splitFrom: 0, callerPart: true });
@@ -296,7 +297,8 @@ describe('splitting', () => {
       attention: (...args) => { ran.push('attention'); return engine.attention(...args); },
       selfAttention: (...args) => { ran.push('selfAttention'); return engine.selfAttention(...args); },
     };
-    const [given, workersOnly] = [await createAttentionPool({ workers: 2, engine: counting }), await createAttentionPool({ workers: 2, engine: null })];
+    const [given, workersOnly] = [await createAttentionPool({ workers: 2, engine: counting, callerPart: false }),
+      await createAttentionPool({ workers: 2, engine: null })];
     try {
       const random = mulberry32(20261125);
       const small = [12, 12, 12].map(() => randomMatrix(random, 12, 64));
@@ -328,10 +330,14 @@ describe('splitting', () => {
     assert.equal(call(363, 1, 7, true).parts.length, 2);
     assert.equal(call(512, 1, 7, true).parts.length, 4);
     assert.deepEqual(call(362, 1, 7, true), { by: 'caller' }, 'under two parts\' worth: the caller alone');
-    assert.deepEqual(call(512, 8, 1, true, { part: { rows: [0, 1] } }), { by: 'whole' }, 'a caller\'s part is not split');
+    // what cannot be split runs on the caller's thread, with no message
+    assert.deepEqual(call(512, 8, 1, true, { part: { rows: [0, 1] } }), { by: 'caller' }, 'a caller\'s part');
+    assert.deepEqual(splitCall({ n: 1, m: 2 ** 20, heads: 1, keyWidth: 64, valueWidth: 64, options: {}, workers: 2, callerPart: true }),
+      { by: 'caller' }, 'one query over a million keys (16 parts\' worth) on 2 workers and the caller');
+    assert.deepEqual(splitCall({ n: 1, m: 2 ** 20, heads: 1, keyWidth: 64, valueWidth: 64, options: {}, workers: 2 }), { by: 'whole' });
   });
 
-  test('the caller\'s part runs on the caller\'s engine, the others on the workers; by default callerPart when a core is left for it', async () => {
+  test('the caller\'s part runs on the caller\'s engine, the others on the workers', async () => {
     const parts = [];
     const counting = {
       attention: (...args) => { parts.push(['attention', args[3].part]); return engine.attention(...args); },
@@ -351,15 +357,31 @@ describe('splitting', () => {
     } finally {
       await pool.close();
     }
-    const cores = availableParallelism();
-    const defaults = [await createAttentionPool({ workers: cores, engine }), await createAttentionPool({ engine }),
-      await createAttentionPool({ workers: 1, engine: null })];
-    try {
-      assert.deepEqual(defaults.map((p) => p.callerPart), [false, cores > 1, false], `${cores} cores: as many workers as cores leave ` +
-        'none for the caller; the default workers, cores − 1, leave it one; with no engine it has nothing to compute on');
-    } finally {
-      await Promise.all(defaults.map((p) => p.close()));
-    }
+  });
+
+  test('by default the caller computes a part on a worker\'s thread with a core left for it, not on a main thread', async () => {
+    const resolve = (given) => resolveCallerPart({ callerPart: undefined, engine, workers: 3, cores: 4, workerThread: true, ...given });
+    assert.equal(resolve({}), true, 'a worker\'s thread, 3 workers on 4 cores');
+    assert.equal(resolve({ workers: 4 }), false, 'as many workers as cores: none left for the caller');
+    assert.equal(resolve({ workerThread: false }), false, 'a main thread: a page\'s, or a Node program\'s event loop');
+    assert.equal(resolve({ engine: null }), false, 'no engine to compute on');
+    assert.equal(resolve({ callerPart: true, workerThread: false, workers: 9 }), true, 'asked');
+    assert.equal(resolve({ callerPart: false }), false, 'asked');
+    // this thread is Node's main thread; a worker thread's pool with the default workers (cores − 1) computes a part
+    const mainThreadPool = await createAttentionPool({ workers: 1, engine });
+    assert.equal(mainThreadPool.callerPart, false);
+    await mainThreadPool.close();
+    const script = `import(${JSON.stringify(new URL('../../dist/wasm/attention.mjs', import.meta.url).href)}).then(async ({ createAttentionPool }) => {
+      const pool = await createAttentionPool();
+      require('node:worker_threads').parentPort.postMessage(pool.callerPart);
+      await pool.close();
+    });`;
+    const inWorker = await new Promise((settle, reject) => {
+      const worker = new Worker(script, { eval: true });
+      worker.once('message', settle);
+      worker.once('error', reject);
+    });
+    assert.equal(inWorker, availableParallelism() > 1, `in a worker thread, ${availableParallelism()} cores`);
   });
 
   test('with wo, or fewer heads than workers, every part holds every head; one worker or a caller\'s part: no split', () => {
@@ -541,10 +563,13 @@ describe('workers that die, and closing', () => {
   test('close(): calls under way and later calls reject with an Error that says the pool is closed', async () => {
     const pool = await createAttentionPool({ workers: 2 });
     const big = randomMatrix(mulberry32(20261132), 1500, 16);
-    const running = assert.rejects(pool.attention(big, big, big, { kernel: 'flash' }),
-      /the attention pool was closed before the call finished/);
+    const closedWords = /the attention pool was closed before the call finished/;
+    // split by rows, and by heads sending each worker its heads' columns (a failure there used
+    // to rerun the whole call on a new worker after the pool had closed)
+    const running = [pool.attention(big, big, big, { kernel: 'flash' }), pool.attention(big, big, big, { kernel: 'flash', heads: 2 })]
+      .map((call) => assert.rejects(call, closedWords));
     await pool.close();
-    await running;
+    await Promise.all(running);
     await assert.rejects(pool.attention([[1]], [[1]], [[1]]), /the attention pool is closed; start another with createAttentionPool/);
     await pool.close();  // a second close does nothing
   });

@@ -53,8 +53,9 @@ const IDLE_MAX_MS = 1000;
 // The threads onnxruntime-web is given: 1, 2 (on which the two-core machines the benchmark runs
 // on see threads at work) and every core. Its threads include the calling one, as the pool's
 // do with callerPart: against T threads the pool runs T − 1 workers and the caller's thread (its
-// default on T cores), and one worker against one. Beside them, 2 workers with the caller waiting,
-// what a page's main thread gets (it would not answer input while computing a part).
+// default in a worker thread on T cores), and one worker against one. Beside them, 2 workers with
+// the caller waiting, what a main thread gets by default (it would not answer input, or serve its
+// event loop, while computing a part).
 const cores = os.cpus().length;
 const ORT_THREADS = [...new Set([1, Math.min(2, cores), cores])].sort((a, b) => a - b);
 const POOLS = [
