@@ -2,7 +2,7 @@
 // against the engine, keyboard use, the URL hash, markup typed as text, a failed engine load.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { splitCall } from '../../dist/wasm/pool.mjs';
+import { splitCall } from '../../dist/wasm/pool-split.mjs';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
   TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,

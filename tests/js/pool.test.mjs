@@ -9,7 +9,8 @@ import { Worker } from 'node:worker_threads';
 import { after, describe, test } from 'node:test';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
 import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
-import { resolveCallerPart, sliceHeads, splitCall } from '../../dist/wasm/pool.mjs';
+import { resolveCallerPart } from '../../dist/wasm/pool.mjs';
+import { sliceHeads, splitCall } from '../../dist/wasm/pool-split.mjs';
 import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();

@@ -1,0 +1,76 @@
+// How the pool (pool.mjs) joins its parts' results into the whole call's, in order: heads side by
+// side, blocks of rows one under the other, written into the previous result's arrays when given.
+import { columns } from './pool-split.mjs';
+
+// `into` when it is a Float32Array of `length` values, else a new one.
+function destination(into, length) {
+  return into instanceof Float32Array && into.length === length ? into : new Float32Array(length);
+}
+
+// Matrices of equal rows side by side.
+function joinColumns(matrices, into) {
+  const rows = matrices[0].rows;
+  const cols = matrices.reduce((sum, matrix) => sum + matrix.cols, 0);
+  const data = destination(into, rows * cols);
+  let first = 0;
+  for (const matrix of matrices) {
+    for (let row = 0; row < rows; ++row) {
+      data.set(matrix.data.subarray(row * matrix.cols, (row + 1) * matrix.cols), row * cols + first);
+    }
+    first += matrix.cols;
+  }
+  return { rows, cols, data };
+}
+
+// Matrices of equal columns one under the other.
+function joinRows(matrices, into) {
+  const cols = matrices[0].cols;
+  const rows = matrices.reduce((sum, matrix) => sum + matrix.rows, 0);
+  const data = destination(into, rows * cols);
+  let offset = 0;
+  for (const matrix of matrices) {
+    data.set(matrix.data, offset);
+    offset += matrix.data.length;
+  }
+  return { rows, cols, data };
+}
+
+// A split by heads' k (or v) from its parts' matrices: each part holds the columns of the
+// key/value heads its query heads read, and neighbouring parts may share one (more query heads
+// than key/value heads in a group), taken once, from the first part that has it.
+function joinKeyValueColumns(split, matrices, into) {
+  const taken = [];
+  let next = 0;  // the first key/value head not yet taken
+  matrices.forEach((matrix, p) => {
+    const [g0, g1] = split.kvRanges[p];
+    const width = matrix.cols / (g1 - g0);
+    const skip = Math.max(0, next - g0) * width;
+    if (skip < matrix.cols) taken.push(skip === 0 ? matrix : columns(matrix, skip, matrix.cols - skip));
+    next = Math.max(next, g1);
+  });
+  return joinColumns(taken, into);
+}
+
+// The whole call's result from its parts' results, in order; `reuse` as reuseOption gives it.
+export function join(split, results, reuse) {
+  if (split.by === 'whole') return results[0];
+  const [first] = results;
+  const joined = { kernel: first.kernel };
+  if (split.by === 'heads') {
+    const joinMatrices = (name) => joinColumns(results.map((result) => result[name]), reuse[name]);
+    joined.scores = first.scores && results.flatMap((result) => result.scores);
+    joined.weights = first.weights && results.flatMap((result) => result.weights);
+    joined.context = joinMatrices('context');
+    const joinKeyValues = (name) => joinKeyValueColumns(split, results.map((result) => result[name]), reuse[name]);
+    if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: joinKeyValues('k'), v: joinKeyValues('v'), output: joinMatrices('output') });
+  } else {
+    const joinMatrices = (name) => joinRows(results.map((result) => result[name]), reuse[name]);
+    const joinHeads = (name) => first[name] && first[name].map((_, h) => joinRows(results.map((result) => result[name][h]), reuse[name][h]));
+    joined.scores = joinHeads('scores');
+    joined.weights = joinHeads('weights');
+    joined.context = joinMatrices('context');
+    // Every part computes all of k and v.
+    if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: first.k, v: first.v, output: joinMatrices('output') });
+  }
+  return joined;
+}
