@@ -117,8 +117,7 @@ export async function createAttentionPool(options = {}) {
     await Promise.all(slots.map((slot) => slot.close(error)));
     throw new Error(`the attention pool could not start: ${error.message}`);
   }
-  let closed = false;
-  let closedError = null;  // what the calls under way at close() fail with
+  let closedError = null;  // set by close(): what the calls under way then fail with
 
   // The caller's engine's answer to a call, as a promise.
   function computeHere(call, args) {
@@ -158,7 +157,7 @@ export async function createAttentionPool(options = {}) {
   }
 
   function requireOpen() {
-    if (closed) fail('the attention pool is closed; start another with createAttentionPool');
+    if (closedError) fail('the attention pool is closed; start another with createAttentionPool');
   }
 
   async function attention(q, k, v, options = {}) {
@@ -215,8 +214,7 @@ export async function createAttentionPool(options = {}) {
     attention,
     selfAttention,
     async close() {
-      if (closed) return;
-      closed = true;
+      if (closedError) return;
       closedError = new Error('the attention pool was closed before the call finished');
       await Promise.all(slots.map((slot) => slot.close(closedError)));
     },
