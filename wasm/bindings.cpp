@@ -143,17 +143,6 @@ val to_js(const attn::Matrix& matrix, const val& destination = val::null()) {
   return result;
 }
 
-// destinations: a JavaScript array of Float32Array or null, one per matrix at most.
-val to_js(const std::vector<attn::Matrix>& matrices, const val& destinations) {
-  if (matrices.empty()) return val::null();
-  const std::size_t reusable = destinations["length"].as<unsigned>();
-  val result = val::array();
-  for (std::size_t h = 0; h < matrices.size(); ++h) {
-    result.call<void>("push", to_js(matrices[h], h < reusable ? destinations[h] : val::null()));
-  }
-  return result;
-}
-
 // Runs `body` and returns {ok: true, value} or {ok: false, error}.
 template <class Body>
 val guarded(Body&& body) {
@@ -223,20 +212,50 @@ attn::AttentionOptions to_options(const val& options) {
   return result;
 }
 
-// reuse: {scores, weights, context, ...} as the JavaScript side builds it from a previous result.
-val to_js(const attn::AttentionResult& attention, const val& reuse) {
-  val result = val::object();
-  result.set("scores", to_js(attention.scores, reuse["scores"]));
-  result.set("weights", to_js(attention.weights, reuse["weights"]));
-  result.set("context", to_js(attention.context, reuse["context"]));
-  result.set("kernel", std::string(attn::to_string(attention.kernel_used)));
-  return result;
-}
+// The materialised heads' scores and weights, copied out as the core hands each over
+// (attn::HeadSink), so that the engine's memory holds one head's matrices, not all of them:
+// into the arrays of `reuse` ({scores, weights, ...} as the JavaScript side builds it from a
+// previous result) whose lengths match, else into new ones.
+class HeadCopies {
+ public:
+  explicit HeadCopies(const val& reuse) : reuse_(reuse) {}
+
+  attn::HeadSink sink() {
+    return [this](long head, const attn::Matrix& scores, const attn::Matrix& weights) {
+      scores_.call<void>("push", copy(scores, reuse_["scores"], head));
+      weights_.call<void>("push", copy(weights, reuse_["weights"], head));
+    };
+  }
+
+  // {scores, weights, context, kernel}: the heads copied out (null for flash, which has none).
+  val result(const attn::AttentionResult& attention) const {
+    const bool flash = attention.kernel_used == attn::Kernel::flash;
+    val result = val::object();
+    result.set("scores", flash ? val::null() : scores_);
+    result.set("weights", flash ? val::null() : weights_);
+    result.set("context", to_js(attention.context, reuse_["context"]));
+    result.set("kernel", std::string(attn::to_string(attention.kernel_used)));
+    return result;
+  }
+
+ private:
+  // destinations: a JavaScript array of Float32Array or null, one per head at most.
+  static val copy(const attn::Matrix& matrix, const val& destinations, long head) {
+    const bool reusable = head < destinations["length"].as<long>();
+    return to_js(matrix, reusable ? destinations[head] : val::null());
+  }
+
+  val reuse_;
+  val scores_ = val::array();
+  val weights_ = val::array();
+};
 
 val attention(val q, val k, val v, val options, val reuse) {
   return guarded([&] {
-    return to_js(attn::attention(to_matrix(q), to_matrix(k), to_matrix(v), to_options(options)),
-                 reuse);
+    HeadCopies copies(reuse);
+    const attn::AttentionResult result = attn::attention(to_matrix(q), to_matrix(k), to_matrix(v),
+                                                         to_options(options), copies.sink());
+    return copies.result(result);
   });
 }
 
@@ -248,9 +267,10 @@ val self_attention(val x, val weights, val options, val reuse) {
     projections.wv = optional_matrix(weights["wv"]);
     projections.wo = optional_matrix(weights["wo"]);
     if (!weights["bo"].isNull()) projections.bo = to_vector(weights["bo"]);
+    HeadCopies copies(reuse);
     const attn::SelfAttentionResult result =
-        attn::self_attention(to_matrix(x), projections, to_options(options));
-    val out = to_js(result.attention, reuse);
+        attn::self_attention(to_matrix(x), projections, to_options(options), copies.sink());
+    val out = copies.result(result.attention);
     out.set("q", to_js(result.q, reuse["q"]));
     out.set("k", to_js(result.k, reuse["k"]));
     out.set("v", to_js(result.v, reuse["v"]));

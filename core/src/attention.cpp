@@ -89,10 +89,8 @@ float flash_value_scale(const Matrix& v, std::size_t first, std::size_t count) {
 // summing to 1), so it lies within ±FLT_MAX: an infinite one is the last bits of the sums
 // rounding past FLT_MAX (v at ±FLT_MAX: the materialised sum of weights·v, or flash scaling its
 // normalised rows back up), and is FLT_MAX with its sign. A NaN (a score that overflowed) stays,
-// for require_no_overflow to name. One pass over the context.
-void clamp_rounded_infinities(Matrix& context) {
-  float* data = context.data();
-  const std::size_t size = context.size();
+// for require_no_overflow to name. One pass over `size` floats from `data`.
+void clamp_rounded_infinities(float* data, std::size_t size) {
   std::size_t i = simd::first_non_finite(data, size);
   while (i < size) {
     if (std::isinf(data[i])) data[i] = std::copysign(std::numeric_limits<float>::max(), data[i]);
@@ -104,52 +102,55 @@ void clamp_rounded_infinities(Matrix& context) {
 // before it: a score q·kᵀ·scale (+ ALiBi bias) beyond ±3.4e38 becomes ±Infinity, and the
 // flash kernel's running sum of weights·v can pass FLT_MAX. The weights would then be NaN,
 // or a row of zeros for keys the query does see. Such a call fails instead, naming where.
-// Cost: one pass over the context (n×dv), and over a weights row only where a context row
-// is exactly zero.
-// Heads and queries are named by their index in the whole call.
-void require_no_overflow(const AttentionResult& result, const MaskOptions& mask,
-                         const detail::CallShape& shape, std::size_t dvh) {
-  const std::size_t n = result.context.shape(0), dv = result.context.shape(1);
-  const bool materialized = result.kernel_used == Kernel::materialized;
-  // Flash fails only on a non-finite value: one pass over the whole context finds none in
-  // all but failing calls.
-  const std::size_t size = result.context.size();
-  if (!materialized && simd::first_non_finite(result.context.data(), size) == size) return;
-  for (long h = 0; h < shape.heads.size(); ++h) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const float* row = result.context.data() + i * dv + h * dvh;
-      const bool finite = simd::first_non_finite(row, dvh) == dvh;
-      if (finite && simd::maximum_magnitude(row, dvh) > 0.0f) continue;  // finite, not zero
-      std::string cause = "the weighted sum of v";
-      if (materialized) {
-        const Matrix& scores = result.scores[h];
-        const std::size_t m = scores.shape(1);
-        const VisibleKeys visible =
-            visible_keys(mask, shape.rows.begin + static_cast<long>(i), shape.n, shape.m);
-        if (finite) {
-          // A zero row is right when the query sees no key, or when v makes it zero.
-          float total = 0.0f;
-          for (std::size_t j = 0; j < m; ++j) total += result.weights[h](i, j);
-          if (visible.empty() || total > 0.5f) continue;
-        }
-        for (std::size_t j = 0; j < m; ++j) {
-          if (visible.contains(static_cast<long>(j)) && !std::isfinite(scores(i, j))) {
-            cause = "scores[" + std::to_string(shape.heads.begin + h) + "][" +
-                    std::to_string(shape.rows.begin + static_cast<long>(i)) + "][" +
-                    std::to_string(j) + "] = q·kᵀ·scale, which is " + format_number(scores(i, j));
-            break;
-          }
-        }
-      } else if (finite) {
-        continue;  // flash: a row whose every visible score overflowed would be 0/0 = NaN
-      } else {
-        cause = "the scores q·kᵀ·scale or the weighted sum of v";
+// Checks head h of the part (its dvh columns of `context`); scores and weights are its
+// matrices (materialised) or null (flash). Cost: one pass over the head's context, and over a
+// weights row only where a context row is exactly zero. Heads and queries are named by their
+// index in the whole call.
+void require_no_overflow(const Matrix& context, long h, std::size_t dvh, const Matrix* scores,
+                         const Matrix* weights, const MaskOptions& mask,
+                         const detail::CallShape& shape) {
+  const std::size_t n = context.shape(0), dv = context.shape(1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float* row = context.data() + i * dv + h * dvh;
+    const bool finite = simd::first_non_finite(row, dvh) == dvh;
+    if (finite && simd::maximum_magnitude(row, dvh) > 0.0f) continue;  // finite, not zero
+    std::string cause = "the weighted sum of v";
+    if (scores) {
+      const std::size_t m = scores->shape(1);
+      const VisibleKeys visible =
+          visible_keys(mask, shape.rows.begin + static_cast<long>(i), shape.n, shape.m);
+      if (finite) {
+        // A zero row is right when the query sees no key, or when v makes it zero.
+        float total = 0.0f;
+        for (std::size_t j = 0; j < m; ++j) total += (*weights)(i, j);
+        if (visible.empty() || total > 0.5f) continue;
       }
-      fail("softmax attention overflowed float32 in head " + std::to_string(shape.heads.begin + h) +
-           ", query " + std::to_string(shape.rows.begin + static_cast<long>(i)) + ": " + cause +
-           " went beyond ±3.4028235e+38; use smaller q, k, v or scale");
+      for (std::size_t j = 0; j < m; ++j) {
+        if (visible.contains(static_cast<long>(j)) && !std::isfinite((*scores)(i, j))) {
+          cause = "scores[" + std::to_string(shape.heads.begin + h) + "][" +
+                  std::to_string(shape.rows.begin + static_cast<long>(i)) + "][" +
+                  std::to_string(j) + "] = q·kᵀ·scale, which is " + format_number((*scores)(i, j));
+          break;
+        }
+      }
+    } else if (finite) {
+      continue;  // flash: a row whose every visible score overflowed would be 0/0 = NaN
+    } else {
+      cause = "the scores q·kᵀ·scale or the weighted sum of v";
     }
+    fail("softmax attention overflowed float32 in head " + std::to_string(shape.heads.begin + h) +
+         ", query " + std::to_string(shape.rows.begin + static_cast<long>(i)) + ": " + cause +
+         " went beyond ±3.4028235e+38; use smaller q, k, v or scale");
   }
+}
+
+// require_no_overflow for every head of a flash call: one pass over the whole context finds
+// no non-finite value in all but failing calls, and only those look head by head.
+void require_no_flash_overflow(const Matrix& context, long heads, std::size_t dvh,
+                               const MaskOptions& mask, const detail::CallShape& shape) {
+  if (simd::first_non_finite(context.data(), context.size()) == context.size()) return;
+  for (long h = 0; h < heads; ++h)
+    require_no_overflow(context, h, dvh, nullptr, nullptr, mask, shape);
 }
 
 }  // namespace
@@ -217,7 +218,8 @@ Matrix block(const Matrix& x, Range rows, std::size_t first_col, std::size_t col
 }
 
 AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
-                       const AttentionOptions& options, const CallShape& shape) {
+                       const AttentionOptions& options, const CallShape& shape,
+                       const HeadSink* sink) {
   const std::size_t rows = q.shape(0), m = k.shape(0);
   const long heads = shape.heads.size(), kv_heads = shape.kv_range.size();  // of this part
   const std::size_t dh = q.shape(1) / heads, dvh = v.shape(1) / kv_heads;
@@ -244,6 +246,14 @@ AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
                                         : options.positional.slopes;
 
   const float scale = score_scale(options.scale, static_cast<long>(dh));
+  const bool materialized = result.kernel_used == Kernel::materialized;
+  const bool softmax = options.normalization == Normalization::softmax;
+  // A sink's head matrices, written again for each head.
+  Matrix sink_scores, sink_weights;
+  if (materialized && sink) {
+    sink_scores = Matrix::from_shape({rows, m});
+    sink_weights = Matrix::from_shape({rows, m});
+  }
   for (long h = 0; h < heads; ++h) {
     // The key/value head query head h reads, among the part's k and v columns.
     const long g = shape.kv_head_of(shape.heads.begin + h) - shape.kv_range.begin;
@@ -272,32 +282,44 @@ AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
 
     float* context = result.context.data() + h * dvh;
     const std::size_t ldc = result.context.shape(1);
-    if (result.kernel_used == Kernel::flash) {
+    if (!materialized) {
       kernels::attend_flash(head, context, ldc);
+      if (v_scale != 1.0f) {
+        for (std::size_t i = 0; i < rows; ++i) {
+          for (std::size_t t = 0; t < dvh; ++t) context[i * ldc + t] /= v_scale;
+        }
+      }
+      continue;
+    }
+    Matrix scores = sink ? Matrix{} : Matrix::from_shape({rows, m});
+    Matrix weights = sink ? Matrix{} : Matrix::from_shape({rows, m});
+    Matrix& head_scores = sink ? sink_scores : scores;
+    Matrix& head_weights = sink ? sink_weights : weights;
+    kernels::attend_materialized(head, head_scores.data(), head_weights.data(), context, ldc);
+    if (softmax) {
+      for (std::size_t i = 0; i < rows; ++i) clamp_rounded_infinities(context + i * ldc, dvh);
+      require_no_overflow(result.context, h, dvh, &head_scores, &head_weights, options.mask, shape);
+    }
+    if (sink) {
+      (*sink)(h, head_scores, head_weights);
     } else {
-      Matrix scores = Matrix::from_shape({rows, m});
-      Matrix weights = Matrix::from_shape({rows, m});
-      kernels::attend_materialized(head, scores.data(), weights.data(), context, ldc);
       result.scores.push_back(std::move(scores));
       result.weights.push_back(std::move(weights));
     }
-    if (v_scale != 1.0f) {
-      for (std::size_t i = 0; i < rows; ++i) {
-        for (std::size_t t = 0; t < dvh; ++t) context[i * ldc + t] /= v_scale;
-      }
-    }
   }
-  if (options.normalization == Normalization::softmax) {
-    clamp_rounded_infinities(result.context);
-    require_no_overflow(result, options.mask, shape, dvh);
+  if (!materialized && softmax) {
+    clamp_rounded_infinities(result.context.data(), result.context.size());
+    require_no_flash_overflow(result.context, heads, dvh, options.mask, shape);
   }
   return result;
 }
 
 }  // namespace detail
 
-AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                          const AttentionOptions& options) {
+namespace {
+
+AttentionResult checked_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                  const AttentionOptions& options, const HeadSink* sink) {
   require_non_empty("q", q);
   require_non_empty("k", k);
   require_non_empty("v", v);
@@ -314,8 +336,8 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   require_finite("k", k);
   require_finite("v", v);
   if (shape.heads.size() == options.heads) {
-    if (shape.whole_rows()) return detail::attend(q, k, v, options, shape);
-    return detail::attend(detail::block(q, shape.rows, 0, q.shape(1)), k, v, options, shape);
+    if (shape.whole_rows()) return detail::attend(q, k, v, options, shape, sink);
+    return detail::attend(detail::block(q, shape.rows, 0, q.shape(1)), k, v, options, shape, sink);
   }
   // The part's heads: their columns of q, and the columns of the key/value heads they read.
   const std::size_t dh = q.shape(1) / options.heads, dvh = v.shape(1) / shape.kv_heads;
@@ -324,7 +346,20 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
   const Range all_keys{0, m};
   return detail::attend(detail::block(q, shape.rows, first * dh, count * dh),
                         detail::block(k, all_keys, first_kv * dh, kv_count * dh),
-                        detail::block(v, all_keys, first_kv * dvh, kv_count * dvh), options, shape);
+                        detail::block(v, all_keys, first_kv * dvh, kv_count * dvh), options, shape,
+                        sink);
+}
+
+}  // namespace
+
+AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                          const AttentionOptions& options) {
+  return checked_attention(q, k, v, options, nullptr);
+}
+
+AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                          const AttentionOptions& options, const HeadSink& sink) {
+  return checked_attention(q, k, v, options, &sink);
 }
 
 }  // namespace attn

@@ -40,9 +40,11 @@ CallShape check_options(const AttentionOptions& options, long n, long m, long dq
 // The part `shape` of a call whose inputs have been checked. q: the part's rows and its
 // heads' columns of the whole call's q (before RoPE); k, v: every row and the columns of the
 // key/value heads shape.kv_range. Returns the part's scores and weights (a matrix per head
-// of the part) and context (its rows × its heads' value columns).
+// of the part; handed to `sink` instead when it is not null) and context (its rows × its heads'
+// value columns).
 AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
-                       const AttentionOptions& options, const CallShape& shape);
+                       const AttentionOptions& options, const CallShape& shape,
+                       const HeadSink* sink = nullptr);
 
 // Rows `rows` and columns [first_col, first_col + cols) of x, as a contiguous matrix.
 Matrix block(const Matrix& x, Range rows, std::size_t first_col, std::size_t cols);

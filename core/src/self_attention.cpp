@@ -71,10 +71,8 @@ Matrix weight_columns(const Matrix& weight, std::size_t first, std::size_t count
   return detail::block(weight, Range{0, static_cast<long>(weight.shape(0))}, first, count);
 }
 
-}  // namespace
-
-SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
-                                   const AttentionOptions& options) {
+SelfAttentionResult checked_self_attention(const Matrix& x, const Projections& projections,
+                                           const AttentionOptions& options, const HeadSink* sink) {
   const long kv_heads = options.kv_heads.value_or(options.heads);
   validate(x, projections, kv_heads != options.heads);
   AttentionOptions inner = options;
@@ -125,7 +123,7 @@ SelfAttentionResult self_attention(const Matrix& x, const Projections& projectio
   require_finite("k", result.k, 0, first_kv * dh);
   require_finite("v", result.v, 0, first_kv * dvh);
 
-  result.attention = detail::attend(result.q, result.k, result.v, inner, shape);
+  result.attention = detail::attend(result.q, result.k, result.v, inner, shape, sink);
   if (projections.wo) {
     result.output = kernels::multiply(result.attention.context, *projections.wo);
     if (projections.bo) result.output += xt::view(*projections.bo, xt::newaxis(), xt::all());
@@ -133,6 +131,18 @@ SelfAttentionResult self_attention(const Matrix& x, const Projections& projectio
     result.output = result.attention.context;
   }
   return result;
+}
+
+}  // namespace
+
+SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
+                                   const AttentionOptions& options) {
+  return checked_self_attention(x, projections, options, nullptr);
+}
+
+SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
+                                   const AttentionOptions& options, const HeadSink& sink) {
+  return checked_self_attention(x, projections, options, &sink);
 }
 
 }  // namespace attn

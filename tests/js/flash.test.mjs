@@ -145,6 +145,21 @@ test("'flash' keeps no n×m matrix: a 6000×6000 call leaves the wasm heap far b
     assert.ok(engine.memoryBytes < materialized / 4, `wasm heap is ${engine.memoryBytes} bytes`);
   });
 
+test("'materialized' copies each head out as it is computed: 16 heads of 1024² never sit in the wasm heap together",
+  { skip: noMemoryBytes() }, async () => {
+    const fresh = await createAttention();  // a heap no earlier test grew
+    const n = 1024, heads = 16;
+    const x = { rows: n, cols: heads * 4, data: Float32Array.from({ length: n * heads * 4 }, (_, i) => Math.fround(Math.sin(i))) };
+    const result = fresh.attention(x, x, x, { heads, causal: true, kernel: 'materialized' });
+    const allHeads = 2 * heads * n * n * 4;  // 128 MiB of scores and weights
+    assert.ok(fresh.memoryBytes < allHeads / 4, `wasm heap is ${fresh.memoryBytes} bytes`);
+    assert.equal(result.weights.length, heads);
+    // the last head, handed over after every other, holds what a call of that head alone does
+    const alone = fresh.attention(x, x, x, { heads, causal: true, kernel: 'materialized', part: { heads: [15, 16] } });
+    assert.deepEqual(result.scores[15].data, alone.scores[0].data);
+    assert.deepEqual(result.weights[15].data, alone.weights[0].data);
+  });
+
 function noMemoryBytes() {
   return typeof engine.memoryBytes !== 'number' && 'engine.memoryBytes is not available';
 }

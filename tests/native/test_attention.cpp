@@ -1,5 +1,7 @@
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
@@ -402,6 +404,80 @@ TEST_CASE("attention: parts that split a call by rows and by heads join into the
       helpers::check_part(whole, attn::attention(q, k, v, options), rows, part_heads, heads);
     }
   }
+}
+
+namespace {
+
+// A head sink that keeps copies of the heads it is handed, and the order they came in.
+struct HeadCopies {
+  std::vector<long> order;
+  attn::AttentionResult kept;
+  attn::HeadSink sink() {
+    return [this](long head, const attn::Matrix& scores, const attn::Matrix& weights) {
+      order.push_back(head);
+      kept.scores.push_back(scores);
+      kept.weights.push_back(weights);
+    };
+  }
+};
+
+}  // namespace
+
+TEST_CASE("attention: a head sink is handed each materialised head, bit for bit the kept ones",
+          "[attention][part][sink]") {
+  std::mt19937 rng(63);
+  for (long heads : {1L, 3L}) {
+    for (attn::AttentionOptions options : helpers::option_grid(heads)) {
+      for (attn::Kernel kernel : {attn::Kernel::materialized, attn::Kernel::flash}) {
+        const auto [n, m, dh, dvh, q, k, v] = random_call(rng, heads, heads, 150, 600, 20);
+        options.kernel = kernel;
+        const auto whole = attn::attention(q, k, v, options);
+        // the whole call, then a random part of its rows and heads
+        const attn::Range all_rows{0, n}, all_heads{0, heads};
+        const attn::Range rows = helpers::random_range(n, rng);
+        const attn::Range part_heads = helpers::random_range(heads, rng);
+        for (const auto& [range_rows, range_heads] :
+             {std::pair{all_rows, all_heads}, std::pair{rows, part_heads}}) {
+          INFO(helpers::describe(options)
+               << ", " << attn::to_string(kernel) << ", n " << n << ", m " << m << ", rows ["
+               << range_rows.begin << ", " << range_rows.end << "), heads [" << range_heads.begin
+               << ", " << range_heads.end << ")");
+          options.part = {range_rows, range_heads};
+          HeadCopies copies;
+          attn::AttentionResult streamed = attn::attention(q, k, v, options, copies.sink());
+          CHECK(streamed.scores.empty());
+          CHECK(streamed.weights.empty());
+          std::vector<long> expected_order;
+          if (kernel == attn::Kernel::materialized) {
+            for (long h = 0; h < range_heads.size(); ++h) expected_order.push_back(h);
+          }
+          CHECK(copies.order == expected_order);  // flash hands over nothing
+          streamed.scores = std::move(copies.kept.scores);
+          streamed.weights = std::move(copies.kept.weights);
+          helpers::check_part(whole, streamed, range_rows, range_heads, heads);
+        }
+        options.part = {};
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "attention: with a head sink an overflow still names its head and query, and the sink "
+    "has the heads before it",
+    "[attention][sink][errors]") {
+  attn::Matrix q = xt::zeros<float>({5, 6}), k = xt::zeros<float>({2, 6});
+  const attn::Matrix v = xt::ones<float>({2, 3});
+  q(3, 3) = 1e20f;  // head 1 of 3
+  k(0, 3) = 1e20f;
+  attn::AttentionOptions options = with_heads(3);
+  options.scale.mode = attn::ScaleOption::Mode::none;
+  options.kernel = attn::Kernel::materialized;
+  HeadCopies copies;
+  REQUIRE_THROWS_WITH(
+      attn::attention(q, k, v, options, copies.sink()),
+      Contains("overflowed float32 in head 1, query 3") && Contains("scores[1][3][0]"));
+  CHECK(copies.order == std::vector<long>{0});
 }
 
 TEST_CASE("attention: a part outside the call is rejected naming the range and its limit",

@@ -1,4 +1,6 @@
 #include <cmath>
+#include <utility>
+#include <vector>
 #include <xtensor/xview.hpp>
 
 #include "attn/reference.hpp"
@@ -147,8 +149,10 @@ TEST_CASE("self_attention: projection errors name the weight and both shapes",
   REQUIRE_THROWS_WITH(attn::self_attention(x, {}, options), Contains("heads (2) must divide dk"));
 }
 
-TEST_CASE("self_attention: a part of the rows and heads gives exactly the whole call's numbers",
-          "[self_attention][part]") {
+TEST_CASE(
+    "self_attention: a part of the rows and heads gives exactly the whole call's numbers, its "
+    "heads kept or handed to a sink",
+    "[self_attention][part][sink]") {
   std::mt19937 rng(74);
   using attn::PositionalType;
   const long heads = 3, d_in = 10, dh = 4, dvh = 3, d_model = 5;
@@ -198,6 +202,19 @@ TEST_CASE("self_attention: a part of the rows and heads gives exactly the whole 
         helpers::check_part(whole.attention, part.attention, rows, part_heads, heads);
         const std::size_t output_col = weights_kind == 2 ? 0 : part_heads.begin * v_width;
         CHECK(helpers::first_block_difference(whole.output, rows.begin, output_col, part.output) ==
+              -1);
+        std::vector<attn::Matrix> sunk_scores, sunk_weights;
+        auto sunk = attn::self_attention(
+            x, weights, options,
+            [&](long, const attn::Matrix& scores, const attn::Matrix& weights_of_head) {
+              sunk_scores.push_back(scores);
+              sunk_weights.push_back(weights_of_head);
+            });
+        CHECK(sunk.attention.scores.empty());
+        sunk.attention.scores = std::move(sunk_scores);
+        sunk.attention.weights = std::move(sunk_weights);
+        helpers::check_part(whole.attention, sunk.attention, rows, part_heads, heads);
+        CHECK(helpers::first_block_difference(whole.output, rows.begin, output_col, sunk.output) ==
               -1);
         ++checked;
       }

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -84,7 +85,16 @@ struct AttentionResult {
   Kernel kernel_used = Kernel::materialized;
 };
 
-// The most the materialised kernel may hold: scores and weights of all heads together.
+// Receives each head's scores and weights (n×m, as AttentionResult's) once the materialised
+// kernel has computed and checked them, in head order; `head` counts the part's heads from 0.
+// The matrices are written again for the next head, so a sink copies what it keeps. With a
+// sink the result's scores and weights stay empty, and the call holds one head's matrices
+// instead of all H (the bindings copy each head out at once: 8 heads × 512² are 2 MiB of wasm
+// memory instead of 16, which stay in the cache between the kernel and the copy).
+using HeadSink = std::function<void(long head, const Matrix& scores, const Matrix& weights)>;
+
+// The most a materialised call may return: scores and weights of all heads together (the
+// caller holds them all; the call itself, given a HeadSink, one head's).
 constexpr std::uint64_t kMaterializedBudgetBytes = std::uint64_t{1} << 30;
 
 // q: n×(H·dh), k: m×(G·dh), v: m×(G·dvh), G = options.kv_heads (H when not given). Throws
@@ -92,6 +102,10 @@ constexpr std::uint64_t kMaterializedBudgetBytes = std::uint64_t{1} << 30;
 // example heads not dividing dk, kv_heads not dividing heads, or a part beyond n rows or H heads).
 AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                           const AttentionOptions& options = {});
+
+// attention, each head's scores and weights handed to `sink` instead of kept (flash has none).
+AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                          const AttentionOptions& options, const HeadSink& sink);
 
 // The factor every score is multiplied by for heads of width `head_width`.
 float score_scale(const ScaleOption& scale, long head_width);

@@ -41,4 +41,8 @@ struct SelfAttentionResult {
 SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
                                    const AttentionOptions& options = {});
 
+// self_attention, each head's scores and weights handed to `sink` instead of kept (HeadSink).
+SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
+                                   const AttentionOptions& options, const HeadSink& sink);
+
 }  // namespace attn
