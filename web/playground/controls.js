@@ -100,12 +100,16 @@ export function createControls({ state, vectors, onChange }) {
       Object.assign(state, fixes);
       sync();
     }
-    $('query').max = String(n - 1);
+    // Written only where they change: a keystroke's recompute was otherwise laid out and
+    // painted again while the engine's threads computed it.
+    const last = String(n - 1);
+    for (const element of [$('query'), stepRange, $('generation-step')]) {
+      if (element.max !== last) element.max = last;
+    }
     tokens = n;
-    stepRange.max = String(n - 1);
-    $('generation-step').max = String(n - 1);
-    stepRange.value = String(state.generationStep);
-    $('heads-hint').textContent = headsHint(state, vectors.input());
+    if (stepRange.value !== String(state.generationStep)) stepRange.value = String(state.generationStep);
+    const hint = headsHint(state, vectors.input());
+    if ($('heads-hint').textContent !== hint) $('heads-hint').textContent = hint;
     if (!typedProblems.has('heads')) showProblem($('heads'), headsProblem(state, vectors.input()));
     return changed;
   }

@@ -14,6 +14,11 @@ import { fitStep } from './generation.js';
 import { PROJECTION_FIELDS, attentionOptions, shownHeads, shownRegion } from './state.js';
 import { createVectors } from './input/vectors.js';
 
+// A computation says it is under way (its line, and an animated bar) only once it has run this
+// long: a recompute while typing takes 10–20 ms, and drawing the line and the bar then took
+// 13 ms of the page's thread and its raster threads at the same moment, on the cores the
+// engine's threads were computing on.
+const PROGRESS_DELAY_MS = 250;
 const ELAPSED_TICK_MS = 100;
 const MS_PER_SECOND = 1000;
 const SINGLE_MAX_CELLS = 512;        // cells per side of one large panel; longer inputs come pooled
@@ -22,11 +27,26 @@ const PROFILE_POINTS = 512;
 const LINES_MAX_TOKENS = 40;
 const STEPS_MAX_ROWS = 24;
 
+// A function that runs `action` the first time it is called, or after `delayMs` if it has not
+// been called by then; never twice.
+function once(action, delayMs) {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    action();
+  };
+  const timer = setTimeout(run, delayMs);
+  return run;
+}
+
 /**
  * The page's update: update() brings every view up to date with `state`. client: the engine
  * worker; vectors: input/vectors.js; views: views/attention-views.js; comparison:
  * views/compare.js; status: the progress line; onInput(input) shows a new input (tokens,
- * table); onFit(n) fits the controls to n tokens before the engine is asked.
+ * table), with its attention or its error; onFit(n) fits the controls to n tokens before the
+ * engine is asked.
  */
 export function createPipeline({ client, state, vectors, views, comparison, status, onInput, onFit }) {
   const pinned = {};  // the pinned setting A while the page compares (a copy of state.pinned)
@@ -42,6 +62,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
   const decodeStage = createStage();
   const costStage = createStage();
   let updates = 0;  // generation of the latest update()
+  let shownInputKey = null;  // the key of the input whose tokens and vectors the page shows
 
   // Attention of `settings` (the page's state, or with `pin` the pinned setting A) on `input`, in the worker.
   function compute(input, settings = state, pin = false) {
@@ -52,8 +73,11 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       const label = `${pin ? 'A: ' : ''}${formatCount(n)} × ${formatCount(n)}, ${settings.heads} head${settings.heads === 1 ? '' : 's'}`;
       let phase = 'starting';
       const tick = () => status.progress(`Computing ${label}: ${phase}… ${((performance.now() - started) / MS_PER_SECOND).toFixed(1)} s`);
-      tick();
-      const timer = setInterval(tick, ELAPSED_TICK_MS);
+      let timer = null;
+      const delay = setTimeout(() => {
+        tick();
+        timer = setInterval(tick, ELAPSED_TICK_MS);
+      }, PROGRESS_DELAY_MS);
       try {
         const payload = {
           x: input.x,
@@ -67,6 +91,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         });
         return { ...value, workerMs: milliseconds, receivedAt: performance.now(), key, label };
       } finally {
+        clearTimeout(delay);
         clearInterval(timer);
       }
     });
@@ -183,12 +208,23 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
     const generation = ++updates;
     const current = () => generation === updates;
     const started = performance.now();
+    let showInput = () => {};
     try {
-      if (await vectors.embed(current)) onInput(vectors.input());
+      await vectors.embed(current);
       if (!current()) return;
       const input = vectors.input();
+      // A new input's tokens and vectors appear with its attention, in the frame that draws it,
+      // or once its computation has run PROGRESS_DELAY_MS: laid out and painted at once, they
+      // took the page's thread (12 ms for 512 tokens) while the engine's threads computed. An
+      // update that a newer one overtakes leaves its input to that one.
+      showInput = once(() => {
+        if (!current() || shownInputKey === input.key) return;
+        shownInputKey = input.key;
+        onInput(input);
+      }, PROGRESS_DELAY_MS);
       const n = input.tokens.length;
       if (n === 0) {
+        showInput();
         views.clear();
         status.done('Type a sentence to see its attention.');
         return;
@@ -202,6 +238,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       views.showWasmBytes(computed.wasmBytes);
       const fetched = await fetchView(computed);
       if (!current()) return;
+      showInput();
       const drawMs = views.draw(fetched, input.labels);
       const timing = `engine ${formatNumber(computed.engineMs, 0)} ms, view ${formatNumber(fetched.milliseconds, 0)} ms, ` +
         `drawing ${formatNumber(drawMs, 0)} ms`;
@@ -232,6 +269,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       views.showKvCache(kvCache);
     } catch (error) {
       if (error instanceof Superseded || !current()) return;
+      showInput();
       views.markStale();
       status.done(error.message, true);
     }

@@ -39,9 +39,11 @@ export function createSentence({ client, state, onChange, onError }) {
     if (box.value !== state.text) box.value = state.text;
   }
 
+  // Only the chips whose state changes are written: setting all 512 of them restyled each.
   function markQuery() {
     chips.querySelectorAll('button.token').forEach((button, i) => {
-      button.setAttribute('aria-pressed', String(i === state.query));
+      const pressed = String(i === state.query);
+      if (button.getAttribute('aria-pressed') !== pressed) button.setAttribute('aria-pressed', pressed);
     });
   }
 

@@ -22,8 +22,8 @@ let gloveLoading = null;  // its promise
 /**
  * Binds the source control to `state` (client: the engine worker; status: the page's
  * progress line; onChange(settings)). Returns {embed(current), input()}: embed brings the
- * input up to date and resolves to whether it made a new one, while current() says that the
- * update that asked is still the latest; input() is {key, tokens, labels, x, unknown,
+ * input up to date (a new input gets a new key), while current() says that the update that
+ * asked is still the latest; input() is {key, tokens, labels, x, unknown,
  * truncated}, or null before the first. `own`: whether this is the page's input, which owns
  * the source control and its status line (false for the pinned setting A of a comparison).
  */
@@ -58,24 +58,23 @@ export function createVectors({ client, state, status, onChange, own = true }) {
       random: `x = torch.rand(n, ${state.randomDims}) after torch.manual_seed(${state.randomSeed}), drawn by the engine.`,
       table: `Vectors from the table; rows after the ${TABLE_MAX_TOKENS}th and empty rows get a hashed vector.`,
     };
-    $('source-status').textContent = texts[state.source];
+    if ($('source-status').textContent !== texts[state.source]) $('source-status').textContent = texts[state.source];
   }
 
   async function embed(current) {
     const key = JSON.stringify([state.text, state.source, ...(SOURCE_FIELDS[state.source] ?? []).map((f) => state[f])]);
-    if (input?.key === key) return false;
+    if (input?.key === key) return;
     const [{ value: { tokens, truncated } }] = await Promise.all([
       client.request('tokenize', { text: state.text, limit: MAX_TOKENS }),
       state.source === 'glove' && !glove ? ensureGlove() : null,
     ]);
-    if (!current()) return false;
+    if (!current()) return;
     let x = null;
     let unknown = tokens.map(() => false);
     if (state.source !== 'random' && tokens.length > 0) ({ x, unknown } = embedTokens(tokens, sourceOf(state.source)));
     const labels = tokens.map((token, i) => ({ text: token.text, unknown: unknown[i], index: i }));
     input = { key, tokens, labels, x, unknown, truncated };
     if (own) showSourceStatus();
-    return true;
   }
 
   if (!own) return { embed, input: () => input };

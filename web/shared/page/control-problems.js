@@ -10,7 +10,9 @@ export function showProblem(element, problem) {
   else element.setAttribute('aria-invalid', 'true');
   element.setCustomValidity?.(problem ?? '');
   const message = document.getElementById(`${element.id}-message`);
-  if (message) {
+  // Written only when it changes: the playground checks its heads on every recompute, and an
+  // unchanged message written again was laid out again beside the computation.
+  if (message && message.textContent !== (problem ?? '')) {
     message.textContent = problem ?? '';
     message.hidden = problem === null;
   }

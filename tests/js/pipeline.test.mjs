@@ -1,0 +1,114 @@
+// The playground's update (web/playground/pipeline.js) against a scripted engine worker and
+// views in Node: when a new input's tokens appear and when the progress line does, so that a
+// recompute of a few milliseconds leaves the page's thread alone while the engine computes,
+// and a long one says it is under way.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createPipeline } from '../../web/playground/pipeline.js';
+import { parseHash } from '../../web/playground/state.js';
+
+const PROGRESS_DELAY_MS = 250;  // pipeline.js
+const settled = () => new Promise((resolve) => { setImmediate(resolve); });
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+// A page around createPipeline: `events` records, in order, the worker requests, the tokens
+// shown (onInput), the progress line and the heatmap drawn; each compute request waits until
+// the test settles it with finishCompute() or failCompute(message).
+function scriptedPage(text) {
+  const { state } = parseHash('');
+  state.text = text;
+  const events = [];
+  const computes = [];
+  let input = null;
+  const vectors = {
+    async embed() {
+      if (input?.key === state.text) return;
+      const tokens = state.text.split(' ').map((word) => ({ text: word }));
+      input = { key: state.text, tokens, labels: tokens.map((token, index) => ({ ...token, index })), x: null };
+    },
+    input: () => input,
+  };
+  const client = {
+    request(name, payload) {
+      events.push(`request ${name}`);
+      if (name === 'compute') {
+        return new Promise((resolve, reject) => computes.push({ resolve, reject, payload }));
+      }
+      const values = { memory: { scores: [], kvCache: [] }, blocks: { block: 1, panels: [] } };
+      return Promise.resolve({ value: values[name] ?? {}, milliseconds: 1 });
+    },
+  };
+  const record = (name) => () => { events.push(name); };
+  const views = {
+    clear: record('clear'), showWasmBytes() {}, draw: () => { events.push('draw'); return 1; }, recordTiming() {},
+    markStale: record('stale'), hideGeneration() {}, showSteps() {}, showCost() {}, showKvCache() {},
+  };
+  const status = {
+    progress: (message) => events.push(`progress ${message}`),
+    done: (message, isError = false) => events.push(`${isError ? 'error' : 'done'} ${message}`),
+  };
+  const pipeline = createPipeline({
+    client, state, vectors, views, status, comparison: { problem() {}, draw() {} },
+    onInput: (shown) => events.push(`tokens ${shown.key}`), onFit() {},
+  });
+  return {
+    state, events, update: pipeline.update,
+    finishCompute(index = computes.length - 1) {
+      const { payload, resolve } = computes[index];
+      resolve({ value: { n: input.tokens.length, heads: payload.options.heads, engineMs: 1, wasmBytes: 0 }, milliseconds: 1 });
+    },
+    failCompute(message, index = computes.length - 1) { computes[index].reject(new Error(message)); },
+  };
+}
+
+const shown = (events) => events.filter((event) => /^(tokens|draw|progress|error)/.test(event));
+
+describe('the playground\'s update', () => {
+  test('a computation shorter than the delay shows neither progress nor the new tokens before it is drawn, then both at once', async () => {
+    const page = scriptedPage('the cat sat');
+    const update = page.update();
+    await settled();
+    assert.deepEqual(shown(page.events), [], 'nothing shown while the engine computes');
+    page.finishCompute();
+    await update;
+    assert.deepEqual(shown(page.events), ['tokens the cat sat', 'draw']);
+  });
+
+  test('a computation that runs past the delay shows the progress line and the new tokens while it runs', async () => {
+    const page = scriptedPage('the cat sat');
+    const update = page.update();
+    await sleep(PROGRESS_DELAY_MS + 100);
+    const during = shown(page.events);
+    assert.equal(during.length, 2, during.join('; '));
+    assert.ok(during.includes('tokens the cat sat'));
+    assert.match(during.find((event) => event.startsWith('progress')), /^progress Computing 3 × 3, 1 head: /);
+    page.finishCompute();
+    await update;
+    assert.equal(shown(page.events).at(-1), 'draw');
+    assert.equal(shown(page.events).filter((event) => event.startsWith('tokens')).length, 1, 'the tokens are shown once');
+  });
+
+  test('an update overtaken by a change of settings leaves its new tokens to the newer update', async () => {
+    const page = scriptedPage('the cat sat');
+    const first = page.update();
+    await settled();
+    page.state.heads = 2;  // the same input, other settings: the newer update does not embed it again
+    const second = page.update();
+    await settled();
+    page.finishCompute(0);
+    page.finishCompute(1);
+    await Promise.all([first, second]);
+    assert.deepEqual(shown(page.events), ['tokens the cat sat', 'draw']);
+    await sleep(PROGRESS_DELAY_MS + 50);  // the first update's delay passes: it shows nothing
+    assert.deepEqual(shown(page.events), ['tokens the cat sat', 'draw']);
+  });
+
+  test('a computation that fails shows the new tokens with its error', async () => {
+    const page = scriptedPage('the cat sat');
+    const update = page.update();
+    await settled();
+    page.failCompute('out of memory');
+    await update;
+    assert.deepEqual(shown(page.events), ['tokens the cat sat', 'error out of memory']);
+  });
+});
