@@ -74,7 +74,9 @@ export interface AttentionOptions {
    * A previous result of the same call to write into: each of its Float32Arrays whose
    * length matches is overwritten with the new numbers and returned in the new result
    * (the previous result then shows them too); the others are allocated as usual. Spares
-   * allocating the n×m matrices when a caller recomputes at the same size.
+   * allocating the n×m matrices when a caller recomputes at the same size. Each head's scores
+   * and weights are written as the head is computed, so a call that fails (an overflow in a
+   * later head) may have overwritten those of the heads before.
    */
   reuse?: Partial<SelfAttentionResult> | null;
 }

@@ -219,6 +219,8 @@ attn::AttentionOptions to_options(const val& options) {
 class HeadCopies {
  public:
   explicit HeadCopies(const val& reuse) : reuse_(reuse) {}
+  HeadCopies(const HeadCopies&) = delete;  // sink() holds on to this object
+  HeadCopies& operator=(const HeadCopies&) = delete;
 
   attn::HeadSink sink() {
     return [this](long head, const attn::Matrix& scores, const attn::Matrix& weights) {

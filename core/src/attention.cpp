@@ -36,7 +36,7 @@ void require_range(const char* name, const Range& range, const char* limit_name,
   }
 }
 
-// Bytes the materialised kernel holds: scores and weights, H matrices n×m each.
+// Bytes a materialised call returns: scores and weights, H matrices n×m each.
 std::uint64_t materialized_bytes(std::uint64_t n, std::uint64_t m, std::uint64_t heads) {
   return 2 * heads * n * m * sizeof(float);
 }
@@ -359,7 +359,7 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
 
 AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
                           const AttentionOptions& options, const HeadSink& sink) {
-  return checked_attention(q, k, v, options, &sink);
+  return checked_attention(q, k, v, options, sink ? &sink : nullptr);
 }
 
 }  // namespace attn

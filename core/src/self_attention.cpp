@@ -142,7 +142,7 @@ SelfAttentionResult self_attention(const Matrix& x, const Projections& projectio
 
 SelfAttentionResult self_attention(const Matrix& x, const Projections& projections,
                                    const AttentionOptions& options, const HeadSink& sink) {
-  return checked_self_attention(x, projections, options, &sink);
+  return checked_self_attention(x, projections, options, sink ? &sink : nullptr);
 }
 
 }  // namespace attn

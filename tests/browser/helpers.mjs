@@ -100,7 +100,11 @@ export async function trainAndWait(page, timeout = RUN_TIMEOUT_MS) {
   return page.evaluate(() => document.documentElement.dataset.training);
 }
 
-/** Waits until the heatmap shows `rows` rows (and, by default, nothing is computing). */
+/**
+ * Waits until the heatmap shows `rows` rows and the status line does not say "Computing" (a
+ * computation says so only after 250 ms: to wait for a quick recompute that keeps the number
+ * of rows, use afterRedraw).
+ */
 export async function waitForRows(page, rows, timeout = TIMEOUT_MS) {
   await page.waitForFunction((expected) => {
     const canvas = document.querySelector('[data-testid="attention-heatmap"]');

@@ -2,13 +2,15 @@
 // retyping a 512-token input with 8 heads (nn.Linear weights, d_out = 64), what of the
 // engine's time is the copy of its scores and weights, and redrawing a 4,096-token matrix
 // (pooled). No timing is asserted: the numbers depend on the machine and on what else runs
-// on it; the tests check only that each measured step really happened.
+// on it; the tests check that each measured step really happened, and that the progress bar
+// showed for a computation that took well over the page's delay and not for one well under it.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { PROGRESS_DELAY_MS } from '../../web/playground/pipeline.js';
 import { longSampleText, openPage, startSuite, waitForRows } from './helpers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,6 +27,9 @@ const REPEATS = 7;
 const HOVER_POINTS = 20;
 const ENGINE_REPEATS = 30;
 const D_IN = 100;                 // GloVe's dims
+// A computation shows the progress bar once it has run this long (pipeline.js); the tests
+// expect it, or not, only for computations this far beyond, or short of, that time.
+const PROGRESS_MARGIN_MS = 100;
 const CLICK_FROM = 0.3;  // fractions of the canvas where clicks select queries
 const CLICK_SPAN = 0.5;
 
@@ -66,7 +71,7 @@ async function timeRedraw(page, act) {
     const canvas = document.querySelector('[data-testid="attention-heatmap"]');
     const bar = document.getElementById('progress');
     let started = null;
-    let progressShown = false;  // whether the progress bar appeared before the heatmap was drawn
+    let progressShown = !bar.hidden;  // whether the progress bar showed before the heatmap was drawn
     const note = (event) => { started ??= event.timeStamp; };
     const types = ['keydown', 'input', 'change', 'pointerdown', 'click'];
     for (const type of types) document.addEventListener(type, note, { capture: true });
@@ -103,8 +108,10 @@ describe('performance', () => {
       // type a letter onto the last word, then take it away: the input stays at 512 tokens
       const key = k % 2 === 0 ? 'e' : 'Backspace';
       const { progressShown, ...sample } = await timeRedraw(page, () => page.keyboard.press(key));
-      // a recompute of a few milliseconds never flashes the progress line (pipeline.js PROGRESS_DELAY_MS)
-      assert.equal(progressShown, false, `keystroke ${k} showed the progress bar`);
+      // a recompute of a few milliseconds does not flash the progress line
+      if (sample.compute < PROGRESS_DELAY_MS - PROGRESS_MARGIN_MS) {
+        assert.equal(progressShown, false, `keystroke ${k} (${sample.compute} ms) showed the progress bar`);
+      }
       samples.push({ ...sample, keystrokeToDrawn: sample.untilDrawn - TYPING_DEBOUNCE_MS,
         keystrokeToPainted: sample.untilPainted - TYPING_DEBOUNCE_MS });
     }
@@ -189,8 +196,9 @@ describe('performance', () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);
     const { progressShown, ...first } = await timeRedraw(page, () => page.click('#long-sample'));
-    assert.ok(first.engine > 400, `4096 tokens computed in ${first.engine} ms`);
-    assert.equal(progressShown, true, 'a computation of seconds shows the progress bar');
+    if (first.compute > PROGRESS_DELAY_MS + PROGRESS_MARGIN_MS) {
+      assert.equal(progressShown, true, `a computation of ${first.compute} ms showed no progress bar`);
+    }
     await waitForRows(page, LONG_TOKENS, LONG_TIMEOUT_MS);
     assert.ok(Number(await page.getAttribute(HEATMAP, 'data-block')) > 1, 'the matrix is pooled');
 

@@ -4,10 +4,9 @@
 // and a long one says it is under way.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createPipeline } from '../../web/playground/pipeline.js';
+import { PROGRESS_DELAY_MS, createPipeline } from '../../web/playground/pipeline.js';
 import { parseHash } from '../../web/playground/state.js';
 
-const PROGRESS_DELAY_MS = 250;  // pipeline.js
 const settled = () => new Promise((resolve) => { setImmediate(resolve); });
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
@@ -23,7 +22,7 @@ function scriptedPage(text) {
   const vectors = {
     async embed() {
       if (input?.key === state.text) return;
-      const tokens = state.text.split(' ').map((word) => ({ text: word }));
+      const tokens = state.text === '' ? [] : state.text.split(' ').map((word) => ({ text: word }));
       input = { key: state.text, tokens, labels: tokens.map((token, index) => ({ ...token, index })), x: null };
     },
     input: () => input,
@@ -63,7 +62,7 @@ function scriptedPage(text) {
 
 const shown = (events) => events.filter((event) => /^(tokens|draw|progress|error)/.test(event));
 
-describe('the playground\'s update', () => {
+describe('the playground\'s update', { timeout: 10_000 }, () => {
   test('a computation shorter than the delay shows neither progress nor the new tokens before it is drawn, then both at once', async () => {
     const page = scriptedPage('the cat sat');
     const update = page.update();
@@ -99,8 +98,50 @@ describe('the playground\'s update', () => {
     page.finishCompute(1);
     await Promise.all([first, second]);
     assert.deepEqual(shown(page.events), ['tokens the cat sat', 'draw']);
-    await sleep(PROGRESS_DELAY_MS + 50);  // the first update's delay passes: it shows nothing
+    await sleep(PROGRESS_DELAY_MS + 50);  // the delay passes: nothing is shown again
     assert.deepEqual(shown(page.events), ['tokens the cat sat', 'draw']);
+  });
+
+  test('settings changed while a new input computes do not put off its tokens', async () => {
+    const page = scriptedPage('the cat sat');
+    const first = page.update();
+    await sleep(PROGRESS_DELAY_MS / 2);
+    page.state.heads = 2;
+    const second = page.update();
+    await sleep(PROGRESS_DELAY_MS / 2 + 50);  // the input's delay has passed, the second update's not
+    assert.ok(page.events.includes('tokens the cat sat'), page.events.join('; '));
+    page.finishCompute(0);
+    page.finishCompute(1);
+    await Promise.all([first, second]);
+  });
+
+  test('an update overtaken by a new text never shows its own tokens after the newer ones', async () => {
+    const page = scriptedPage('the cat');
+    const first = page.update();
+    await settled();
+    page.state.text = 'a dog ran';
+    const second = page.update();
+    await settled();
+    page.finishCompute(1);
+    await second;
+    page.finishCompute(0);
+    await first;
+    await sleep(PROGRESS_DELAY_MS + 50);
+    assert.deepEqual(shown(page.events), ['tokens a dog ran', 'draw']);
+  });
+
+  test('no tokens, or settings that do not fit the input, show the tokens with what to do', async () => {
+    const empty = scriptedPage('');
+    await empty.update();
+    assert.deepEqual(empty.events.filter((event) => /^(tokens|done|request compute)/.test(event)),
+      ['tokens ', 'done Type a sentence to see its attention.']);
+    const page = scriptedPage('the cat sat');
+    page.state.heads = 3;  // the input is the page's default random vectors of 8 dimensions
+    await page.update();
+    const events = shown(page.events);
+    assert.equal(events[0], 'tokens the cat sat');
+    assert.match(events[1], /^error .*heads/);
+    assert.ok(!page.events.includes('request compute'), 'nothing is computed');
   });
 
   test('a computation that fails shows the new tokens with its error', async () => {

@@ -69,3 +69,31 @@ test('reuse: null and foreign objects are ignored; a number or a string is refus
     assert.throws(() => engine.attention(q, q, q, { reuse: bad }), (error) => error instanceof Error && /reuse must be a previous result/.test(error.message));
   }
 });
+
+test('a call that fails in a later head has written the heads before it, and no other', () => {
+  // 3 heads of 2 columns; head 1's scores overflow float32 at query 3 (1e20 · 1e20, unscaled)
+  const inputs = (huge) => {
+    const q = { rows: 5, cols: 6, data: Float32Array.from({ length: 30 }, (_, i) => Math.fround(Math.sin(i))) };
+    const k = { rows: 2, cols: 6, data: Float32Array.from({ length: 12 }, (_, i) => Math.fround(Math.cos(i))) };
+    if (huge) {
+      q.data[0] = 2;  // and head 0's numbers differ from the previous call's
+      q.data[3 * 6 + 2] = 1e20;
+      k.data[0 * 6 + 2] = 1e20;
+    }
+    return [q, k, { rows: 2, cols: 3, data: Float32Array.of(1, 2, 3, 4, 5, 6) }];
+  };
+  const callOptions = { heads: 3, scale: false, kernel: 'materialized' };
+  const previous = engine.attention(...inputs(false), callOptions);
+  const before = [...previous.scores, ...previous.weights].map((matrix) => Float32Array.from(matrix.data));
+  const words = /overflowed float32 in head 1, query 3: scores\[1\]\[3\]\[0\]/;
+  assert.throws(() => engine.attention(...inputs(true), callOptions), words);
+  assert.throws(() => engine.attention(...inputs(true), { ...callOptions, reuse: previous }), words);
+  const head0 = engine.attention(...inputs(true), { ...callOptions, part: { heads: [0, 1] } });
+  assert.deepEqual(previous.scores[0].data, head0.scores[0].data, 'head 0 holds the failed call\'s numbers');
+  assert.deepEqual(previous.weights[0].data, head0.weights[0].data);
+  assert.notDeepEqual(previous.scores[0].data, before[0]);
+  for (const h of [1, 2]) {
+    assert.deepEqual(previous.scores[h].data, before[h], `head ${h}'s scores untouched`);
+    assert.deepEqual(previous.weights[h].data, before[3 + h], `head ${h}'s weights untouched`);
+  }
+});

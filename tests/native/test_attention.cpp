@@ -480,6 +480,16 @@ TEST_CASE(
   CHECK(copies.order == std::vector<long>{0});
 }
 
+TEST_CASE("attention: an empty head sink is as none: the heads are kept", "[attention][sink]") {
+  std::mt19937 rng(64);
+  const attn::Matrix x = helpers::random_matrix(20, 6, rng);
+  attn::AttentionOptions options = with_heads(3);
+  options.kernel = attn::Kernel::materialized;
+  const auto kept = attn::attention(x, x, x, options);
+  const auto given_empty = attn::attention(x, x, x, options, attn::HeadSink{});
+  helpers::check_part(kept, given_empty, attn::Range{0, 20}, attn::Range{0, 3}, 3);
+}
+
 TEST_CASE("attention: a part outside the call is rejected naming the range and its limit",
           "[attention][part][errors]") {
   const attn::Matrix q = xt::zeros<float>({6, 4}), k = xt::zeros<float>({5, 4});

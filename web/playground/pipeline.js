@@ -18,7 +18,7 @@ import { createVectors } from './input/vectors.js';
 // long: a recompute while typing takes 10–20 ms, and drawing the line and the bar then took
 // 13 ms of the page's thread and its raster threads at the same moment, on the cores the
 // engine's threads were computing on.
-const PROGRESS_DELAY_MS = 250;
+export const PROGRESS_DELAY_MS = 250;
 const ELAPSED_TICK_MS = 100;
 const MS_PER_SECOND = 1000;
 const SINGLE_MAX_CELLS = 512;        // cells per side of one large panel; longer inputs come pooled
@@ -26,20 +26,6 @@ const MULTIPLE_MAX_CELLS = 256;      // per side of each small multiple (and of 
 const PROFILE_POINTS = 512;
 const LINES_MAX_TOKENS = 40;
 const STEPS_MAX_ROWS = 24;
-
-// A function that runs `action` the first time it is called, or after `delayMs` if it has not
-// been called by then; never twice.
-function once(action, delayMs) {
-  let done = false;
-  const run = () => {
-    if (done) return;
-    done = true;
-    clearTimeout(timer);
-    action();
-  };
-  const timer = setTimeout(run, delayMs);
-  return run;
-}
 
 /**
  * The page's update: update() brings every view up to date with `state`. client: the engine
@@ -63,6 +49,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
   const costStage = createStage();
   let updates = 0;  // generation of the latest update()
   let shownInputKey = null;  // the key of the input whose tokens and vectors the page shows
+  let inputTimer = null;     // {key, id}: the timer that shows a newer input meanwhile
 
   // Attention of `settings` (the page's state, or with `pin` the pinned setting A) on `input`, in the worker.
   function compute(input, settings = state, pin = false) {
@@ -204,27 +191,37 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
     return costStage(key, () => client.request('memory', { heads: state.heads, n }).then(({ value }) => value));
   }
 
+  // Shows `input`'s tokens and vectors (null: none yet), unless the page shows them already.
+  function showInput(input) {
+    clearTimeout(inputTimer?.id);
+    inputTimer = null;
+    if (input === null || input.key === shownInputKey) return;
+    shownInputKey = input.key;
+    onInput(input);
+  }
+
+  // A new input's tokens and vectors appear with its attention, in the frame that draws it, or
+  // PROGRESS_DELAY_MS after the input was made, whichever comes first, however many updates ask
+  // for its attention meanwhile (settings changed while it computes): laid out and painted at
+  // once, they took the page's thread (12 ms for 512 tokens) while the engine's threads computed.
+  function showInputSoon(input) {
+    if (input.key === shownInputKey || input.key === inputTimer?.key) return;
+    clearTimeout(inputTimer?.id);
+    inputTimer = { key: input.key, id: setTimeout(() => showInput(input), PROGRESS_DELAY_MS) };
+  }
+
   async function update() {
     const generation = ++updates;
     const current = () => generation === updates;
     const started = performance.now();
-    let showInput = () => {};
     try {
       await vectors.embed(current);
       if (!current()) return;
       const input = vectors.input();
-      // A new input's tokens and vectors appear with its attention, in the frame that draws it,
-      // or once its computation has run PROGRESS_DELAY_MS: laid out and painted at once, they
-      // took the page's thread (12 ms for 512 tokens) while the engine's threads computed. An
-      // update that a newer one overtakes leaves its input to that one.
-      showInput = once(() => {
-        if (!current() || shownInputKey === input.key) return;
-        shownInputKey = input.key;
-        onInput(input);
-      }, PROGRESS_DELAY_MS);
+      showInputSoon(input);
       const n = input.tokens.length;
       if (n === 0) {
-        showInput();
+        showInput(input);
         views.clear();
         status.done('Type a sentence to see its attention.');
         return;
@@ -238,7 +235,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       views.showWasmBytes(computed.wasmBytes);
       const fetched = await fetchView(computed);
       if (!current()) return;
-      showInput();
+      showInput(input);
       const drawMs = views.draw(fetched, input.labels);
       const timing = `engine ${formatNumber(computed.engineMs, 0)} ms, view ${formatNumber(fetched.milliseconds, 0)} ms, ` +
         `drawing ${formatNumber(drawMs, 0)} ms`;
@@ -269,7 +266,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       views.showKvCache(kvCache);
     } catch (error) {
       if (error instanceof Superseded || !current()) return;
-      showInput();
+      showInput(vectors.input());
       views.markStale();
       status.done(error.message, true);
     }

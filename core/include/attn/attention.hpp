@@ -79,8 +79,9 @@ struct AttentionOptions {
 
 // With a part of n' rows and H' heads, read n' for n and H' for H below.
 struct AttentionResult {
-  std::vector<Matrix> scores;  // H matrices n×m, scaled, biased, masked -Infinity; empty for flash
-  std::vector<Matrix> weights;  // H matrices n×m, rows normalised; empty for flash
+  // H matrices n×m, scaled, biased, masked -Infinity; empty for flash or with a HeadSink
+  std::vector<Matrix> scores;
+  std::vector<Matrix> weights;  // H matrices n×m, rows normalised; empty as scores
   Matrix context;               // n×(H·dvh), the query heads concatenated in head order
   Kernel kernel_used = Kernel::materialized;
 };
@@ -89,8 +90,8 @@ struct AttentionResult {
 // kernel has computed and checked them, in head order; `head` counts the part's heads from 0.
 // The matrices are written again for the next head, so a sink copies what it keeps. With a
 // sink the result's scores and weights stay empty, and the call holds one head's matrices
-// instead of all H (the bindings copy each head out at once: 8 heads × 512² are 2 MiB of wasm
-// memory instead of 16, which stay in the cache between the kernel and the copy).
+// instead of all H. A call that throws (an overflow in head h) has handed over heads 0..h−1.
+// An empty sink is as none.
 using HeadSink = std::function<void(long head, const Matrix& scores, const Matrix& weights)>;
 
 // The most a materialised call may return: scores and weights of all heads together (the
