@@ -248,12 +248,9 @@ AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
   const float scale = score_scale(options.scale, static_cast<long>(dh));
   const bool materialized = result.kernel_used == Kernel::materialized;
   const bool softmax = options.normalization == Normalization::softmax;
-  // A sink's head matrices, written again for each head.
-  Matrix sink_scores, sink_weights;
-  if (materialized && sink) {
-    sink_scores = Matrix::from_shape({rows, m});
-    sink_weights = Matrix::from_shape({rows, m});
-  }
+  // A materialised head's matrices: moved into the result, or with a sink written again for
+  // the next head.
+  Matrix scores, weights;
   for (long h = 0; h < heads; ++h) {
     // The key/value head query head h reads, among the part's k and v columns.
     const long g = shape.kv_head_of(shape.heads.begin + h) - shape.kv_range.begin;
@@ -291,17 +288,17 @@ AttentionResult attend(const Matrix& q, const Matrix& k, const Matrix& v,
       }
       continue;
     }
-    Matrix scores = sink ? Matrix{} : Matrix::from_shape({rows, m});
-    Matrix weights = sink ? Matrix{} : Matrix::from_shape({rows, m});
-    Matrix& head_scores = sink ? sink_scores : scores;
-    Matrix& head_weights = sink ? sink_weights : weights;
-    kernels::attend_materialized(head, head_scores.data(), head_weights.data(), context, ldc);
+    if (!sink || h == 0) {
+      scores = Matrix::from_shape({rows, m});
+      weights = Matrix::from_shape({rows, m});
+    }
+    kernels::attend_materialized(head, scores.data(), weights.data(), context, ldc);
     if (softmax) {
       for (std::size_t i = 0; i < rows; ++i) clamp_rounded_infinities(context + i * ldc, dvh);
-      require_no_overflow(result.context, h, dvh, &head_scores, &head_weights, options.mask, shape);
+      require_no_overflow(result.context, h, dvh, &scores, &weights, options.mask, shape);
     }
     if (sink) {
-      (*sink)(h, head_scores, head_weights);
+      (*sink)(h, scores, weights);
     } else {
       result.scores.push_back(std::move(scores));
       result.weights.push_back(std::move(weights));

@@ -67,17 +67,14 @@ function change(settings, { debounce = false } = {}) {
   Object.assign(state, settings);
   showState();
   clearTimeout(typingTimer);
-  if (debounce) {
-    // Typing writes the link once it pauses, with the update: the link of a 512-token text took
-    // 5.7 ms of every keystroke's handler (history.replaceState, in Chromium).
-    typingTimer = setTimeout(() => {
-      link.write(state);
-      pipeline.update();
-    }, TYPING_DEBOUNCE_MS);
-  } else {
+  const apply = () => {
     link.write(state);
     pipeline.update();
-  }
+  };
+  // Typing writes the link once it pauses, with the update: the link of a 512-token text took
+  // 5.7 ms of every keystroke's handler (history.replaceState, in Chromium).
+  if (debounce) typingTimer = setTimeout(apply, TYPING_DEBOUNCE_MS);
+  else apply();
 }
 
 window.addEventListener('hashchange', () => {

@@ -58,7 +58,8 @@ export function createVectors({ client, state, status, onChange, own = true }) {
       random: `x = torch.rand(n, ${state.randomDims}) after torch.manual_seed(${state.randomSeed}), drawn by the engine.`,
       table: `Vectors from the table; rows after the ${TABLE_MAX_TOKENS}th and empty rows get a hashed vector.`,
     };
-    if ($('source-status').textContent !== texts[state.source]) $('source-status').textContent = texts[state.source];
+    const text = texts[state.source];
+    if ($('source-status').textContent !== text) $('source-status').textContent = text;
   }
 
   async function embed(current) {
