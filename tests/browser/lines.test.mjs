@@ -1,7 +1,8 @@
 // The lines view on screens of 1 and 2 device pixels per CSS pixel: its canvas holds device
 // pixels (CSS size × devicePixelRatio), the lines of a focused query start at that query's
 // row in CSS pixels at either ratio, the canvas is painted again when the ratio changes or
-// its frame is resized, and its backing store stays within 4096 device pixels a side.
+// its frame is resized, and its backing store stays within 4096 device pixels a side; off
+// screen it is not painted until it comes near.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { schemeTableau10 } from 'd3-scale-chromatic';
@@ -10,6 +11,7 @@ import { DESKTOP, PHONE, TIMEOUT_MS, startSuite, waitForRows } from './helpers.m
 const HASH = '#h=2';              // two heads of the journey sentence: 6 tokens
 const TOKENS = 6;
 const CANVAS = '#lines-links';
+const FRAME = '.lines-frame';
 const QUERIES = '#lines text.token[role="button"]';
 const MIN_PAINTED_CSS_PX = 1000;  // painted pixels of the whole drawing, in CSS pixels (× ratio² on the canvas)
 const SAMPLE_PX = 2;              // CSS pixels right of where a query's lines start
@@ -25,8 +27,9 @@ let suite;
 before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
 
-// Opens the playground at `deviceScaleFactor` (helpers' openPage has none) and waits until
-// the lines view shows the 6 tokens; close() asserts no console error and no outside request.
+// Opens the playground at `deviceScaleFactor` (helpers' openPage has none), brings the lines
+// view on screen (on a phone it is far below the input) and waits until it shows the 6 tokens
+// and their lines; close() asserts no console error and no outside request.
 async function openAt(deviceScaleFactor, viewport = DESKTOP) {
   const context = await suite.browser.newContext({ viewport, deviceScaleFactor });
   const problems = { console: [], page: [], external: [] };
@@ -44,6 +47,8 @@ async function openAt(deviceScaleFactor, viewport = DESKTOP) {
   await waitForRows(page, TOKENS);
   await page.waitForFunction((n) => document.querySelectorAll('#lines text.token').length === 2 * n, TOKENS,
     { timeout: TIMEOUT_MS });
+  await page.locator(FRAME).scrollIntoViewIfNeeded();
+  await waitForPainted(page);
   return {
     page,
     async close() {
@@ -74,6 +79,17 @@ function canvasState(page) {
       frameWidth: canvas.parentElement.clientWidth, ratio: window.devicePixelRatio, painted, signature,
     };
   }, CANVAS);
+}
+
+// Waits until the canvas has pixels painted.
+async function waitForPainted(page) {
+  await page.waitForFunction((selector) => {
+    const canvas = document.querySelector(selector);
+    if (canvas.width === 0 || canvas.height === 0) return false;
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    for (let k = 3; k < data.length; k += 4) if (data[k] > 0) return true;
+    return false;
+  }, CANVAS, { timeout: TIMEOUT_MS });
 }
 
 // Waits until the canvas holds Math.round(CSS size × ratio) device pixels for the frame's width.
@@ -162,10 +178,36 @@ describe('lines view on high-DPI screens', () => {
     await close();
   });
 
+  test('off screen the lines are painted only once the view comes near (phone)', async () => {
+    const { page, close } = await openAt(1, PHONE);
+    const shown = await canvasState(page);
+    // the input at the top of the page, the lines view several screens below
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const distance = await page.evaluate((frame) => document.querySelector(frame).getBoundingClientRect().top / innerHeight, FRAME);
+    assert.ok(distance > 2, `the lines view is ${distance.toFixed(1)} screens down`);
+    await page.locator('#sentence').fill('the cat');
+    await page.waitForFunction(() => document.querySelectorAll('#lines text.token').length === 4, null, { timeout: TIMEOUT_MS });
+    await waitForRows(page, 2);
+    // the tokens are laid out, the canvas keeps its last painting
+    const offScreen = await canvasState(page);
+    assert.deepEqual([offScreen.height, offScreen.painted, offScreen.signature], [shown.height, shown.painted, shown.signature]);
+    // scrolled to within a screen of it, the view paints the two tokens' lines
+    await page.evaluate((frame) => {
+      const top = document.querySelector(frame).getBoundingClientRect().top + scrollY;
+      window.scrollTo(0, top - 1.5 * innerHeight);
+    }, FRAME);
+    await page.waitForFunction(([selector, height]) => document.querySelector(selector).height !== height, [CANVAS, shown.height],
+      { timeout: TIMEOUT_MS });
+    const near = await canvasState(page);
+    assert.ok(near.height < shown.height, `${near.height} device pixels high for 2 tokens, ${shown.height} for ${TOKENS}`);
+    assertBacking(near, 1, 'the two tokens\' lines');
+    await close();
+  });
+
   test('resizing the frame alone redraws the view at its new width', async () => {
     const { page, close } = await openAt(2);
     const before = await canvasState(page);
-    await page.evaluate((px) => { document.querySelector('.lines-frame').style.width = `${px}px`; }, NARROW_FRAME_PX);
+    await page.evaluate(([frame, px]) => { document.querySelector(frame).style.width = `${px}px`; }, [FRAME, NARROW_FRAME_PX]);
     await page.waitForFunction((px) => document.querySelector('#lines-links').clientWidth === px, NARROW_FRAME_PX,
       { timeout: TIMEOUT_MS });
     await waitForBacking(page, 2);
@@ -178,7 +220,7 @@ describe('lines view on high-DPI screens', () => {
 
   test(`the backing store stays within ${MAX_BACKING_PX} device pixels a side`, async () => {
     const { page, close } = await openAt(2);
-    await page.evaluate((px) => { document.querySelector('.lines-frame').style.width = `${px}px`; }, WIDE_FRAME_PX);
+    await page.evaluate(([frame, px]) => { document.querySelector(frame).style.width = `${px}px`; }, [FRAME, WIDE_FRAME_PX]);
     await page.waitForFunction(([px, max]) => {
       const canvas = document.querySelector('#lines-links');
       return canvas.clientWidth === px && canvas.width === max;

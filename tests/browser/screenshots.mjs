@@ -54,7 +54,10 @@ try {
 async function playgroundShots(viewport, colorScheme, name) {
   const playground = await openPage(suite, PLAYGROUND_HASH, { viewport, colorScheme });
   await waitForRows(playground.page, PLAYGROUND_ROWS);
+  // the lines view paints once it comes near the viewport (on a phone it is far below)
+  await playground.page.locator('.lines-frame').scrollIntoViewIfNeeded();
   await playground.page.waitForTimeout(SETTLE_MS);
+  await playground.page.evaluate(() => window.scrollTo(0, 0));
   await playground.page.screenshot({ path: join(folder, `playground-${name}.png`), fullPage: true });
   await playground.page.locator('.panel-views > section').first()
     .screenshot({ path: join(folder, `matrix-${name}.png`) });

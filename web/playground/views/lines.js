@@ -16,7 +16,10 @@
 // Only the odd factor of that count is stroked; the rest comes from drawing the canvas over
 // itself, each time as many device pixels lower as it holds hairlines: the same image up to
 // rounding, as source-over is associative (those 12,800 lines at a ratio of 2: one stroke and
-// two copies, 50 ms, against 170 ms for four strokes).
+// two copies, 50 ms, against 170 ms for four strokes). The canvas is painted only while its
+// frame is within a screen's height of the viewport (ON_SCREEN_MARGIN), and when it comes
+// near: on a phone, where the view is far below the input, typing does not paint lines no one
+// sees (a paint of 8 heads' lines is 20–30 ms here, and several strokes at a phone's ratio).
 import { interpolateSinebow, schemeTableau10 } from 'd3-scale-chromatic';
 import { select } from 'd3-selection';
 import { swatchItem } from '../../shared/heatmap/legend.js';
@@ -35,6 +38,7 @@ const MAX_BACKING_PX = 4096;
 const MIN_VISIBLE_OPACITY = 0.02; // fainter lines would not show
 const OPACITY_STEPS = 32;         // lines are painted in this many steps of opacity
 const MAX_LABEL_CHARS = 18;
+const ON_SCREEN_MARGIN = '100% 0px';  // the viewport grown by its height above and below
 
 // Each shown head's colour: Tableau 10 by head number, or, past 10 heads, hues spread evenly.
 function headColors(heads) {
@@ -73,9 +77,12 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
   let geometry = null;
   let model = null;     // the last draw's argument, drawn again when the frame is resized
   let isolated = null;  // {side: 'query' | 'key', position}: the token whose lines alone show, or null
+  let onScreen = false;  // whether the frame is within ON_SCREEN_MARGIN of the viewport
+  let unpainted = false; // a paint was put off while the frame was off screen
 
   // Paints the lines, or only those of the isolated token, at the current device pixel ratio.
   function paint() {
+    unpainted = false;
     const { width, height, left, right, y } = geometry;
     const ratio = backingRatio(width, height);
     canvas.width = Math.round(width * ratio);
@@ -115,10 +122,16 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     for (let drawn = strokes; drawn < hairlines; drawn *= 2) context.drawImage(canvas, 0, drawn * HAIRLINE_PX);
   }
 
+  // Paints now when the frame is on screen, else once it comes near.
+  function paintWhenSeen() {
+    if (onScreen) paint();
+    else unpainted = true;
+  }
+
+  // Keeps only the lines of a token (a hovered or focused one), or all of them (side null).
   function isolate(side, position) {
     root.selectAll('text.token').classed('active', (d) => d.side === side && d.position === position);
     isolated = side === null ? null : { side, position };
-    paint();
   }
 
   function draw({ tokens, heads, query }) {
@@ -169,8 +182,14 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
       .attr('role', (d) => (d.side === 'query' ? 'button' : null))
       .attr('aria-label', (d) => (d.side === 'query' ? `query #${d.index} ${d.text}` : null))  // a key reads as its text
       .text((d) => label(d.text))
-      .on('pointerenter focus', (_, d) => isolate(d.side, d.position))
-      .on('pointerleave blur', () => isolate(null, null))
+      .on('pointerenter focus', (_, d) => {
+        isolate(d.side, d.position);
+        paint();
+      })
+      .on('pointerleave blur', () => {
+        isolate(null, null);
+        paint();
+      })
       .on('click', (_, d) => onSelectQuery(d.index))
       .on('keydown', (event, d) => {
         if (event.key !== 'Enter' && event.key !== ' ') return;
@@ -178,6 +197,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
         onSelectQuery(d.index);
       });
     isolate(null, null);
+    paintWhenSeen();
   }
 
   // A media query that matches only the current ratio: when it stops matching, paint at the new one.
@@ -185,7 +205,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     const query = window.matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
     query.addEventListener('change', () => {
       watchRatio();
-      if (geometry) paint();
+      if (geometry) paintWhenSeen();
     }, { once: true });
   }
   watchRatio();
@@ -193,6 +213,14 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     const width = svg.parentElement.clientWidth;
     if (model && width > 0 && width !== geometry.width) draw(model);
   }).observe(svg.parentElement);
+  new IntersectionObserver(([entry]) => {
+    onScreen = entry.isIntersecting;
+    if (onScreen && unpainted) paint();
+  }, { rootMargin: ON_SCREEN_MARGIN }).observe(svg.parentElement);
+  // printing shows the whole page
+  window.addEventListener('beforeprint', () => {
+    if (unpainted) paint();
+  });
 
   return draw;
 }
