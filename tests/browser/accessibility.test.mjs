@@ -23,6 +23,7 @@ const JUDGED = {
   'label-content-name-mismatch': (node) => ['#zoom-in', '#zoom-out'].includes(node.target.join(' ')),
 };
 const STEPS_BOX = '.table-scroll:has([data-testid="steps-table"])';  // the walk-through's table, which a phone scrolls
+const SETTLE_MS = 300;            // a ResizeObserver's callback after a resize
 const QUIET_MS = 500;             // the page is audited once its DOM has not changed for this long
 const MAX_SETTLE_MS = 15_000;     // and fails if it keeps changing longer
 
@@ -114,10 +115,21 @@ describe('accessibility', () => {
       assert.equal(await box.getAttribute('tabindex'), null, table);
       assert.equal(await box.getAttribute('role'), null, table);
     }
-    // on a desktop the steps table fits: the same box leaves the tab order
+    // on a desktop the steps table fits: the box keeps the focus the keyboard left on it, and
+    // leaves the tab order once the focus moves on
     await page.setViewportSize(DESKTOP);
+    await page.waitForFunction((box) => {
+      const element = document.querySelector(box);
+      return element.scrollWidth <= element.clientWidth + 1;
+    }, STEPS_BOX);
+    await page.waitForTimeout(SETTLE_MS);  // the ResizeObserver's check
+    assert.equal(await page.evaluate((box) => document.activeElement === document.querySelector(box), STEPS_BOX), true,
+      'the focus stays on the box');
+    assert.equal(await steps.getAttribute('tabindex'), '0');
+    await page.keyboard.press('Shift+Tab');
     await page.waitForFunction((box) => !document.querySelector(box).hasAttribute('tabindex'), STEPS_BOX);
     assert.equal(await steps.getAttribute('role'), null);
+    assert.equal(await steps.getAttribute('aria-label'), null);
     await close();
   });
 });
