@@ -6,6 +6,8 @@ const SMALL = 1e-3;          // below this a fixed 4-digit number would read 0.0
 const SIGNIFICANT_DIGITS = 3;
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 const KIBI = 1024;
+// A log axis over at most this many decades labels 1, 2 and 5 of each; over more, 1 alone.
+const ONE_TWO_FIVE_DECADES = 2.5;
 
 export function formatNumber(value, digits = FIXED_DIGITS) {
   if (!Number.isFinite(value)) return String(value);
@@ -42,4 +44,17 @@ export function listBriefly(items) {
   const distinct = [...new Set(items)];
   const more = distinct.length - LISTED;
   return distinct.slice(0, LISTED).join('; ') + (more > 0 ? `; and ${formatCount(more)} more` : '');
+}
+
+/**
+ * The tick labels of a log axis over domain [low, high]: `format` of 1, 2 and 5 times each power
+ * of ten over a few decades (1 alone over more), "" for the other ticks, which stay as marks. (d3
+ * labels 1 and 2 alone there, so that a curve peaking between 2 and 10 meets no label.)
+ */
+export function logAxisFormat([low, high], format) {
+  const mantissas = Math.log10(high / low) <= ONE_TWO_FIVE_DECADES ? [1, 2, 5] : [1];
+  return (value) => {
+    const mantissa = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
+    return mantissas.some((m) => Math.abs(mantissa - m) < 1e-6) ? format(value) : '';
+  };
 }

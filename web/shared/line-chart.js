@@ -7,6 +7,7 @@ import { axisBottom, axisLeft } from 'd3-axis';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
 import { area, line } from 'd3-shape';
+import { logAxisFormat } from './format.js';
 import './line-chart.css';
 
 const MARGIN = { top: 14, right: 18, bottom: 44, left: 60 };
@@ -54,7 +55,9 @@ export function createLineChart(svg, {
     const bottom = axisBottom(x).ticks(xTicks, xFormat);
     if (integerX) bottom.tickValues(x.ticks(xTicks).filter(Number.isInteger));
     xAxis.attr('transform', `translate(0,${innerHeight})`).call(bottom);
-    yAxis.call(axisLeft(y).ticks(Y_TICKS, yFormat));
+    const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), yFormat ?? String))
+      : axisLeft(y).ticks(Y_TICKS, yFormat);
+    yAxis.call(left);
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
     yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
 

@@ -5,7 +5,7 @@ import { format } from 'd3-format';
 export const times = format('.2~f');
 export const share = format('.1%');
 export const percent = format('.0%');
-export const mass = format('.3~g');
+export const mass = format('.3g');  // three significant digits, zeros kept: 0.00300 beside 0.00601
 export const ratio = (value) => (Number.isFinite(value) ? `${format('.3~g')(value)}×` : '∞ (some value is 0)');
 
 const HEADROOM = 1.05;  // a linear y axis reaches this far above the highest value
