@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../web/playground/presets.js';
-import { TIMEOUT_MS, assertClose, nodeEngine, openPage, startSuite, waitForHash, waitForRows } from './helpers.mjs';
+import { PHONE, TIMEOUT_MS, assertClose, nodeEngine, openPage, startSuite, waitForHash, waitForRows } from './helpers.mjs';
 
 const HEATMAP = '[data-testid="attention-heatmap"]';
 const TOOLTIP = '[data-testid="heatmap-tooltip"]';
@@ -189,6 +189,30 @@ describe('generation step by step', () => {
     assert.deepEqual(seen[5].evictedCells, [[1, 3], [2, 4], [3, 5]], 'token 0 is a sink; tokens 1–3 left at steps 3–5');
     assert.ok(seen.every((shown) => shown.maxDifference <= TOLERANCE));
     assert.match(await page.textContent('#generation-summary'), /stops growing at 3 tokens/);
+    await close();
+  });
+
+  test('on a phone the cache table, wider than its box, shows its newest token at every step', async () => {
+    const { page, close } = await openPage(suite, '#src=journey&gen=1&h=2&tw=linear&do=4', { viewport: PHONE });
+    for (let step = 0; step < TOKENS; ++step) {
+      if (step > 0) await page.click('[data-testid="generation-forward"]');
+      await page.waitForFunction((s) => document.getElementById('generation').dataset.step === String(s), step,
+        { timeout: TIMEOUT_MS });
+      const view = await page.evaluate(() => {
+        const box = document.querySelector('[data-testid="cache-table"]').closest('.table-scroll');
+        const newest = [...document.querySelectorAll(`[data-testid="cache-table"] td.newest`)];
+        const frame = box.getBoundingClientRect();
+        return {
+          wider: box.scrollWidth > box.clientWidth,
+          inView: newest.length > 0 && newest.every((cell) => {
+            const rect = cell.getBoundingClientRect();
+            return rect.left >= frame.left - 1 && rect.right <= frame.right + 1;
+          }),
+        };
+      });
+      assert.ok(view.inView, `step ${step}: the newest token's cells are in the box`);
+      if (step === TOKENS - 1) assert.ok(view.wider, 'the table is wider than a phone\'s box');
+    }
     await close();
   });
 

@@ -86,7 +86,7 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom }) {
     });
     const pooled = drawn.block > 1
       ? `Blocks of ${drawn.block}×${drawn.block} tokens, the ${drawn.pooling} of each: B − A subtracts the blocks A and B show. ` : '';
-    $('compare-status').textContent = `${pooled}Hover or focus a cell to read it in A, B and B − A.`;
+    $('compare-status').textContent = `${pooled}Hover or focus a cell to read it in A, B and B\u00a0−\u00a0A.`;
   }
 
   return {

@@ -84,6 +84,9 @@ export function renderGeneration(parts, { decoded, tokens, window, sinks }) {
     }
   }
   parts.table.replaceChildren(thead, body);
+  // the newest token is the last column: a box narrower than the table (a phone) shows its end
+  const box = parts.table.closest('.table-scroll');
+  box.scrollLeft = box.scrollWidth;
   const firstHidden = sinksBefore.length;
   parts.note.textContent = hidden > 0
     ? `Tokens #${firstHidden}–#${firstHidden + hidden - 1} are not drawn (…); the table shows ` +

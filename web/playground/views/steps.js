@@ -53,13 +53,15 @@ const POSITION_TEXT = {
   alibi: ' ALiBi then adds −slope × distance to each score.',
 };
 
-// The table's head: one column header per name; {hidden: text} is read out but not shown.
+// The table's head: one column header per name; {number: text} heads a column of numbers,
+// aligned as they are; {hidden: text} is read out but not shown.
 function tableHead(names) {
   const tr = document.createElement('tr');
   tr.append(...names.map((name) => {
     const th = document.createElement('th');
     th.scope = 'col';
     if (typeof name === 'string') th.textContent = name;
+    else if (name.number !== undefined) Object.assign(th, { textContent: name.number, className: 'number' });
     else th.append(cell('span', name.hidden, 'visually-hidden'));
     return th;
   }));
@@ -80,7 +82,8 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
     `score ω_j = (q · k_j) × ${scaleText}${mask.length > 0 ? `, masked keys (${mask.join(', ')}) −Infinity` : ''}; ` +
     `weights by ${NORMALIZATION_NAMES[options.normalization].toLowerCase()}; ` +
     `context z = Σ_j weight_j · v_j, this head's part of the context row.${POSITION_TEXT[options.positional.type]}`;
-  const head = tableHead(['#', 'Key', 'Score ω', `Weight (${NORMALIZATION_NAMES[options.normalization]})`,
+  const head = tableHead([{ number: '#' }, 'Key', { number: 'Score ω' },
+    { number: `Weight (${NORMALIZATION_NAMES[options.normalization]})` },
     { hidden: 'Weight as a bar' }, 'Key k_j', 'Value v_j']);
   const body = document.createElement('tbody');
   walk.rows.forEach((j, r) => {
@@ -129,7 +132,8 @@ export function renderSteps(parts, { walk, tokens, query, scale }) {
       vectorCell(walk.vectors[r]));
     body.append(tr);
   });
-  const head = tableHead(['#', 'Key', 'Score ω', 'Sum ω/Σω', 'Naive e^ω/Σe^ω', 'Softmax',
+  const head = tableHead([{ number: '#' }, 'Key', { number: 'Score ω' }, { number: 'Sum ω/Σω' },
+    { number: 'Naive e^ω/Σe^ω' }, { number: 'Softmax' },
     { hidden: 'Softmax weight as a bar' }, 'Vector x_j']);
   parts.table.replaceChildren(head, body);
 
