@@ -12,12 +12,15 @@ const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 // A page around createPipeline: `events` records, in order, the worker requests, the tokens
 // shown (onInput), the progress line and the heatmap drawn; each compute request waits until
-// the test settles it with finishCompute() or failCompute(message).
+// the test settles it with finishCompute() or failCompute(message); `timings` holds what each
+// drawn update recorded, `drawn` what onDrawn heard.
 function scriptedPage(text) {
   const { state } = parseHash('');
   state.text = text;
   const events = [];
   const computes = [];
+  const timings = [];
+  const drawn = [];
   let input = null;
   const vectors = {
     async embed() {
@@ -39,7 +42,8 @@ function scriptedPage(text) {
   };
   const record = (name) => () => { events.push(name); };
   const views = {
-    clear: record('clear'), showWasmBytes() {}, draw: () => { events.push('draw'); return 1; }, recordTiming() {},
+    clear: record('clear'), showWasmBytes() {}, draw: () => { events.push('draw'); return 1; },
+    recordTiming: (started, pieces) => { timings.push(pieces); return 40 + timings.length; },
     markStale: record('stale'), hideGeneration() {}, showSteps() {}, showCost() {}, showKvCache() {},
   };
   const status = {
@@ -48,10 +52,10 @@ function scriptedPage(text) {
   };
   const pipeline = createPipeline({
     client, state, vectors, views, status, comparison: { problem() {}, draw() {} },
-    onInput: (shown) => events.push(`tokens ${shown.key}`), onFit() {},
+    onInput: (shown) => events.push(`tokens ${shown.key}`), onFit() {}, onDrawn: (ms) => drawn.push(ms),
   });
   return {
-    state, events, update: pipeline.update,
+    state, events, timings, drawn, update: pipeline.update,
     finishCompute(index = computes.length - 1) {
       const { payload, resolve } = computes[index];
       resolve({ value: { n: input.tokens.length, heads: payload.options.heads, engineMs: 1, wasmBytes: 0 }, milliseconds: 1 });
@@ -63,6 +67,25 @@ function scriptedPage(text) {
 const shown = (events) => events.filter((event) => /^(tokens|draw|progress|error)/.test(event));
 
 describe('the playground\'s update', { timeout: 10_000 }, () => {
+  test('a drawn update records the typing pause it followed, and tells onDrawn its time; one overtaken does not', async () => {
+    const page = scriptedPage('the cat sat');
+    const first = page.update({ typingPause: 120 });
+    await settled();
+    page.state.text = 'the cat';
+    const second = page.update();
+    await settled();
+    page.finishCompute(0);
+    page.finishCompute(1);
+    await Promise.all([first, second]);
+    assert.deepEqual(page.timings.map((pieces) => pieces.typingPause), [0], 'only the second update was drawn');
+    assert.deepEqual(page.drawn, [41]);
+    const third = page.update({ typingPause: 60 });
+    await settled();
+    await third;  // the same settings: the computed result is reused
+    assert.deepEqual(page.timings.map((pieces) => pieces.typingPause), [0, 60]);
+    assert.deepEqual(page.drawn, [41, 42]);
+  });
+
   test('a computation shorter than the delay shows neither progress nor the new tokens before it is drawn, then both at once', async () => {
     const page = scriptedPage('the cat sat');
     const update = page.update();

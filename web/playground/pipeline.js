@@ -28,13 +28,14 @@ const LINES_MAX_TOKENS = 40;
 const STEPS_MAX_ROWS = 24;
 
 /**
- * The page's update: update() brings every view up to date with `state`. client: the engine
- * worker; vectors: input/vectors.js; views: views/attention-views.js; comparison:
+ * The page's update: update({typingPause}) brings every view up to date with `state`
+ * (typingPause: the milliseconds typing waited for it, recorded with its timing). client: the
+ * engine worker; vectors: input/vectors.js; views: views/attention-views.js; comparison:
  * views/compare.js; status: the progress line; onInput(input) shows a new input (tokens,
  * table), with its attention or its error; onFit(n) fits the controls to n tokens before the
- * engine is asked.
+ * engine is asked; onDrawn(ms) hears how long an update took until its attention was drawn.
  */
-export function createPipeline({ client, state, vectors, views, comparison, status, onInput, onFit }) {
+export function createPipeline({ client, state, vectors, views, comparison, status, onInput, onFit, onDrawn }) {
   const pinned = {};  // the pinned setting A while the page compares (a copy of state.pinned)
   const pinnedVectors = createVectors({ client, state: pinned, status, own: false });
   const computeStage = createStage();
@@ -210,7 +211,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
     inputTimer = { key: input.key, id: setTimeout(() => showInput(input), PROGRESS_DELAY_MS) };
   }
 
-  async function update() {
+  async function update({ typingPause = 0 } = {}) {
     const generation = ++updates;
     const current = () => generation === updates;
     const started = performance.now();
@@ -241,7 +242,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         `drawing ${formatNumber(drawMs, 0)} ms`;
       const done = `${computed.label} (${timing}).`;
       status.done(done);
-      views.recordTiming(started, { computed, fetched, drawMs });
+      onDrawn(views.recordTiming(started, { computed, fetched, drawMs, typingPause }));
       if (state.pinned) {
         await compare(computed, input, current).catch((error) => {
           if (error instanceof Superseded || !current()) return;

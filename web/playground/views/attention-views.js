@@ -49,7 +49,7 @@ function profileNote({ heads, n, stretch, queries }, pooling) {
  * Binds the views to the page: `state` decides what they show (colour, pooling, query);
  * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
  * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmBytes(bytes),
- * recordTiming(started, pieces), showGeneration(decoded, labels), hideGeneration(), showSteps(walk, labels),
+ * recordTiming(started, pieces) → the update's milliseconds, showGeneration(decoded, labels), hideGeneration(), showSteps(walk, labels),
  * showCost(rows, n), showKvCache(models), figure()}: figure() is the heatmap on display as
  * shared/heatmap/heatmap-svg.js draws it, or null.
  */
@@ -129,8 +129,9 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       canvas.dataset.wasmBytes = String(bytes);
     },
     // Worker times appear only for the pieces this update asked the worker for.
-    recordTiming(started, { computed, fetched, drawMs }) {
+    recordTiming(started, { computed, fetched, drawMs, typingPause }) {
       const fresh = (piece) => (piece.receivedAt >= started ? piece.workerMs : undefined);
+      const update = performance.now() - started;
       canvas.dataset.timing = JSON.stringify({
         engine: computed.receivedAt >= started ? computed.engineMs : undefined,
         compute: fresh(computed),
@@ -138,8 +139,10 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
         profiles: fresh(fetched.profiles),
         view: fetched.milliseconds,
         draw: drawMs,
-        update: performance.now() - started,
+        update,
+        typingPause,
       });
+      return update;
     },
     showGeneration(decoded, labels) {
       renderGeneration(generationParts, { decoded, tokens: labels, window: state.window, sinks: state.sinks });
