@@ -2,7 +2,7 @@
 // significant digits, token counts, numbers with their non-finite values as they are.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatBytes, formatNumber, formatTokens, logAxisFormat } from '../../web/shared/format.js';
+import { formatBytes, formatNumber, formatTokens, logAxisFormat, ticksWithEnds } from '../../web/shared/format.js';
 
 const KiB = 2 ** 10, MiB = 2 ** 20, GiB = 2 ** 30, TiB = 2 ** 40;
 
@@ -42,4 +42,15 @@ test('logAxisFormat: 1, 2 and 5 of each decade over a few decades, 1 alone over 
   assert.deepEqual(labels(1, 300), ['1', '2', '5', '10', '20', '50', '100', '200']);
   assert.deepEqual(labels(1e-4, 10), ['0.0001', '0.001', '0.01', '0.1', '1', '10']);
   assert.deepEqual(labels(0.003, 0.03), ['0.005', '0.01', '0.02']);
+});
+
+test('ticksWithEnds: a domain end three fifths of a step or more from the nearest tick is added', () => {
+  assert.deepEqual(ticksWithEnds([0, 500, 1000], [0, 1400]), [0, 500, 1000, 1400]);
+  assert.deepEqual(ticksWithEnds([0, 500, 1000, 1500], [0, 1600]), [0, 500, 1000, 1500]);
+  assert.deepEqual(ticksWithEnds([5, 10, 15], [1, 16]), [1, 5, 10, 15]);
+  assert.deepEqual(ticksWithEnds([2, 4, 6, 8, 10, 12, 14, 16], [1, 16]), [2, 4, 6, 8, 10, 12, 14, 16]);
+  assert.deepEqual(ticksWithEnds([0, 500, 1000], [0, 1250]), [0, 500, 1000], 'half a step: the labels would crowd');
+  assert.deepEqual(ticksWithEnds([0, 500, 1000], [0, 1300]), [0, 500, 1000, 1300]);
+  assert.deepEqual(ticksWithEnds([0, 0.2, 0.4, 0.6, 0.8, 1], [0, 1]), [0, 0.2, 0.4, 0.6, 0.8, 1]);
+  assert.deepEqual(ticksWithEnds([3], [1, 5]), [1, 3, 5]);
 });

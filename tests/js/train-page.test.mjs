@@ -117,7 +117,7 @@ describe('Train presets and engine options', () => {
       training: { steps: 1400, batch: 64, learningRate: 0.01, seed: 7 },
       evaluation: { every: 100, sequences: 2048, pairs: [20, 24, 32] },
     });
-    assert.equal(describeRun(settings), 'RoPE bidirectional, 2L d32 2H; 20 pairs of 32/32, retrieval 1 + span 0.5; 1400 steps × 64, lr 0.01');
+    assert.equal(describeRun(settings), 'RoPE bidirectional, 2L d32 2H; 20 pairs of 32/32, retrieval 1 + span 0.5; 1,400 steps × 64, lr 0.01');
   });
 });
 

@@ -8,6 +8,8 @@ const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 const KIBI = 1024;
 // A log axis over at most this many decades labels 1, 2 and 5 of each; over more, 1 alone.
 const ONE_TWO_FIVE_DECADES = 2.5;
+// A linear axis labels an end of its domain this many steps or more from the nearest tick.
+const END_TICK_STEPS = 0.6;
 
 export function formatNumber(value, digits = FIXED_DIGITS) {
   if (!Number.isFinite(value)) return String(value);
@@ -57,4 +59,16 @@ export function logAxisFormat([low, high], format) {
     const mantissa = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
     return mantissas.some((m) => Math.abs(mantissa - m) < 1e-6) ? format(value) : '';
   };
+}
+
+/**
+ * A linear axis's ticks with the domain's ends added where the nearest tick is END_TICK_STEPS
+ * of a step or more away, so that the ends are labelled (steps 0 to 1,400 in ticks of 500 end
+ * at 1,400, not 1,000; pairs 1 to 16 in ticks of 5 start at 1) and no two labels crowd.
+ * `ticks`: increasing, evenly spaced.
+ */
+export function ticksWithEnds(ticks, [low, high]) {
+  if (ticks.length < 2) return [...new Set([low, ...ticks, high])];
+  const room = (ticks[1] - ticks[0]) * END_TICK_STEPS;
+  return [...(ticks[0] - low >= room ? [low] : []), ...ticks, ...(high - ticks.at(-1) >= room ? [high] : [])];
 }

@@ -7,7 +7,7 @@ import { axisBottom, axisLeft } from 'd3-axis';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
 import { area, line } from 'd3-shape';
-import { logAxisFormat } from './format.js';
+import { logAxisFormat, ticksWithEnds } from './format.js';
 import './line-chart.css';
 
 const MARGIN = { top: 14, right: 18, bottom: 44, left: 60 };
@@ -53,7 +53,10 @@ export function createLineChart(svg, {
 
     const xTicks = Math.max(2, Math.round(innerWidth * X_TICKS_PER_PX));
     const bottom = axisBottom(x).ticks(xTicks, xFormat);
-    if (integerX) bottom.tickValues(x.ticks(xTicks).filter(Number.isInteger));
+    if (!xLog) {
+      const ticks = x.ticks(xTicks).filter((value) => !integerX || Number.isInteger(value));
+      bottom.tickValues(ticksWithEnds(ticks, x.domain()));
+    }
     xAxis.attr('transform', `translate(0,${innerHeight})`).call(bottom);
     const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), yFormat ?? String))
       : axisLeft(y).ticks(Y_TICKS, yFormat);

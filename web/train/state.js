@@ -4,6 +4,7 @@
 // Reading a hash never fails: a value that does not parse, or a key the page does not know,
 // is left out and reported so the page can show what it ignored. Also: the engine options a
 // run stands for (engine.retrievalTrainer's), one per seed.
+import { formatCount } from '../shared/format.js';
 import { choice, flag, wholeNumber } from '../shared/setting-codecs.js';
 import { fieldReader, hashEntries } from '../shared/url-hash.js';
 
@@ -179,5 +180,5 @@ export function describeRun(settings) {
   return `${POSITIONAL_NAMES[settings.positional]}${settings.context === 'prefix' ? ' bidirectional' : ''}, ` +
     `${settings.layers}L d${settings.dModel} ${settings.heads}H${settings.mlp ? ' +MLP' : ''}; ` +
     `${settings.pairs} pairs of ${settings.keys}/${settings.values}${settings.answers === 'ends' ? ' (ends)' : ''}${mix}; ` +
-    `${settings.steps} steps × ${settings.batch}, lr ${settings.learningRate}`;
+    `${formatCount(settings.steps)} steps × ${settings.batch}, lr ${settings.learningRate}`;
 }

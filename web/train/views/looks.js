@@ -7,7 +7,7 @@ import { format } from 'd3-format';
 import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { evaluationsAt } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { percent, weightFormat } from './readouts.js';
+import { percentFine, weightFormat } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const TARGETS = {
@@ -49,7 +49,7 @@ export function createLooksView() {
       ['seed', String(run.seeds[k].seed)],
       ['pairs', String(pairs)],
       [`most on ${words}`, `${strongest.label}, mean weight ${weightFormat(mean(strongest.ys))}`],
-      ['accuracy', percent(evaluation.accuracy)],
+      ['accuracy', percentFine(evaluation.accuracy)],
     ]);
   };
 }
