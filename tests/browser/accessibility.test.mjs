@@ -23,7 +23,6 @@ const JUDGED = {
   'label-content-name-mismatch': (node) => ['#zoom-in', '#zoom-out'].includes(node.target.join(' ')),
 };
 const STEPS_BOX = '.table-scroll:has([data-testid="steps-table"])';  // the walk-through's table, which a phone scrolls
-const SETTLE_MS = 300;            // a ResizeObserver's callback after a resize
 const QUIET_MS = 500;             // the page is audited once its DOM has not changed for this long
 const MAX_SETTLE_MS = 15_000;     // and fails if it keeps changing longer
 
@@ -122,7 +121,8 @@ describe('accessibility', () => {
       const element = document.querySelector(box);
       return element.scrollWidth <= element.clientWidth + 1;
     }, STEPS_BOX);
-    await page.waitForTimeout(SETTLE_MS);  // the ResizeObserver's check
+    // ResizeObserver callbacks run before the next frame is painted: two frames and the check has run
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     assert.equal(await page.evaluate((box) => document.activeElement === document.querySelector(box), STEPS_BOX), true,
       'the focus stays on the box');
     assert.equal(await steps.getAttribute('tabindex'), '0');

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { splitCall } from '../../dist/wasm/pool-split.mjs';
+import { TYPING_PAUSE_MS, typingPauseFor } from '../../web/playground/pipeline.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
   TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
@@ -14,8 +15,6 @@ const SENTENCE = '[data-testid="sentence-input"]';
 const DEFAULT_TEXT = 'Your journey starts with one step';
 const SCAN_STEPS = 14;          // hover points per side of the canvas when looking for cells
 const TOLERANCE = 1e-6;         // the page and Node run the same wasm: equal up to float printing
-const LEAST_PAUSE_MS = 60;      // main.js TYPING_PAUSE_MS: typing waits for a pause of twice the last
-const MOST_PAUSE_MS = 250;      // update's time, within these bounds
 const SPLIT_TOKENS = 440;       // enough for the page's pool to split a call (its splitFrom, 2^23)
 
 let suite;
@@ -91,20 +90,21 @@ describe('playground page', () => {
     await close();
   });
 
-  test('typing waits for a pause of twice the last update\'s time, from 60 to 250 ms', async () => {
+  test('typing waits for a pause of twice the last typed update\'s time (pipeline.js typingPauseFor)', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);
     const timing = () => page.getAttribute(HEATMAP, 'data-timing').then((text) => JSON.parse(text));
     await page.locator(SENTENCE).focus();
     await page.locator(SENTENCE).press('End');
+    let expected = TYPING_PAUSE_MS.most;  // no typed update timed yet: the page's first one does not count
     for (const key of ['s', 'Backspace', 's']) {
       const before = await timing();
       await page.keyboard.press(key);
       await page.waitForFunction(([selector, text]) => document.querySelector(selector).dataset.timing !== text,
         [HEATMAP, JSON.stringify(before)], { timeout: TIMEOUT_MS });
       const after = await timing();
-      assert.equal(after.typingPause, Math.min(MOST_PAUSE_MS, Math.max(LEAST_PAUSE_MS, 2 * before.update)),
-        `'${key}' after an update of ${before.update} ms`);
+      assert.equal(after.typingPause, expected, `'${key}'`);
+      expected = typingPauseFor(after.update);
     }
     // a setting changed by a control does not wait
     await page.check('#causal');

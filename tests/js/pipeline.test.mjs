@@ -4,7 +4,7 @@
 // and a long one says it is under way.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PROGRESS_DELAY_MS, createPipeline } from '../../web/playground/pipeline.js';
+import { PROGRESS_DELAY_MS, createPipeline, typingPauseFor } from '../../web/playground/pipeline.js';
 import { parseHash } from '../../web/playground/state.js';
 
 const settled = () => new Promise((resolve) => { setImmediate(resolve); });
@@ -52,7 +52,7 @@ function scriptedPage(text) {
   };
   const pipeline = createPipeline({
     client, state, vectors, views, status, comparison: { problem() {}, draw() {} },
-    onInput: (shown) => events.push(`tokens ${shown.key}`), onFit() {}, onDrawn: (ms) => drawn.push(ms),
+    onInput: (shown) => events.push(`tokens ${shown.key}`), onFit() {}, onDrawn: (ms, pause) => drawn.push([ms, pause]),
   });
   return {
     state, events, timings, drawn, update: pipeline.update,
@@ -78,12 +78,16 @@ describe('the playground\'s update', { timeout: 10_000 }, () => {
     page.finishCompute(1);
     await Promise.all([first, second]);
     assert.deepEqual(page.timings.map((pieces) => pieces.typingPause), [0], 'only the second update was drawn');
-    assert.deepEqual(page.drawn, [41]);
+    assert.deepEqual(page.drawn, [[41, 0]]);
     const third = page.update({ typingPause: 60 });
     await settled();
     await third;  // the same settings: the computed result is reused
     assert.deepEqual(page.timings.map((pieces) => pieces.typingPause), [0, 60]);
-    assert.deepEqual(page.drawn, [41, 42]);
+    assert.deepEqual(page.drawn, [[41, 0], [42, 60]]);
+  });
+
+  test('the typing pause is twice a typed update\'s time, from 60 to 250 ms', () => {
+    assert.deepEqual([0, 10, 30, 31, 40, 75, 100, 125, 126, 1300].map(typingPauseFor), [60, 60, 60, 62, 80, 150, 200, 250, 250, 250]);
   });
 
   test('a computation shorter than the delay shows neither progress nor the new tokens before it is drawn, then both at once', async () => {

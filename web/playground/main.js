@@ -10,16 +10,11 @@ import { createSentence } from './input/sentence.js';
 import { createVectorTable } from './input/vector-table.js';
 import { createVectors } from './input/vectors.js';
 import { createLink } from './link.js';
-import { createPipeline } from './pipeline.js';
+import { TYPING_PAUSE_MS, createPipeline, typingPauseFor } from './pipeline.js';
 import { pinnedSettings } from './state.js';
 import { createAttentionViews } from './views/attention-views.js';
 import { createComparison } from './views/compare.js';
 
-// Typing updates once the keys pause for twice what the last update took until it was drawn,
-// within these bounds: a sentence (drawn in about 10 ms) follows the keys within 60 ms, a long
-// text (80 ms at 512 tokens, a second at 4,096) waits 160–250 ms rather than compute what the
-// next key changes again.
-const TYPING_PAUSE_MS = { least: 60, most: 250 };
 // Workers attention is computed on: one per core but the page's own, at least one; the engine
 // worker computes a part of each split call beside them when that leaves it a core.
 const CORES = navigator.hardwareConcurrency || 1;
@@ -55,8 +50,10 @@ const pipeline = createPipeline({
     if (controls.fitInput(n)) link.write(state);
     sentence.markQuery();
   },
-  onDrawn(milliseconds) {
-    typingPause = Math.min(TYPING_PAUSE_MS.most, Math.max(TYPING_PAUSE_MS.least, 2 * milliseconds));
+  onDrawn(milliseconds, waited) {
+    if (waited === 0) return;  // a control's update (a click reusing the result costs nothing)
+    typingPause = typingPauseFor(milliseconds);
+    typedSince = null;
   },
 });
 bindExports({ client, state, views, comparison, status, notices });
@@ -69,7 +66,8 @@ function showState() {
 }
 
 let typingTimer = 0;
-let typingPause = TYPING_PAUSE_MS.most;  // until an update has been timed
+let typingPause = TYPING_PAUSE_MS.most;  // until a typed update has been timed
+let typedSince = null;  // when the typed update not yet drawn started
 /** Applies settings, brings the controls and the link along, and schedules an update. */
 function change(settings, { debounce = false } = {}) {
   Object.assign(state, settings);
@@ -77,9 +75,14 @@ function change(settings, { debounce = false } = {}) {
   clearTimeout(typingTimer);
   // Typing writes the link once it pauses, with the update: the link of a 512-token text took
   // 5.7 ms of every keystroke's handler (history.replaceState, in Chromium).
+  // a key that comes while the last typed update still runs: typing costs at least that much
+  if (debounce && typedSince !== null) {
+    typingPause = Math.max(typingPause, typingPauseFor(performance.now() - typedSince));
+  }
   const pause = debounce ? typingPause : 0;
   const apply = () => {
     link.write(state);
+    typedSince = debounce ? performance.now() : null;
     pipeline.update({ typingPause: pause });
   };
   if (debounce) typingTimer = setTimeout(apply, pause);

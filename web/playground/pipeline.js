@@ -27,13 +27,25 @@ const PROFILE_POINTS = 512;
 const LINES_MAX_TOKENS = 40;
 const STEPS_MAX_ROWS = 24;
 
+// Typing updates once the keys pause for twice what a typed update takes until it is drawn,
+// within these bounds: a sentence (drawn in about 10 ms) follows the keys within 60 ms, a long
+// text (75 ms at 512 tokens, a second at 4,096) waits 150–250 ms rather than compute what the
+// next key changes again.
+export const TYPING_PAUSE_MS = { least: 60, most: 250 };
+
+/** The typing pause after a typed update that took `milliseconds` until it was drawn. */
+export function typingPauseFor(milliseconds) {
+  return Math.min(TYPING_PAUSE_MS.most, Math.max(TYPING_PAUSE_MS.least, 2 * milliseconds));
+}
+
 /**
  * The page's update: update({typingPause}) brings every view up to date with `state`
  * (typingPause: the milliseconds typing waited for it, recorded with its timing). client: the
  * engine worker; vectors: input/vectors.js; views: views/attention-views.js; comparison:
  * views/compare.js; status: the progress line; onInput(input) shows a new input (tokens,
  * table), with its attention or its error; onFit(n) fits the controls to n tokens before the
- * engine is asked; onDrawn(ms) hears how long an update took until its attention was drawn.
+ * engine is asked; onDrawn(ms, typingPause) hears how long an update took until its attention
+ * was drawn, and the pause it followed (0: not typing).
  */
 export function createPipeline({ client, state, vectors, views, comparison, status, onInput, onFit, onDrawn }) {
   const pinned = {};  // the pinned setting A while the page compares (a copy of state.pinned)
@@ -242,7 +254,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         `drawing ${formatNumber(drawMs, 0)} ms`;
       const done = `${computed.label} (${timing}).`;
       status.done(done);
-      onDrawn(views.recordTiming(started, { computed, fetched, drawMs, typingPause }));
+      onDrawn(views.recordTiming(started, { computed, fetched, drawMs, typingPause }), typingPause);
       if (state.pinned) {
         await compare(computed, input, current).catch((error) => {
           if (error instanceof Superseded || !current()) return;

@@ -6,8 +6,9 @@ const SMALL = 1e-3;          // below this a fixed 4-digit number would read 0.0
 const SIGNIFICANT_DIGITS = 3;
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 const KIBI = 1024;
-// A log axis over at most this many decades labels 1, 2 and 5 of each; over more, 1 alone.
-const ONE_TWO_FIVE_DECADES = 2.5;
+// A log axis over at most this many decades labels 1, 2 and 5 of each; over more, 1 alone
+// (line-chart.js rounds a log axis out to whole decades).
+const ONE_TWO_FIVE_DECADES = 2;
 // A linear axis labels an end of its domain this many steps or more from the nearest tick.
 const END_TICK_STEPS = 0.6;
 

@@ -45,6 +45,7 @@ function cacheCell(kind, entry, step) {
  */
 export function renderGeneration(parts, { decoded, tokens, window, sinks }) {
   const { step, entries, bytes } = decoded;
+  const newStep = parts.panel.hidden || parts.panel.dataset.step !== String(step);
   const cached = entries.filter((entry) => entry.evictedAt === null).length;
   const evicted = entries.length - cached;
   parts.panel.hidden = false;
@@ -84,9 +85,11 @@ export function renderGeneration(parts, { decoded, tokens, window, sinks }) {
     }
   }
   parts.table.replaceChildren(thead, body);
-  // the newest token is the last column: a box narrower than the table (a phone) shows its end
-  const box = parts.table.closest('.table-scroll');
-  box.scrollLeft = box.scrollWidth;
+  // at a new step, a box narrower than the table (a phone) shows its end, the newest token
+  if (newStep) {
+    const box = parts.table.closest('.table-scroll');
+    box.scrollLeft = box.scrollWidth;
+  }
   const firstHidden = sinksBefore.length;
   parts.note.textContent = hidden > 0
     ? `Tokens #${firstHidden}–#${firstHidden + hidden - 1} are not drawn (…); the table shows ` +

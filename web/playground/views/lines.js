@@ -213,8 +213,8 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     const width = svg.parentElement.clientWidth;
     if (model && width > 0 && width !== geometry.width) draw(model);
   }).observe(svg.parentElement);
-  new IntersectionObserver(([entry]) => {
-    onScreen = entry.isIntersecting;
+  new IntersectionObserver((entries) => {
+    onScreen = entries.at(-1).isIntersecting;  // the latest, when several queued up
     if (onScreen && unpainted) paint();
   }, { rootMargin: ON_SCREEN_MARGIN }).observe(svg.parentElement);
   // printing shows the whole page
