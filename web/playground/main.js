@@ -73,13 +73,13 @@ function change(settings, { debounce = false } = {}) {
   Object.assign(state, settings);
   showState();
   clearTimeout(typingTimer);
-  // Typing writes the link once it pauses, with the update: the link of a 512-token text took
-  // 5.7 ms of every keystroke's handler (history.replaceState, in Chromium).
-  // a key that comes while the last typed update still runs: typing costs at least that much
+  // A key that comes while the last typed update still runs: typing costs at least that much.
   if (debounce && typedSince !== null) {
     typingPause = Math.max(typingPause, typingPauseFor(performance.now() - typedSince));
   }
   const pause = debounce ? typingPause : 0;
+  // Typing writes the link once it pauses, with the update: the link of a 512-token text took
+  // 5.7 ms of every keystroke's handler (history.replaceState, in Chromium).
   const apply = () => {
     link.write(state);
     typedSince = debounce ? performance.now() : null;

@@ -60,9 +60,14 @@ function tableHead(names) {
   tr.append(...names.map((name) => {
     const th = document.createElement('th');
     th.scope = 'col';
-    if (typeof name === 'string') th.textContent = name;
-    else if (name.number !== undefined) Object.assign(th, { textContent: name.number, className: 'number' });
-    else th.append(cell('span', name.hidden, 'visually-hidden'));
+    if (typeof name === 'string') {
+      th.textContent = name;
+    } else if (name.number !== undefined) {
+      th.textContent = name.number;
+      th.className = 'number';
+    } else {
+      th.append(cell('span', name.hidden, 'visually-hidden'));
+    }
     return th;
   }));
   const head = document.createElement('thead');
