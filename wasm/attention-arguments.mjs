@@ -77,6 +77,43 @@ function attentionOptions(options) {
   };
 }
 
+// The slots of the numbers an attention or selfAttention call hands the core, in bindings.cpp's
+// order (its CallNumber): the shapes of the matrices (q, k, v; selfAttention's x first, its
+// others NaN), then the numeric options, NaN where not given.
+const CALL_NUMBERS = ['firstRows', 'firstCols', 'keyRows', 'keyCols', 'valueRows', 'valueCols', 'heads', 'kvHeads',
+  'scale', 'scaleOff', 'causal', 'window', 'sinks', 'prefix', 'partRowsBegin', 'partRowsEnd', 'partHeadsBegin',
+  'partHeadsEnd'];
+const SLOT = Object.fromEntries(CALL_NUMBERS.map((name, index) => [name, index]));
+
+/**
+ * The core's arguments for a checked call's `matrices` ([q, k, v] or [x]) and `options` (of
+ * attentionArguments or selfAttentionArguments): [...the matrices' data, numbers (a
+ * Float64Array of CALL_NUMBERS), normalization, kernel (each a string or undefined),
+ * positional (an object or null)].
+ */
+export function coreArguments(matrices, options) {
+  const numbers = new Float64Array(CALL_NUMBERS.length).fill(NaN);
+  matrices.forEach((matrix, index) => numbers.set([matrix.rows, matrix.cols], 2 * index));
+  const set = (name, value) => {
+    if (value !== undefined) numbers[SLOT[name]] = Number(value);
+  };
+  const { scale, part } = options;
+  set('heads', options.heads);
+  set('kvHeads', options.kvHeads);
+  if (scale === false) set('scaleOff', 1);
+  else if (typeof scale === 'number') set('scale', scale);
+  set('causal', options.causal);
+  set('window', options.window);
+  set('sinks', options.sinks);
+  set('prefix', options.prefix);
+  set('partRowsBegin', part?.rows?.[0]);
+  set('partRowsEnd', part?.rows?.[1]);
+  set('partHeadsBegin', part?.heads?.[0]);
+  set('partHeadsEnd', part?.heads?.[1]);
+  return [...matrices.map((matrix) => matrix.data), numbers, options.normalization, options.kernel,
+    options.positional ?? null];
+}
+
 /** attention(q, k, v, options)'s arguments → {q, k, v, options} (matrices {rows, cols, data: Float32Array}). */
 export function attentionArguments(q, k, v, options) {
   requireKnownKeys('attention options', options, [...ATTENTION_OPTIONS, 'reuse']);

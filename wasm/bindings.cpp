@@ -1,8 +1,9 @@
 // Embind bindings: the thin layer between the JavaScript API (attention.mjs and the modules
 // of its call groups) and the core.
 //
-// Matrices arrive as {rows, cols, data: Float32Array} and leave as copies. Options arrive
-// checked for type by the JavaScript side, holding only what the caller gave: an option
+// Matrices arrive as {rows, cols, data: Float32Array} (attention and selfAttention, the calls
+// made most, take their data and numbers instead: see CallNumber) and leave as copies. Options
+// arrive checked for type by the JavaScript side, holding only what the caller gave: an option
 // that is undefined keeps the core's default, and every name (normalization, kernel,
 // positional.type …) is read through the core's table for it (attn/names.hpp), so that an
 // unknown name is an error naming it. Every call catches C++ exceptions here and returns
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <new>
 #include <optional>
@@ -50,10 +52,11 @@ namespace {
 // A whole number from JavaScript, clamped into long (32-bit in wasm). The JavaScript side
 // already keeps sizes within 2^31 - 1; only window and sinks may be larger, and any window
 // past the sequence length sees the same keys.
-long to_long(const val& number) {
-  const double value = number.as<double>();
+long to_long(double value) {
   return static_cast<long>(std::clamp(value, double(LONG_MIN), double(LONG_MAX)));
 }
+
+long to_long(const val& number) { return to_long(number.as<double>()); }
 
 // {rows, cols, data: Float32Array} → rows×cols.
 attn::Matrix to_matrix(const val& matrix) {
@@ -103,8 +106,9 @@ void read(const val& options, const char* key, Enum& field, attn::AcceptedOf<Enu
 // ---- core → JavaScript ---------------------------------------------------------------
 
 val to_float32_array(const float* data, std::size_t size) {
-  // new Float32Array(view) copies: the view dies when wasm memory grows, the copy does not.
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
+  // view.slice() copies: the view dies when wasm memory grows, the copy does not. (Embind's
+  // new Float32Array(view) costs a bound constructor each call: 1 µs of a small call.)
+  return val(emscripten::typed_memory_view(size, data)).call<val>("slice");
 }
 
 // data copied into `destination`, a Float32Array of a previous result (the JavaScript side
@@ -183,31 +187,88 @@ attn::PositionalOptions to_positional(
   return result;
 }
 
-// [begin, end] as the JavaScript side checked it: two whole numbers.
-attn::Range to_range(const val& pair) { return {to_long(pair[0]), to_long(pair[1])}; }
+// The numbers of an attention or selfAttention call: a Float64Array laid out as CallNumber,
+// written by attention-arguments.mjs's coreArguments (its CALL_NUMBERS lists the same slots in
+// the same order). Matrices travel as their data alone and options as numbers, NaN where the
+// caller gave none: reading them object by object, key by key, took about a hundred calls into
+// JavaScript (with new Float32Array below, a call of n = 1 took 12.7 µs; now 8.4).
+enum CallNumber : std::size_t {
+  first_rows,  // q's, or selfAttention's x's
+  first_cols,
+  key_rows,  // attention's k (NaN for selfAttention)
+  key_cols,
+  value_rows,  // attention's v (NaN for selfAttention)
+  value_cols,
+  heads,
+  kv_heads,
+  scale,      // the factor given; NaN: the default 1/√d (scale true or not given)
+  scale_off,  // 1: scale false (none)
+  causal,     // 1 or 0
+  window,
+  sinks,
+  prefix,
+  part_rows_begin,
+  part_rows_end,
+  part_heads_begin,
+  part_heads_end,
+  call_number_count,
+};
 
-attn::AttentionOptions to_options(const val& options) {
-  attn::AttentionOptions result;
-  read(options, "heads", result.heads);
-  if (given(options, "kvHeads")) result.kv_heads = to_long(options["kvHeads"]);
-  const val scale = options["scale"];
-  if (scale.isFalse()) {
-    result.scale.mode = attn::ScaleOption::Mode::none;
-  } else if (!scale.isTrue() && !scale.isUndefined()) {
-    result.scale.mode = attn::ScaleOption::Mode::factor;
-    result.scale.factor = scale.as<double>();
+using CallNumbers = std::vector<double>;
+
+CallNumbers to_call_numbers(const val& numbers) {
+  CallNumbers result = emscripten::convertJSArrayToNumberVector<double>(numbers);
+  if (result.size() != call_number_count) {
+    throw std::invalid_argument("the call's numbers must have " +
+                                std::to_string(call_number_count) + " slots, got " +
+                                std::to_string(result.size()));
   }
-  read(options, "normalization", result.normalization);
-  read(options, "causal", result.mask.causal);
-  read(options, "window", result.mask.window);
-  read(options, "sinks", result.mask.sinks);
-  read(options, "prefix", result.mask.prefix);
-  if (given(options, "positional")) result.positional = to_positional(options["positional"]);
-  read(options, "kernel", result.kernel);
-  if (given(options, "part")) {
-    const val part = options["part"];
-    if (given(part, "rows")) result.part.rows = to_range(part["rows"]);
-    if (given(part, "heads")) result.part.heads = to_range(part["heads"]);
+  return result;
+}
+
+bool given(const CallNumbers& numbers, CallNumber slot) { return !std::isnan(numbers[slot]); }
+
+// rows×cols from a Float32Array of exactly rows·cols values (the JavaScript side checked it),
+// with one copy by Float32Array.set.
+attn::Matrix to_matrix(const val& data, double rows, double cols) {
+  attn::Matrix result = attn::Matrix::from_shape({std::size_t(rows), std::size_t(cols)});
+  val(emscripten::typed_memory_view(result.size(), result.data())).call<void>("set", data);
+  return result;
+}
+
+// A name read through the core's table for its option, unless `name` is undefined (not given).
+template <class Enum>
+void read_name(const val& name, Enum& field) {
+  if (!name.isUndefined()) field = attn::parse<Enum>(name.as<std::string>());
+}
+
+// The options: the numbers above, the names normalization and kernel (strings, or undefined
+// where not given) and positional ({type, ...} or null).
+attn::AttentionOptions to_options(const CallNumbers& numbers, const val& normalization,
+                                  const val& kernel, const val& positional) {
+  attn::AttentionOptions result;
+  if (given(numbers, heads)) result.heads = to_long(numbers[heads]);
+  if (given(numbers, kv_heads)) result.kv_heads = to_long(numbers[kv_heads]);
+  if (numbers[scale_off] == 1) {
+    result.scale.mode = attn::ScaleOption::Mode::none;
+  } else if (given(numbers, scale)) {
+    result.scale.mode = attn::ScaleOption::Mode::factor;
+    result.scale.factor = numbers[scale];
+  }
+  read_name(normalization, result.normalization);
+  if (given(numbers, causal)) result.mask.causal = numbers[causal] == 1;
+  if (given(numbers, window)) result.mask.window = to_long(numbers[window]);
+  if (given(numbers, sinks)) result.mask.sinks = to_long(numbers[sinks]);
+  if (given(numbers, prefix)) result.mask.prefix = to_long(numbers[prefix]);
+  if (!positional.isNull()) result.positional = to_positional(positional);
+  read_name(kernel, result.kernel);
+  if (given(numbers, part_rows_begin)) {
+    result.part.rows =
+        attn::Range{to_long(numbers[part_rows_begin]), to_long(numbers[part_rows_end])};
+  }
+  if (given(numbers, part_heads_begin)) {
+    result.part.heads =
+        attn::Range{to_long(numbers[part_heads_begin]), to_long(numbers[part_heads_end])};
   }
   return result;
 }
@@ -252,17 +313,28 @@ class HeadCopies {
   val weights_ = val::array();
 };
 
-val attention(val q, val k, val v, val options, val reuse) {
+// attention(qData, kData, vData, numbers, normalization, kernel, positional, reuse): the
+// matrices' data (Float32Arrays) and shapes (in numbers, with the options; see CallNumber).
+val attention(val q, val k, val v, val numbers, val normalization, val kernel, val positional,
+              val reuse) {
   return guarded([&] {
+    const CallNumbers call = to_call_numbers(numbers);
     HeadCopies copies(reuse);
-    const attn::AttentionResult result = attn::attention(to_matrix(q), to_matrix(k), to_matrix(v),
-                                                         to_options(options), copies.sink());
+    const attn::AttentionResult result =
+        attn::attention(to_matrix(q, call[first_rows], call[first_cols]),
+                        to_matrix(k, call[key_rows], call[key_cols]),
+                        to_matrix(v, call[value_rows], call[value_cols]),
+                        to_options(call, normalization, kernel, positional), copies.sink());
     return copies.result(result);
   });
 }
 
-val self_attention(val x, val weights, val options, val reuse) {
+// selfAttention(xData, weights, numbers, normalization, kernel, positional, reuse): weights
+// {wq, wk, wv, wo: {rows, cols, data} or null, bo: Float32Array or null}.
+val self_attention(val x, val weights, val numbers, val normalization, val kernel, val positional,
+                   val reuse) {
   return guarded([&] {
+    const CallNumbers call = to_call_numbers(numbers);
     attn::Projections projections;
     projections.wq = optional_matrix(weights["wq"]);
     projections.wk = optional_matrix(weights["wk"]);
@@ -271,7 +343,8 @@ val self_attention(val x, val weights, val options, val reuse) {
     if (!weights["bo"].isNull()) projections.bo = to_vector(weights["bo"]);
     HeadCopies copies(reuse);
     const attn::SelfAttentionResult result =
-        attn::self_attention(to_matrix(x), projections, to_options(options), copies.sink());
+        attn::self_attention(to_matrix(x, call[first_rows], call[first_cols]), projections,
+                             to_options(call, normalization, kernel, positional), copies.sink());
     val out = copies.result(result.attention);
     out.set("q", to_js(result.q, reuse["q"]));
     out.set("k", to_js(result.k, reuse["k"]));

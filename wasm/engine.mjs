@@ -4,7 +4,7 @@
 // beside this one (and a section of bindings.cpp): attention here, then the generator, the
 // lab, text and training.
 import createAttentionCore from './attention_core.mjs';
-import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
+import { attentionArguments, coreArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import {
   describe, fail, optional, requireCount, requireFiniteNumber, requireKnownKeys, requireName, toMatrix, unwrap,
 } from './arguments.mjs';
@@ -16,12 +16,13 @@ import { trainingCalls } from './training.mjs';
 function attentionCalls(core) {
   function attention(q, k, v, options = {}) {
     const call = attentionArguments(q, k, v, options);
-    return unwrap(core.attention(call.q, call.k, call.v, call.options, reuseOption(options.reuse)));
+    return unwrap(core.attention(...coreArguments([call.q, call.k, call.v], call.options), reuseOption(options.reuse)));
   }
 
   function selfAttention(x, options = {}) {
     const call = selfAttentionArguments(x, options);
-    return unwrap(core.selfAttention(call.x, call.weights, call.options, reuseOption(options.reuse)));
+    const [data, ...rest] = coreArguments([call.x], call.options);
+    return unwrap(core.selfAttention(data, call.weights, ...rest, reuseOption(options.reuse)));
   }
 
   function walkthrough(x, options = {}) {

@@ -62,6 +62,9 @@ const CASES = [
   ['unknown selfAttention option', () => engine.selfAttention(X, { Wq: X }), ["unknown option 'Wq'", 'selfAttention']],
   ['bad normalization', attend({ normalization: 'softmx' }), ['normalization', "'softmax'", "'naive-softmax'", "'sum'", 'softmx']],
   ['bad kernel', attend({ kernel: 'fast' }), ['kernel', "'flash'", "'materialized'", 'fast']],
+  // an empty name is a name given (the core says it is unknown), not the default
+  ['empty kernel name', attend({ kernel: '' }), ['kernel', "'flash'", "''"]],
+  ['empty normalization name', () => engine.selfAttention(X, { normalization: '' }), ['normalization', "'softmax'", "''"]],
   ['reuse is a number', attend({ reuse: 5 }), ['reuse', 'previous result', '5']],
   ['part not an object', attend({ part: [0, 1] }), ['part', 'object', 'array']],
   ['part with an unknown key', attend({ part: { columns: [0, 1] } }), ["unknown option 'columns' in part", 'rows, heads']],
