@@ -5,6 +5,11 @@
 // {id, value, memoryBytes} (the result's arrays transferred, not copied) or {id, error}. Once
 // at start it posts {ready: version, memoryBytes} or {failed: message}.
 import createAttention from './engine.mjs';
+import { keepAwake } from './pool-awake.mjs';
+
+// How long the worker stays awake after an answer (pool-awake.mjs): long enough for the next
+// call of a burst to find it awake, short enough to cost little when none comes.
+const AWAKE_MS = 5;
 
 const CALLS = ['attention', 'selfAttention'];
 
@@ -18,6 +23,7 @@ function buffersOf(result) {
 const enginePromise = createAttention();
 
 function serve(post) {
+  const { awake } = keepAwake();
   enginePromise.then(
     (engine) => post({ ready: engine.version, memoryBytes: engine.memoryBytes }),
     (error) => post({ failed: error.message }),
@@ -28,6 +34,7 @@ function serve(post) {
       if (!CALLS.includes(call)) throw new Error(`unknown pool request '${call}'`);
       const value = engine[call](...args);
       post({ id, value, memoryBytes: engine.memoryBytes }, buffersOf(value));
+      awake(AWAKE_MS);
     } catch (error) {
       post({ id, error: error.message });
     }

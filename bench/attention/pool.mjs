@@ -6,7 +6,10 @@
 // query rows; causal: rows balanced by their visible keys) and 8 heads × 512 queries (split by
 // heads), d = 64 per head; the materialised 8 × 512 also as the playground runs it, writing into
 // the previous result's arrays (`reuse`). The variants run interleaved round by round after a
-// warm-up; medians are reported, with each two-thread pool's time as a share of the one-thread
+// warm-up, each round a burst of calls per variant from an idle process (../idle.mjs, as the
+// peers part times them: a worker stays awake a few milliseconds after an answer, which the next
+// variant must not meet); a variant's time is the median over rounds of its bursts' calls after
+// the first. Medians are reported, with each two-thread pool's time as a share of the one-thread
 // engine's and the target of 0.6× for one worker and the caller. Beside them, what the machine gives
 // two threads at that moment: two 1-worker pools each computing the whole call at once, against
 // one alone (1.0 on two free cores; half that ratio is the best two threads can reach).
@@ -17,20 +20,21 @@
 // (tests/js/pool.test.mjs).
 import os from 'node:os';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
+import { untilIdle } from './idle.mjs';
 
 const D = 64;  // per head
 const TARGET = 0.6;
 const STEADY_TWO_THREADS = 1.1;
 const ATTEMPTS = 3;
-// rounds: timed; warmUp: untimed first (a worker's engine runs slowly until V8 has compiled
-// its wasm with the optimising tier, a dozen calls at 8 × 512).
+// warmUp: untimed calls first (a worker's engine runs slowly until V8 has compiled its wasm with
+// the optimising tier, a dozen calls at 8 × 512); rounds: timed bursts of `burst` calls.
 const CASES = [
-  { n: 4096, heads: 1, causal: false, kernel: 'flash', warmUp: 4, rounds: 7 },
-  { n: 4096, heads: 1, causal: true, kernel: 'flash', warmUp: 4, rounds: 7 },
-  { n: 512, heads: 8, causal: false, kernel: 'flash', warmUp: 12, rounds: 15 },
-  { n: 512, heads: 8, causal: true, kernel: 'flash', warmUp: 12, rounds: 15 },
-  { n: 512, heads: 8, causal: false, kernel: 'materialized', warmUp: 12, rounds: 15 },
-  { n: 512, heads: 8, causal: false, kernel: 'materialized', reuse: true, warmUp: 12, rounds: 15 },
+  { n: 4096, heads: 1, causal: false, kernel: 'flash', warmUp: 4, rounds: 5, burst: 3 },
+  { n: 4096, heads: 1, causal: true, kernel: 'flash', warmUp: 4, rounds: 5, burst: 3 },
+  { n: 512, heads: 8, causal: false, kernel: 'flash', warmUp: 12, rounds: 9, burst: 5 },
+  { n: 512, heads: 8, causal: true, kernel: 'flash', warmUp: 12, rounds: 9, burst: 5 },
+  { n: 512, heads: 8, causal: false, kernel: 'materialized', warmUp: 12, rounds: 9, burst: 5 },
+  { n: 512, heads: 8, causal: false, kernel: 'materialized', reuse: true, warmUp: 12, rounds: 9, burst: 5 },
 ];
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -70,13 +74,13 @@ export async function runPoolBenchmark() {
     await createAttentionPool({ workers: 1, ...alone })];
   const results = [];
   try {
-    for (const { warmUp, rounds, ...options } of CASES) {
+    for (const { warmUp, rounds, burst, ...options } of CASES) {
       const { n, heads, reuse } = options;
       const inputs = [randomMatrix(n, heads * D, 2), randomMatrix(n, heads * D, 3), randomMatrix(n, heads * D, 4)];
       const callOptions = { heads, causal: options.causal, kernel: options.kernel };
       const attempts = [];
       do {
-        attempts.push(await measureCase({ engine, one, withCaller, two, another, inputs, callOptions, reuse, warmUp, rounds }));
+        attempts.push(await measureCase({ engine, one, withCaller, two, another, inputs, callOptions, reuse, warmUp, rounds, burst }));
       } while (attempts.length < ATTEMPTS && attempts.at(-1).twoThreads > STEADY_TWO_THREADS);
       const best = attempts.reduce((kept, attempt) => (attempt.twoThreads < kept.twoThreads ? attempt : kept));
       const row = {
@@ -96,8 +100,8 @@ export async function runPoolBenchmark() {
 }
 
 // One measurement of a case: the variants interleaved round by round after the warm-up, each
-// variant's median.
-async function measureCase({ engine, one, withCaller, two, another, inputs, callOptions, reuse, warmUp, rounds }) {
+// variant's median over rounds of its bursts' calls after the first.
+async function measureCase({ engine, one, withCaller, two, another, inputs, callOptions, reuse, warmUp, rounds, burst }) {
   const variants = [
     variant('engine', async (o) => engine.attention(...inputs, o), callOptions, reuse),
     variant('oneWorker', (o) => one.attention(...inputs, o), callOptions, reuse),
@@ -105,11 +109,19 @@ async function measureCase({ engine, one, withCaller, two, another, inputs, call
     variant('twoWorkers', (o) => two.attention(...inputs, o), callOptions, reuse),
     variant('twoWholeCalls', (o) => Promise.all([one.attention(...inputs, o), another.attention(...inputs, o)]), callOptions, false),
   ];
-  for (let round = 0; round < warmUp + rounds; ++round) {
+  for (let call = 0; call < warmUp; ++call) {
+    for (const v of variants) await v.run();
+  }
+  for (let round = 0; round < rounds; ++round) {
     for (const v of variants) {
-      const start = performance.now();
-      await v.run();
-      if (round >= warmUp) v.milliseconds.push(performance.now() - start);
+      await untilIdle();
+      const calls = [];
+      for (let call = 0; call < burst; ++call) {
+        const start = performance.now();
+        await v.run();
+        calls.push(performance.now() - start);
+      }
+      v.milliseconds.push(median(calls.slice(1)));
     }
   }
   const ms = Object.fromEntries(variants.map((v) => [v.name, median(v.milliseconds)]));

@@ -15,8 +15,8 @@
 // held to the engine's flash kernel, and the engine to the JavaScript loop at n = 256 and
 // 8 × 512; a disagreement stops the benchmark. Prints engine ÷ peer per size and the targets of issue #13.
 import os from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import createAttention, * as attentionApi from '../../../dist/wasm/attention.mjs';
+import { untilIdle } from '../idle.mjs';
 import { jsAttention } from '../js_attention.mjs';
 import { randomMatrix } from '../run.mjs';
 import { createOrtPeer } from './ort_peer.mjs';
@@ -35,20 +35,6 @@ const CASES = [
 const WARM_UP_ROUNDS = 5;
 const TOLERANCE = 1e-4;                   // largest |Δ| of a context element against the engine's
 const MATERIALIZED_MAX_BYTES = 2 ** 29;   // as ../run.mjs: its score and weight matrices fit twice in 1 GiB
-// Each burst starts with this process idle: onnxruntime-web's thread pool keeps its threads
-// spinning for about 30 ms after a call (a core's worth of CPU time, measured), longer when the
-// machine is busy, which would take a core from the variant that runs next. Before each burst
-// the rounds wait, untimed, until the process used under IDLE_SHARE of a core over
-// IDLE_WINDOW_MS.
-// Why bursts: on this machine kind any call after a few idle milliseconds is slower by a fixed
-// amount, whatever the library (0.4 µs → 7 µs for a wasm malloc, 12 → 180 µs for the engine's
-// smallest attention call, after 5 ms of sleep or of a JavaScript busy loop alike: the core's
-// caches and predictors lost to the host meanwhile). At n = 256 that is a third of a call; the
-// calls after the first in a burst time the libraries' own work, the first what a single
-// click pays.
-const IDLE_WINDOW_MS = 10;
-const IDLE_SHARE = 0.2;
-const IDLE_MAX_MS = 1000;
 
 // The threads onnxruntime-web is given: 1, 2 (on which the two-core machines the benchmark runs
 // on see threads at work) and every core. Its threads include the calling one, as the pool's
@@ -81,17 +67,6 @@ const TARGETS = [
   })),
 ];
 const POOL_MISSING = 'createAttentionPool not available';
-
-// Resolves once this process, all its threads together, is idle (above), or after IDLE_MAX_MS.
-async function untilIdle() {
-  const start = performance.now();
-  while (performance.now() - start < IDLE_MAX_MS) {
-    const before = process.cpuUsage();
-    await sleep(IDLE_WINDOW_MS);
-    const { user, system } = process.cpuUsage(before);
-    if ((user + system) / 1000 < IDLE_SHARE * IDLE_WINDOW_MS) return;
-  }
-}
 
 function largestDifference(a, b) {
   if (a.length !== b.length) throw new Error(`outputs of ${a.length} and ${b.length} elements`);
