@@ -1,9 +1,10 @@
 // keepAwake (wasm/pool-awake.mjs), which keeps a pool worker's event loop turning for a few
 // milliseconds after an answer: the loop is busy for the time asked, answers other work meanwhile,
-// and sleeps again afterwards. Measured by Node's event loop utilisation (the share of the time
-// the loop was not waiting for events), which a loaded machine does not lower.
+// and sleeps again afterwards; by setImmediate (Node's way) and by a MessageChannel (browsers').
+// Measured by Node's event loop utilisation (the share of the time the loop was not waiting for
+// events), which a loaded machine does not lower.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keepAwake } from '../../dist/wasm/pool-awake.mjs';
@@ -15,31 +16,47 @@ async function utilisation(run) {
   return performance.eventLoopUtilization(start).utilization;
 }
 
-test('awake(ms) keeps the event loop turning for ms, timers still fire meanwhile, and then lets it sleep', async () => {
-  const { awake } = keepAwake();
-  assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep before');
-  let fired = 0;
-  const turning = await utilisation(async () => {
-    awake(200);
-    // timers (as the pool's messages) fire while it turns
-    for (let k = 0; k < 10; ++k) {
-      await sleep(10);
-      fired += 1;
-    }
-  });
-  assert.equal(fired, 10);
-  assert.ok(turning > 0.8, `utilisation ${turning} while awake`);
-  await sleep(150);  // the rest of the 200 ms
-  assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep after');
-});
+// keepAwake() as in Node, or as in a browser (no setImmediate).
+function keepAwakeAs(way) {
+  if (way === 'setImmediate') return keepAwake();
+  const { setImmediate } = globalThis;
+  globalThis.setImmediate = undefined;
+  try {
+    return keepAwake();
+  } finally {
+    globalThis.setImmediate = setImmediate;
+  }
+}
 
-test('awake again while turning extends the time, with one loop', async () => {
-  const { awake } = keepAwake();
-  awake(60);
-  await sleep(30);
-  awake(100);  // now until 130 ms
-  const turning = await utilisation(() => sleep(80));
-  assert.ok(turning > 0.8, `utilisation ${turning} after the extension`);
-  await sleep(60);
-  assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep after');
-});
+for (const way of ['setImmediate', 'MessageChannel']) {
+  describe(`by ${way}`, () => {
+    test('awake(ms) keeps the event loop turning for ms, timers still fire meanwhile, and then lets it sleep', async () => {
+      const { awake } = keepAwakeAs(way);
+      assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep before');
+      let fired = 0;
+      const turning = await utilisation(async () => {
+        awake(200);
+        // timers (as the pool's messages) fire while it turns
+        for (let k = 0; k < 10; ++k) {
+          await sleep(10);
+          fired += 1;
+        }
+      });
+      assert.equal(fired, 10);
+      assert.ok(turning > 0.8, `utilisation ${turning} while awake`);
+      await sleep(150);  // the rest of the 200 ms
+      assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep after');
+    });
+
+    test('awake again while turning extends the time', async () => {
+      const { awake } = keepAwakeAs(way);
+      awake(60);
+      await sleep(30);
+      awake(100);  // now until 130 ms
+      const turning = await utilisation(() => sleep(80));
+      assert.ok(turning > 0.8, `utilisation ${turning} after the extension`);
+      await sleep(60);
+      assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep after');
+    });
+  });
+}
