@@ -93,10 +93,15 @@ const SLOT = Object.fromEntries(CALL_NUMBERS.map((name, index) => [name, index])
  */
 export function coreArguments(matrices, options) {
   const numbers = new Float64Array(CALL_NUMBERS.length).fill(NaN);
-  matrices.forEach((matrix, index) => numbers.set([matrix.rows, matrix.cols], 2 * index));
   const set = (name, value) => {
+    if (!(name in SLOT)) throw new Error(`no slot '${name}' among the call's numbers`);
     if (value !== undefined) numbers[SLOT[name]] = Number(value);
   };
+  matrices.forEach((matrix, index) => {
+    const which = ['first', 'key', 'value'][index];
+    set(`${which}Rows`, matrix.rows);
+    set(`${which}Cols`, matrix.cols);
+  });
   const { scale, part } = options;
   set('heads', options.heads);
   set('kvHeads', options.kvHeads);

@@ -1,8 +1,9 @@
 // Embind bindings: the thin layer between the JavaScript API (attention.mjs and the modules
 // of its call groups) and the core.
 //
-// Matrices arrive as {rows, cols, data: Float32Array} (attention and selfAttention, the calls
-// made most, take their data and numbers instead: see CallNumber) and leave as copies. Options
+// Matrices arrive as {rows, cols, data: Float32Array} (attention's q, k and v and selfAttention's
+// x, the calls made most, as their data, their shapes among the call's numbers: see CallNumber)
+// and leave as copies. Options
 // arrive checked for type by the JavaScript side, holding only what the caller gave: an option
 // that is undefined keeps the core's default, and every name (normalization, kernel,
 // positional.type …) is read through the core's table for it (attn/names.hpp), so that an
@@ -49,9 +50,10 @@ namespace {
 
 // ---- JavaScript → core ---------------------------------------------------------------
 
-// A whole number from JavaScript, clamped into long (32-bit in wasm). The JavaScript side
-// already keeps sizes within 2^31 - 1; only window and sinks may be larger, and any window
-// past the sequence length sees the same keys.
+// A whole number from JavaScript, clamped into long (32-bit in wasm). The JavaScript side keeps
+// sizes within 2^31 - 1; window, sinks, prefix and part's ranges may be larger (a window, sinks
+// or prefix past the sequence length sees the same keys; a range past it is an error, naming
+// the clamped value).
 long to_long(double value) {
   return static_cast<long>(std::clamp(value, double(LONG_MIN), double(LONG_MAX)));
 }
@@ -189,9 +191,10 @@ attn::PositionalOptions to_positional(
 
 // The numbers of an attention or selfAttention call: a Float64Array laid out as CallNumber,
 // written by attention-arguments.mjs's coreArguments (its CALL_NUMBERS lists the same slots in
-// the same order). Matrices travel as their data alone and options as numbers, NaN where the
-// caller gave none: reading them object by object, key by key, took about a hundred calls into
-// JavaScript (with new Float32Array below, a call of n = 1 took 12.7 µs; now 8.4).
+// the same order). The matrices' data travel alone and the options as numbers, NaN where the
+// caller gave none: reading them object by object, key by key, took about a hundred calls between
+// wasm and JavaScript.
+namespace call_slot {
 enum CallNumber : std::size_t {
   first_rows,  // q's, or selfAttention's x's
   first_cols,
@@ -211,41 +214,50 @@ enum CallNumber : std::size_t {
   part_rows_end,
   part_heads_begin,
   part_heads_end,
-  call_number_count,
+  count,
 };
+}  // namespace call_slot
+using call_slot::CallNumber;
 
 using CallNumbers = std::vector<double>;
 
 CallNumbers to_call_numbers(const val& numbers) {
   CallNumbers result = emscripten::convertJSArrayToNumberVector<double>(numbers);
-  if (result.size() != call_number_count) {
-    throw std::invalid_argument("the call's numbers must have " +
-                                std::to_string(call_number_count) + " slots, got " +
-                                std::to_string(result.size()));
+  if (result.size() != call_slot::count) {
+    throw std::invalid_argument("the call's numbers must have " + std::to_string(call_slot::count) +
+                                " slots, got " + std::to_string(result.size()));
   }
   return result;
 }
 
 bool given(const CallNumbers& numbers, CallNumber slot) { return !std::isnan(numbers[slot]); }
 
-// rows×cols from a Float32Array of exactly rows·cols values (the JavaScript side checked it),
-// with one copy by Float32Array.set.
+// rows×cols from a Float32Array of rows·cols values (the JavaScript side checked it; a length
+// that differs is an error here, not uninitialised values), with one copy by Float32Array.set.
 attn::Matrix to_matrix(const val& data, double rows, double cols) {
   attn::Matrix result = attn::Matrix::from_shape({std::size_t(rows), std::size_t(cols)});
+  if (data["length"].as<double>() != double(result.size())) {
+    throw std::invalid_argument(
+        "a matrix's data must hold rows·cols = " + std::to_string(result.size()) + " values");
+  }
   val(emscripten::typed_memory_view(result.size(), result.data())).call<void>("set", data);
   return result;
 }
 
-// A name read through the core's table for its option, unless `name` is undefined (not given).
+// Whether the JavaScript side left an argument out (undefined or null).
+bool absent(const val& value) { return value.isUndefined() || value.isNull(); }
+
+// A name read through the core's table for its option, unless it was not given.
 template <class Enum>
 void read_name(const val& name, Enum& field) {
-  if (!name.isUndefined()) field = attn::parse<Enum>(name.as<std::string>());
+  if (!absent(name)) field = attn::parse<Enum>(name.as<std::string>());
 }
 
-// The options: the numbers above, the names normalization and kernel (strings, or undefined
-// where not given) and positional ({type, ...} or null).
+// The options: the numbers above, the names normalization and kernel (strings) and positional
+// ({type, ...}), each undefined or null where not given.
 attn::AttentionOptions to_options(const CallNumbers& numbers, const val& normalization,
                                   const val& kernel, const val& positional) {
+  using namespace call_slot;
   attn::AttentionOptions result;
   if (given(numbers, heads)) result.heads = to_long(numbers[heads]);
   if (given(numbers, kv_heads)) result.kv_heads = to_long(numbers[kv_heads]);
@@ -260,7 +272,7 @@ attn::AttentionOptions to_options(const CallNumbers& numbers, const val& normali
   if (given(numbers, window)) result.mask.window = to_long(numbers[window]);
   if (given(numbers, sinks)) result.mask.sinks = to_long(numbers[sinks]);
   if (given(numbers, prefix)) result.mask.prefix = to_long(numbers[prefix]);
-  if (!positional.isNull()) result.positional = to_positional(positional);
+  if (!absent(positional)) result.positional = to_positional(positional);
   read_name(kernel, result.kernel);
   if (given(numbers, part_rows_begin)) {
     result.part.rows =
@@ -318,6 +330,7 @@ class HeadCopies {
 val attention(val q, val k, val v, val numbers, val normalization, val kernel, val positional,
               val reuse) {
   return guarded([&] {
+    using namespace call_slot;
     const CallNumbers call = to_call_numbers(numbers);
     HeadCopies copies(reuse);
     const attn::AttentionResult result =
@@ -334,6 +347,7 @@ val attention(val q, val k, val v, val numbers, val normalization, val kernel, v
 val self_attention(val x, val weights, val numbers, val normalization, val kernel, val positional,
                    val reuse) {
   return guarded([&] {
+    using namespace call_slot;
     const CallNumbers call = to_call_numbers(numbers);
     attn::Projections projections;
     projections.wq = optional_matrix(weights["wq"]);
@@ -411,7 +425,7 @@ attn::TorchGenerator replayed_generator(double seed, double draws) {
 val torch_rand(double seed, double draws, double rows, double cols) {
   return guarded([&] {
     attn::TorchGenerator generator = replayed_generator(seed, draws);
-    const attn::Matrix values = generator.rand(to_long(val(rows)), to_long(val(cols)));
+    const attn::Matrix values = generator.rand(to_long(rows), to_long(cols));
     val out = val::object();
     out.set("matrix", to_js(values));
     out.set("draws", static_cast<double>(generator.draws()));
@@ -423,7 +437,7 @@ val torch_linear(double seed, double draws, double in_features, double out_featu
   return guarded([&] {
     attn::TorchGenerator generator = replayed_generator(seed, draws);
     const attn::LinearParameters parameters =
-        generator.linear(to_long(val(in_features)), to_long(val(out_features)), bias);
+        generator.linear(to_long(in_features), to_long(out_features), bias);
     val out = val::object();
     out.set("weight", to_js(parameters.weight));
     out.set("bias", parameters.bias
@@ -536,7 +550,7 @@ val needle_grid(val options) {
     const std::vector<double> requested =
         emscripten::convertJSArrayToNumberVector<double>(options["lengths"]);
     std::vector<long> lengths;
-    for (double length : requested) lengths.push_back(to_long(val(length)));
+    for (double length : requested) lengths.push_back(to_long(length));
     const attn::lab::NeedleGrid grid = attn::lab::needle_grid(to_needle_options(options), lengths);
     val out = val::object();
     // A matrix as every other call returns one, {rows, cols, data}; `values`, its first

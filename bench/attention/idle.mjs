@@ -2,10 +2,10 @@
 //
 // Each burst starts with this process idle: onnxruntime-web's thread pool keeps its threads
 // spinning for about 30 ms after a call (a core's worth of CPU time, measured), longer when the
-// machine is busy, and the engine's pool keeps its workers awake for 5 ms after an answer
-// (wasm/pool-awake.mjs); either would take a core from the variant that runs next. Before each
-// burst the rounds wait, untimed, until the process used under IDLE_SHARE of a core over
-// IDLE_WINDOW_MS.
+// machine is busy, and the engine's pool keeps its workers awake for a few milliseconds after an
+// answer (AWAKE_MS in wasm/pool-worker.mjs); either would take a core from the variant that runs
+// next. Before each burst the rounds wait, untimed, until the process used under IDLE_SHARE of
+// a core over IDLE_WINDOW_MS.
 // Why bursts: on this machine kind any call after a few idle milliseconds is slower by a fixed
 // amount, whatever the library (0.4 µs → 7 µs for a wasm malloc, 12 → 180 µs for the engine's
 // smallest attention call, after 5 ms of sleep or of a JavaScript busy loop alike: the core's

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
+import { coreArguments, reuseOption } from '../../dist/wasm/attention-arguments.mjs';
+import createAttentionCore from '../../dist/wasm/attention_core.mjs';
 import { bytesOf, errorOf } from './reference.mjs';
 
 const engine = await createAttention();
@@ -237,6 +239,23 @@ test('the materialised-too-large message gives the exact bytes (2 × 16385² × 
   const big = flatOf(16385, 1);
   const error = errorOf(() => engine.attention(big, big, big, { kernel: 'materialized' }));
   assert.ok(error.message.includes(String(2 * 16385 * 16385 * 4)), error.message);
+});
+
+// Below the JavaScript checks, the core's binding (wasm/bindings.cpp) still answers with an error
+// value when what it is handed does not fit, and reads undefined and null alike as not given.
+test('the binding refuses data of another length than its shape with an error value; undefined and null are not given', async () => {
+  const core = await createAttentionCore();
+  const m = flatOf(2, 2);
+  const [q, k, v, numbers, normalization, kernel, positional] = coreArguments([m, m, m], {});
+  assert.deepEqual([normalization, kernel, positional], [undefined, undefined, null]);
+  const short = core.attention(q.subarray(1), k, v, numbers, undefined, undefined, null, reuseOption(undefined));
+  assert.equal(short.ok, false);
+  assert.match(short.error, /a matrix's data must hold rows·cols = 4 values/);
+  const asGiven = core.attention(q, k, v, numbers, undefined, undefined, null, reuseOption(undefined));
+  const nullsAndUndefined = core.attention(q, k, v, numbers, null, null, undefined, reuseOption(undefined));
+  assert.ok(asGiven.ok && nullsAndUndefined.ok);
+  assert.deepEqual(nullsAndUndefined.value.weights[0].data, asGiven.value.weights[0].data);
+  assert.equal(nullsAndUndefined.value.kernel, 'materialized');
 });
 
 test('after every failed call above, the engine answers exactly as before', () => {

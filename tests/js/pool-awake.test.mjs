@@ -48,6 +48,45 @@ for (const way of ['setImmediate', 'MessageChannel']) {
       assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep after');
     });
 
+    test('one loop at a time, also when the time ran out while a turn was queued', async () => {
+      // Each turn queued and not yet run, counted by wrapping what the loop queues with.
+      let queued = 0;
+      let most = 0;
+      const count = (run) => () => {
+        queued -= 1;
+        run();
+      };
+      const saved = { setImmediate: globalThis.setImmediate, MessageChannel: globalThis.MessageChannel };
+      globalThis.setImmediate = (run) => {
+        most = Math.max(most, ++queued);
+        return saved.setImmediate(count(run));
+      };
+      globalThis.MessageChannel = class extends saved.MessageChannel {
+        constructor() {
+          super();
+          const post = this.port1.postMessage.bind(this.port1);
+          this.port1.postMessage = (message) => {
+            most = Math.max(most, ++queued);
+            post(message);
+          };
+          this.port2.addEventListener('message', () => { queued -= 1; });
+        }
+      };
+      try {
+        const { awake } = keepAwakeAs(way);
+        for (let k = 0; k < 5; ++k) {
+          awake(2);
+          const start = performance.now();
+          while (performance.now() - start < 5);  // the time runs out before the queued turn runs
+        }
+        awake(30);
+        await sleep(60);
+      } finally {
+        Object.assign(globalThis, saved);
+      }
+      assert.equal(most, 1, 'turns queued at once');
+    });
+
     test('awake again while turning extends the time', async () => {
       const { awake } = keepAwakeAs(way);
       awake(60);
