@@ -84,6 +84,8 @@ const CALL_NUMBERS = ['firstRows', 'firstCols', 'keyRows', 'keyCols', 'valueRows
   'scale', 'scaleOff', 'causal', 'window', 'sinks', 'prefix', 'partRowsBegin', 'partRowsEnd', 'partHeadsBegin',
   'partHeadsEnd'];
 const SLOT = Object.fromEntries(CALL_NUMBERS.map((name, index) => [name, index]));
+// The slots of each matrix's rows and columns, in the order coreArguments is given them.
+const SHAPE_SLOTS = [['firstRows', 'firstCols'], ['keyRows', 'keyCols'], ['valueRows', 'valueCols']];
 
 /**
  * The core's arguments for a checked call's `matrices` ([q, k, v] or [x]) and `options` (of
@@ -98,9 +100,9 @@ export function coreArguments(matrices, options) {
     if (value !== undefined) numbers[SLOT[name]] = Number(value);
   };
   matrices.forEach((matrix, index) => {
-    const which = ['first', 'key', 'value'][index];
-    set(`${which}Rows`, matrix.rows);
-    set(`${which}Cols`, matrix.cols);
+    const [rows, cols] = SHAPE_SLOTS[index];
+    set(rows, matrix.rows);
+    set(cols, matrix.cols);
   });
   const { scale, part } = options;
   set('heads', options.heads);

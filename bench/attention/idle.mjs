@@ -19,7 +19,7 @@ const IDLE_SHARE = 0.2;
 const IDLE_MAX_MS = 1000;
 
 // Resolves once this process, all its threads together, is idle (above), or after IDLE_MAX_MS.
-export async function untilIdle() {
+async function untilIdle() {
   const start = performance.now();
   while (performance.now() - start < IDLE_MAX_MS) {
     const before = process.cpuUsage();
@@ -27,4 +27,12 @@ export async function untilIdle() {
     const { user, system } = process.cpuUsage(before);
     if ((user + system) / 1000 < IDLE_SHARE * IDLE_WINDOW_MS) return;
   }
+}
+
+// Once the process is idle, `count` calls of `timedCall` in a row → the milliseconds each returns.
+export async function burstAfterIdle(timedCall, count) {
+  await untilIdle();
+  const milliseconds = [];
+  for (let call = 0; call < count; ++call) milliseconds.push(await timedCall());
+  return milliseconds;
 }

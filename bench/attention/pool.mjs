@@ -20,7 +20,7 @@
 // (tests/js/pool.test.mjs).
 import os from 'node:os';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
-import { untilIdle } from './idle.mjs';
+import { burstAfterIdle } from './idle.mjs';
 
 const D = 64;  // per head
 const TARGET = 0.6;
@@ -114,13 +114,11 @@ async function measureCase({ engine, one, withCaller, two, another, inputs, call
   }
   for (let round = 0; round < rounds; ++round) {
     for (const v of variants) {
-      await untilIdle();
-      const calls = [];
-      for (let call = 0; call < burst; ++call) {
+      const calls = await burstAfterIdle(async () => {
         const start = performance.now();
         await v.run();
-        calls.push(performance.now() - start);
-      }
+        return performance.now() - start;
+      }, burst);
       v.milliseconds.push(median(calls.slice(1)));
     }
   }

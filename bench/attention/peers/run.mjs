@@ -16,7 +16,7 @@
 // 8 × 512; a disagreement stops the benchmark. Prints engine ÷ peer per size and the targets of issue #13.
 import os from 'node:os';
 import createAttention, * as attentionApi from '../../../dist/wasm/attention.mjs';
-import { untilIdle } from '../idle.mjs';
+import { burstAfterIdle } from '../idle.mjs';
 import { jsAttention } from '../js_attention.mjs';
 import { randomMatrix } from '../run.mjs';
 import { createOrtPeer } from './ort_peer.mjs';
@@ -200,9 +200,7 @@ async function measureCase(variants, shape, { rounds, burst, jsCheck }) {
   for (let round = 0; round < rounds; ++round) {
     for (let i = 0; i < variants.length; ++i) {
       const index = (round + i) % variants.length;
-      await untilIdle();
-      const calls = [];
-      for (let call = 0; call < burst; ++call) calls.push((await variants[index].run(false)).ms);
+      const calls = await burstAfterIdle(async () => (await variants[index].run(false)).ms, burst);
       first[index].push(calls[0]);
       later[index].push(median(calls.slice(1)));
     }
