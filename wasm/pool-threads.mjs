@@ -152,6 +152,11 @@ export function createSlot(index, start) {
         }
       });
     },
+    // Keeps the worker's thread awake for `ms` milliseconds (pool-worker.mjs); nothing to a
+    // worker that is not running.
+    wake(ms) {
+      worker?.post({ wake: ms }, []);
+    },
     // Stops the worker for good; its requests reject with `error`.
     async close(error) {
       const stopped = worker;

@@ -2,8 +2,9 @@
 // one at a time. A Web Worker in browsers, a worker_threads Worker in Node.
 //
 // Messages: the pool posts {id, call: 'attention' | 'selfAttention', args}; the worker answers
-// {id, value, memoryBytes} (the result's arrays transferred, not copied) or {id, error}. Once
-// at start it posts {ready: version, memoryBytes} or {failed: message}.
+// {id, value, memoryBytes} (the result's arrays transferred, not copied) or {id, error}. The
+// pool's {wake: ms} keeps the worker awake that long (pool.wake), unanswered. Once at start it
+// posts {ready: version, memoryBytes} or {failed: message}.
 import createAttention from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
 
@@ -28,7 +29,11 @@ function serve(post) {
     (engine) => post({ ready: engine.version, memoryBytes: engine.memoryBytes }),
     (error) => post({ failed: error.message }),
   );
-  return async ({ id, call, args }) => {
+  return async ({ id, call, args, wake }) => {
+    if (wake !== undefined) {
+      awake(wake);
+      return;
+    }
     try {
       const engine = await enginePromise;
       if (!CALLS.includes(call)) throw new Error(`unknown pool request '${call}'`);

@@ -14,12 +14,15 @@
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
 import createAttention from './engine.mjs';
+import { keepAwake } from './pool-awake.mjs';
 import { join } from './pool-join.mjs';
 import { SPLIT_FROM, sliceHeads, splitCall } from './pool-split.mjs';
 import { WorkerStopped, createSlot, machineCores, onWorkerThread, workerStarter } from './pool-threads.mjs';
 
 // The most workers a pool starts.
 const MAX_WORKERS = 256;
+// The longest pool.wake keeps the threads awake: enough for a page's typing pause to end.
+const MAX_WAKE_MS = 1000;
 
 // An object without its undefined fields (a worker's engine would read a key with an
 // undefined value as an unknown option).
@@ -118,6 +121,7 @@ export async function createAttentionPool(options = {}) {
     throw new Error(`the attention pool could not start: ${error.message}`);
   }
   let closedError = null;  // set by close(): what the calls under way then fail with
+  const callerAwake = keepAwake();  // the caller's thread, awake while a call is expected
 
   // The caller's engine's answer to a call, as a promise.
   function computeHere(call, args) {
@@ -160,8 +164,14 @@ export async function createAttentionPool(options = {}) {
     if (closedError) fail('the attention pool is closed; start another with createAttentionPool');
   }
 
-  async function attention(q, k, v, options = {}) {
+  // A call has come: the caller's thread is busy with it, or waits, rather than turn.
+  function called() {
     requireOpen();
+    callerAwake.stop();
+  }
+
+  async function attention(q, k, v, options = {}) {
+    called();
     const call = attentionArguments(q, k, v, options);
     const reuse = reuseOption(options.reuse);
     const heads = call.options.heads ?? 1;
@@ -186,7 +196,7 @@ export async function createAttentionPool(options = {}) {
   }
 
   async function selfAttention(x, options = {}) {
-    requireOpen();
+    called();
     const call = selfAttentionArguments(x, options);
     const reuse = reuseOption(options.reuse);
     const heads = call.options.heads ?? 1;
@@ -213,6 +223,20 @@ export async function createAttentionPool(options = {}) {
     get memoryBytes() { return slots.reduce((sum, slot) => sum + slot.memoryBytes, owned ? here.memoryBytes : 0); },
     attention,
     selfAttention,
+    /**
+     * Keeps the threads that compute a call awake for the next `ms` milliseconds, or until the
+     * next call reaches them (the workers' and, with callerPart, the caller's), for a call
+     * expected within that time: on the virtual machines measured a thread that has slept
+     * starts late and runs slowly for several milliseconds. Costs a core per thread meanwhile.
+     */
+    wake(ms) {
+      requireOpen();
+      if (typeof ms !== 'number' || !(ms >= 0 && ms <= MAX_WAKE_MS)) {
+        fail(`wake's ms must be a number of milliseconds from 0 to ${MAX_WAKE_MS}, got ${describe(ms)}`);
+      }
+      slots.forEach((slot) => slot.wake(ms));
+      if (callerPart) callerAwake.awake(ms);
+    },
     async close() {
       if (closedError) return;
       closedError = new Error('the attention pool was closed before the call finished');

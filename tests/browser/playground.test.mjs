@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { splitCall } from '../../dist/wasm/pool-split.mjs';
-import { TYPING_PAUSE_MS, typingPauseFor } from '../../web/playground/pipeline.js';
+import { TYPING_PAUSE_MS, WAKE_FOR_MS, typingPauseFor } from '../../web/playground/pipeline.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
   TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
@@ -90,7 +90,7 @@ describe('playground page', () => {
     await close();
   });
 
-  test('typing waits for a pause of twice the last typed update\'s time (pipeline.js typingPauseFor)', async () => {
+  test('typing waits for a pause of twice the last typed update\'s time (pipeline.js typingPauseFor), waking the engine\'s threads before it ends', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);
     const timing = () => page.getAttribute(HEATMAP, 'data-timing').then((text) => JSON.parse(text));
@@ -105,11 +105,14 @@ describe('playground page', () => {
       const after = await timing();
       assert.equal(after.typingPause, expected, `'${key}'`);
       expected = typingPauseFor(after.update);
+      // the engine's threads were woken shortly before the pause ended, and still awake for the call
+      assert.ok(after.wokenAhead > 0 && after.wokenAhead < WAKE_FOR_MS, `'${key}': woken ${after.wokenAhead} ms ahead`);
     }
-    // a setting changed by a control does not wait
+    // a setting changed by a control does not wait, nor wake the threads ahead
     await page.check('#causal');
     await page.waitForFunction((selector) => JSON.parse(document.querySelector(selector).dataset.timing).typingPause === 0,
       HEATMAP, { timeout: TIMEOUT_MS });
+    assert.equal((await timing()).wokenAhead, undefined);
     await close();
   });
 

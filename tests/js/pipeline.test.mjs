@@ -4,7 +4,7 @@
 // and a long one says it is under way.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PROGRESS_DELAY_MS, createPipeline, typingPauseFor } from '../../web/playground/pipeline.js';
+import { PROGRESS_DELAY_MS, WAKE_FOR_MS, WAKE_LEAD_MS, createPipeline, typingPauseFor } from '../../web/playground/pipeline.js';
 import { parseHash } from '../../web/playground/state.js';
 
 const settled = () => new Promise((resolve) => { setImmediate(resolve); });
@@ -33,6 +33,7 @@ function scriptedPage(text) {
   const client = {
     request(name, payload) {
       events.push(`request ${name}`);
+      if (name === 'wake') events.push(`wake ${payload.ms} ms`);
       if (name === 'compute') {
         return new Promise((resolve, reject) => computes.push({ resolve, reject, payload }));
       }
@@ -55,7 +56,7 @@ function scriptedPage(text) {
     onInput: (shown) => events.push(`tokens ${shown.key}`), onFit() {}, onDrawn: (ms, pause) => drawn.push([ms, pause]),
   });
   return {
-    state, events, timings, drawn, update: pipeline.update,
+    state, events, timings, drawn, update: pipeline.update, wake: pipeline.wake,
     finishCompute(index = computes.length - 1) {
       const { payload, resolve } = computes[index];
       resolve({ value: { n: input.tokens.length, heads: payload.options.heads, engineMs: 1, wasmBytes: 0 }, milliseconds: 1 });
@@ -88,6 +89,13 @@ describe('the playground\'s update', { timeout: 10_000 }, () => {
 
   test('the typing pause is twice a typed update\'s time, from 60 to 250 ms', () => {
     assert.deepEqual([0, 10, 30, 31, 40, 75, 100, 125, 126, 1300].map(typingPauseFor), [60, 60, 60, 62, 80, 150, 200, 250, 250, 250]);
+  });
+
+  test('wake asks the engine to keep its threads awake 60 ms, from 20 ms before the update is due until it comes', () => {
+    assert.deepEqual([WAKE_LEAD_MS, WAKE_FOR_MS], [20, 60]);
+    const page = scriptedPage('the cat sat');
+    page.wake();
+    assert.deepEqual(page.events, ['request wake', 'wake 60 ms']);
   });
 
   test('a computation shorter than the delay shows neither progress nor the new tokens before it is drawn, then both at once', async () => {

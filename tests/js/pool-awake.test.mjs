@@ -97,5 +97,17 @@ for (const way of ['setImmediate', 'MessageChannel']) {
       await sleep(60);
       assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep after');
     });
+
+    test('a shorter time asked while turning ends the longer one (an answer within pool.wake\'s time), and stop() ends it at once', async () => {
+      const { awake, stop } = keepAwakeAs(way);
+      for (const end of [() => awake(5), stop]) {
+        awake(300);
+        await sleep(20);
+        assert.ok(await utilisation(() => sleep(50)) > 0.8, 'awake');
+        end();
+        await sleep(20);
+        assert.ok(await utilisation(() => sleep(100)) < 0.2, 'asleep after, long before the 300 ms');
+      }
+    });
   });
 }

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { after, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
 import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
 import { resolveCallerPart } from '../../dist/wasm/pool.mjs';
@@ -532,6 +533,65 @@ describe('errors', () => {
       /the attention pool could not start: attention pool worker \d could not load the engine: attention_core.wasm was not found/);
     await assert.rejects(createAttentionPool({ workers: 2, workerURL: new URL('./fixtures/no-such-worker.mjs', import.meta.url) }),
       /the attention pool could not start: attention pool worker \d threw: Cannot find module/);
+  });
+});
+
+describe('wake: the threads kept awake for a call that is coming', () => {
+  // The share of `elapsed` milliseconds the process's threads spent on a core (user and system
+  // time over all of them; 1: one core throughout).
+  const busyShare = (since, elapsed) => {
+    const { user, system } = process.cpuUsage(since);
+    return (user + system) / 1000 / elapsed;
+  };
+  // {cpu: the process's busyShare, loop: this thread's event loop utilisation} while it sleeps `ms`.
+  async function busyWhile(ms, act = () => {}) {
+    const cpu = process.cpuUsage();
+    const loop = performance.eventLoopUtilization();
+    const started = performance.now();
+    act();
+    await sleep(ms);
+    return { cpu: busyShare(cpu, performance.now() - started), loop: performance.eventLoopUtilization(loop).utilization };
+  }
+
+  test('wake(ms) keeps the workers turning for ms or until the next call, then lets them sleep; the caller\'s thread only with callerPart', async () => {
+    for (const callerPart of [false, true]) {
+      const pool = await createAttentionPool({ workers: 1, engine, callerPart, splitFrom: 0 });
+      try {
+        await sleep(20);  // the worker's start settled
+        const before = await busyWhile(150);
+        assert.ok(before.cpu < 0.2, `${before.cpu} of a core before, callerPart ${callerPart}`);
+        const awake = await busyWhile(250, () => pool.wake(300));
+        // the worker's thread turns: a core's worth (and the caller's too with callerPart)
+        assert.ok(awake.cpu > (callerPart ? 1.2 : 0.6), `${awake.cpu} of a core while awake, callerPart ${callerPart}`);
+        if (callerPart) assert.ok(awake.loop > 0.8, `the caller's loop ${awake.loop} while awake`);
+        else assert.ok(awake.loop < 0.2, `the caller's loop ${awake.loop}: not woken without callerPart`);
+        // the call it was for is answered as ever, and ends it (the worker's 5 ms after an answer)
+        const q = randomMatrix(mulberry32(20261126), 40, 8);
+        assertSameResult(await pool.attention(q, q, q, { heads: 2 }), engine.attention(q, q, q, { heads: 2 }), 'a call while awake');
+        await sleep(20);
+        const after = await busyWhile(100);  // within the 300 ms
+        assert.ok(after.cpu < 0.2, `${after.cpu} of a core after the call, callerPart ${callerPart}`);
+        // and without a call it ends when its time is up
+        pool.wake(100);
+        await sleep(120);
+        const ended = await busyWhile(100);
+        assert.ok(ended.cpu < 0.2, `${ended.cpu} of a core after the time, callerPart ${callerPart}`);
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  test('wake checks its milliseconds, and a closed pool says so', async () => {
+    const pool = await createAttentionPool({ workers: 1 });
+    for (const ms of [-1, 1001, Number.NaN, Infinity, '5', undefined, null]) {
+      assert.throws(() => pool.wake(ms), (error) => error instanceof Error &&
+        /^wake's ms must be a number of milliseconds from 0 to 1000, got /.test(error.message), String(ms));
+    }
+    pool.wake(0);
+    pool.wake(1000);
+    await pool.close();
+    assert.throws(() => pool.wake(10), /the attention pool is closed; start another with createAttentionPool/);
   });
 });
 

@@ -10,7 +10,7 @@ import { createSentence } from './input/sentence.js';
 import { createVectorTable } from './input/vector-table.js';
 import { createVectors } from './input/vectors.js';
 import { createLink } from './link.js';
-import { TYPING_PAUSE_MS, createPipeline, typingPauseFor } from './pipeline.js';
+import { TYPING_PAUSE_MS, WAKE_LEAD_MS, createPipeline, typingPauseFor } from './pipeline.js';
 import { pinnedSettings } from './state.js';
 import { createAttentionViews } from './views/attention-views.js';
 import { createComparison } from './views/compare.js';
@@ -66,6 +66,7 @@ function showState() {
 }
 
 let typingTimer = 0;
+let wakeTimer = 0;  // wakes the engine's threads shortly before typingTimer fires
 let typingPause = TYPING_PAUSE_MS.most;  // until a typed update has been timed
 let typedSince = null;  // when the typed update not yet drawn started
 /** Applies settings, brings the controls and the link along, and schedules an update. */
@@ -73,6 +74,7 @@ function change(settings, { debounce = false } = {}) {
   Object.assign(state, settings);
   showState();
   clearTimeout(typingTimer);
+  clearTimeout(wakeTimer);
   // A key that comes while the last typed update still runs: typing costs at least that much.
   if (debounce && typedSince !== null) {
     typingPause = Math.max(typingPause, typingPauseFor(performance.now() - typedSince));
@@ -85,8 +87,10 @@ function change(settings, { debounce = false } = {}) {
     typedSince = debounce ? performance.now() : null;
     pipeline.update({ typingPause: pause });
   };
-  if (debounce) typingTimer = setTimeout(apply, pause);
-  else apply();
+  if (debounce) {
+    wakeTimer = setTimeout(pipeline.wake, Math.max(0, pause - WAKE_LEAD_MS));
+    typingTimer = setTimeout(apply, pause);
+  } else apply();
 }
 
 window.addEventListener('hashchange', () => {

@@ -33,6 +33,13 @@ const STEPS_MAX_ROWS = 24;
 // next key changes again.
 export const TYPING_PAUSE_MS = { least: 60, most: 250 };
 
+// A typed update's engine threads are woken this long before its typing pause ends, and kept
+// awake for WAKE_FOR_MS, until its computation comes (the page's work before it takes a few
+// milliseconds): on the virtual machines measured a thread that has slept starts late and runs
+// slowly for milliseconds (pool.wake).
+export const WAKE_LEAD_MS = 20;
+export const WAKE_FOR_MS = 60;
+
 /** The typing pause after a typed update that took `milliseconds` until it was drawn. */
 export function typingPauseFor(milliseconds) {
   return Math.min(TYPING_PAUSE_MS.most, Math.max(TYPING_PAUSE_MS.least, 2 * milliseconds));
@@ -45,7 +52,8 @@ export function typingPauseFor(milliseconds) {
  * views/compare.js; status: the progress line; onInput(input) shows a new input (tokens,
  * table), with its attention or its error; onFit(n) fits the controls to n tokens before the
  * engine is asked; onDrawn(ms, typingPause) hears how long an update took until its attention
- * was drawn, and the pause it followed (0: not typing).
+ * was drawn, and the pause it followed (0: not typing). wake() wakes the engine's threads for an
+ * update due within WAKE_LEAD_MS.
  */
 export function createPipeline({ client, state, vectors, views, comparison, status, onInput, onFit, onDrawn }) {
   const pinned = {};  // the pinned setting A while the page compares (a copy of state.pinned)
@@ -285,5 +293,11 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
     }
   }
 
-  return { update };
+  // Wakes the engine's threads for a computation expected within WAKE_LEAD_MS. Nothing to wait
+  // for: a newer wake replaces a waiting one, and a worker that failed says so to the update.
+  function wake() {
+    client.request('wake', { ms: WAKE_FOR_MS }).catch(() => {});
+  }
+
+  return { update, wake };
 }

@@ -26,6 +26,7 @@ let input = null;    // x of the last compute request: {rows, cols, data}
 // received: Float32Array[]}
 let current = null;
 let pinned = null;   // the attention of the setting A that the page compares with, the same fields
+let wokenAt = null;  // when the page last woke the pool's threads for a computation (wake), until it came
 
 // The mean weight each key receives from the first `queries` queries in one head of the
 // current result: from all of them computed when first asked for and kept; from fewer
@@ -142,6 +143,14 @@ const handlers = {
     return { workers: pool.workers, callerPart: pool.callerPart };
   },
 
+  // Keeps the pool's threads awake for `ms` milliseconds: the page expects a computation
+  // (a typing pause is ending).
+  wake(engine, { ms }) {
+    pool?.wake(ms);
+    wokenAt = performance.now();
+    return {};
+  },
+
   // The page's tokens of `text`, at most `limit` (engine.tokenize; core/include/attn/text/tokenizer.hpp
   // has the rules): {tokens: [{text, start, end}] with UTF-16 offsets, truncated}.
   tokenize(engine, { text, limit }) {
@@ -173,6 +182,9 @@ const handlers = {
     const started = performance.now();
     const result = await pool.selfAttention(computedInput, { ...options, ...weights, kernel: 'materialized', reuse: previous });
     const engineMs = performance.now() - started;
+    // how long before the call the page woke the threads (null: it did not)
+    const wokenAhead = wokenAt === null ? null : started - wokenAt;
+    wokenAt = null;
     const kept = {
       n, heads: options.heads, options, scores: result.scores, weights: result.weights,
       q: result.q, k: result.k, v: result.v, context: result.context, received: [],
@@ -182,7 +194,7 @@ const handlers = {
     const kvHeads = options.kvHeads ?? null;
     // wasmBytes: the engines' wasm memory after the call, this worker's and the pool's (it
     // never shrinks), for the page's data-wasm-bytes
-    return { n, heads: options.heads, kvHeads, engineMs, wasmBytes: engine.memoryBytes + pool.memoryBytes };
+    return { n, heads: options.heads, kvHeads, engineMs, wokenAhead, wasmBytes: engine.memoryBytes + pool.memoryBytes };
   },
 
   // The square [row0, row0+size) × [col0, col0+size) of the given heads in cells of

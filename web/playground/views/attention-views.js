@@ -128,12 +128,14 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     showWasmBytes(bytes) {
       canvas.dataset.wasmBytes = String(bytes);
     },
-    // Worker times appear only for the pieces this update asked the worker for.
+    // Worker times appear only for the pieces this update asked the worker for; wokenAhead, how
+    // long before its engine call the page woke the engine's threads (a typed update).
     recordTiming(started, { computed, fetched, drawMs, typingPause }) {
       const fresh = (piece) => (piece.receivedAt >= started ? piece.workerMs : undefined);
       const update = performance.now() - started;
       canvas.dataset.timing = JSON.stringify({
         engine: computed.receivedAt >= started ? computed.engineMs : undefined,
+        wokenAhead: computed.receivedAt >= started ? computed.wokenAhead ?? undefined : undefined,
         compute: fresh(computed),
         blocks: fresh(fetched.blocks),
         profiles: fresh(fetched.profiles),
