@@ -121,7 +121,8 @@ export async function createAttentionPool(options = {}) {
     throw new Error(`the attention pool could not start: ${error.message}`);
   }
   let closedError = null;  // set by close(): what the calls under way then fail with
-  const callerAwake = keepAwake();  // the caller's thread, awake while a call is expected
+  const callerAwake = callerPart ? keepAwake() : null;  // the caller's thread, awake while a call is expected
+  let wokenUntil = 0;  // until when workers may be awake for a call (wake)
 
   // The caller's engine's answer to a call, as a promise.
   function computeHere(call, args) {
@@ -150,6 +151,7 @@ export async function createAttentionPool(options = {}) {
       const partArgs = args(part, given.reuse, p);
       return slots[p].request(call, partArgs, [...given.transfer, ...transfers(partArgs)]);
     });
+    restFrom(parts.length - (callerIndex >= 0 ? 1 : 0));
     const settled = await Promise.allSettled(requests);
     const failures = settled.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason);
     if (failures.length === 0) return join(split, settled.map((outcome) => outcome.value), reuse);
@@ -165,13 +167,21 @@ export async function createAttentionPool(options = {}) {
   }
 
   // A call has come: the caller's thread is busy with it, or waits, rather than turn.
-  function called() {
+  function callArrived() {
     requireOpen();
-    callerAwake.stop();
+    callerAwake?.stop();
+  }
+
+  // The workers from index `first` on, which the call that has come does not reach, end a wake
+  // at once (the others end theirs with their answers).
+  function restFrom(first) {
+    if (performance.now() >= wokenUntil) return;
+    wokenUntil = 0;
+    slots.slice(first).forEach((slot) => slot.wake(0));
   }
 
   async function attention(q, k, v, options = {}) {
-    called();
+    callArrived();
     const call = attentionArguments(q, k, v, options);
     const reuse = reuseOption(options.reuse);
     const heads = call.options.heads ?? 1;
@@ -180,7 +190,10 @@ export async function createAttentionPool(options = {}) {
       valueWidth: call.v.cols / (call.options.kvHeads ?? heads), options: call.options, workers: count, mixesHeads: false, splitFrom,
       onCaller: here !== null, callerPart,
     });
-    if (split.by === 'caller') return here.attention(call.q, call.k, call.v, options);
+    if (split.by === 'caller') {
+      restFrom(0);
+      return here.attention(call.q, call.k, call.v, options);
+    }
     const base = workerOptions(call.options);
     const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
     const slicePart = sliceHeads(call, split);
@@ -196,7 +209,7 @@ export async function createAttentionPool(options = {}) {
   }
 
   async function selfAttention(x, options = {}) {
-    called();
+    callArrived();
     const call = selfAttentionArguments(x, options);
     const reuse = reuseOption(options.reuse);
     const heads = call.options.heads ?? 1;
@@ -206,7 +219,10 @@ export async function createAttentionPool(options = {}) {
       valueWidth: widthOf(call.weights.wv) / (call.options.kvHeads ?? heads), options: call.options, workers: count,
       mixesHeads: call.weights.wo !== null, splitFrom, onCaller: here !== null, callerPart,
     });
-    if (split.by === 'caller') return here.selfAttention(call.x, options);
+    if (split.by === 'caller') {
+      restFrom(0);
+      return here.selfAttention(call.x, options);
+    }
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
     const base = { ...workerOptions(call.options), ...weights };
     return run('selfAttention', (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }], split, reuse);
@@ -225,20 +241,22 @@ export async function createAttentionPool(options = {}) {
     selfAttention,
     /**
      * Keeps the threads that compute a call awake for the next `ms` milliseconds, or until the
-     * next call reaches them (the workers' and, with callerPart, the caller's), for a call
-     * expected within that time: on the virtual machines measured a thread that has slept
-     * starts late and runs slowly for several milliseconds. Costs a core per thread meanwhile.
+     * next call (the workers' and, with callerPart, the caller's), for a call expected within
+     * that time: on the virtual machines measured a thread that has slept starts late and runs
+     * slowly for several milliseconds. Costs a core per thread meanwhile.
      */
     wake(ms) {
       requireOpen();
       if (typeof ms !== 'number' || !(ms >= 0 && ms <= MAX_WAKE_MS)) {
         fail(`wake's ms must be a number of milliseconds from 0 to ${MAX_WAKE_MS}, got ${describe(ms)}`);
       }
+      wokenUntil = performance.now() + ms;
       slots.forEach((slot) => slot.wake(ms));
-      if (callerPart) callerAwake.awake(ms);
+      callerAwake?.awake(ms);
     },
     async close() {
       if (closedError) return;
+      callerAwake?.stop();
       closedError = new Error('the attention pool was closed before the call finished');
       await Promise.all(slots.map((slot) => slot.close(closedError)));
     },

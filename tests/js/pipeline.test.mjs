@@ -91,11 +91,11 @@ describe('the playground\'s update', { timeout: 10_000 }, () => {
     assert.deepEqual([0, 10, 30, 31, 40, 75, 100, 125, 126, 1300].map(typingPauseFor), [60, 60, 60, 62, 80, 150, 200, 250, 250, 250]);
   });
 
-  test('wake asks the engine to keep its threads awake 60 ms, from 20 ms before the update is due until it comes', () => {
-    assert.deepEqual([WAKE_LEAD_MS, WAKE_FOR_MS], [20, 60]);
+  test('wake asks the engine to keep its threads awake WAKE_FOR_MS, longer than the WAKE_LEAD_MS before the update is due', () => {
+    assert.ok(WAKE_FOR_MS > 2 * WAKE_LEAD_MS, `${WAKE_FOR_MS} and ${WAKE_LEAD_MS} ms`);
     const page = scriptedPage('the cat sat');
     page.wake();
-    assert.deepEqual(page.events, ['request wake', 'wake 60 ms']);
+    assert.deepEqual(page.events, ['request wake', `wake ${WAKE_FOR_MS} ms`]);
   });
 
   test('a computation shorter than the delay shows neither progress nor the new tokens before it is drawn, then both at once', async () => {

@@ -537,49 +537,78 @@ describe('errors', () => {
 });
 
 describe('wake: the threads kept awake for a call that is coming', () => {
-  // The share of `elapsed` milliseconds the process's threads spent on a core (user and system
-  // time over all of them; 1: one core throughout).
-  const busyShare = (since, elapsed) => {
-    const { user, system } = process.cpuUsage(since);
-    return (user + system) / 1000 / elapsed;
-  };
-  // {cpu: the process's busyShare, loop: this thread's event loop utilisation} while it sleeps `ms`.
-  async function busyWhile(ms, act = () => {}) {
-    const cpu = process.cpuUsage();
-    const loop = performance.eventLoopUtilization();
-    const started = performance.now();
+  // Event loop utilisation (the share of the time a thread's loop was not waiting for events:
+  // 1 while it turns, near 0 while it sleeps, whatever else the machine runs) of this thread and
+  // of a pool's one worker (fixtures/measured-pool-worker.mjs), while `act` runs and `ms` after.
+  const channel = new BroadcastChannel('pool-worker-loop');
+  after(() => channel.close());
+  const workerLoop = () => new Promise((resolve) => {
+    channel.onmessage = ({ data }) => resolve(data);
+    channel.postMessage('utilisation');
+  });
+  async function utilisationWhile(ms, act = () => {}) {
+    const worker = await workerLoop();
+    const caller = performance.eventLoopUtilization();
     act();
     await sleep(ms);
-    return { cpu: busyShare(cpu, performance.now() - started), loop: performance.eventLoopUtilization(loop).utilization };
+    const { idle, active } = await workerLoop();
+    return {
+      caller: performance.eventLoopUtilization(caller).utilization,
+      worker: (active - worker.active) / (idle - worker.idle + active - worker.active),
+    };
   }
+  const measuredPool = (options) => createAttentionPool({
+    workers: 1, engine, workerURL: new URL('./fixtures/measured-pool-worker.mjs', import.meta.url), ...options,
+  });
+  const q = randomMatrix(mulberry32(20261126), 40, 8);
 
-  test('wake(ms) keeps the workers turning for ms or until the next call, then lets them sleep; the caller\'s thread only with callerPart', async () => {
+  test('wake(ms) keeps the worker turning for ms or until the next call, then lets it sleep; the caller\'s thread only with callerPart', async () => {
     for (const callerPart of [false, true]) {
-      const pool = await createAttentionPool({ workers: 1, engine, callerPart, splitFrom: 0 });
+      const pool = await measuredPool({ callerPart, splitFrom: 0 });
+      const label = `callerPart ${callerPart}`;
       try {
-        await sleep(20);  // the worker's start settled
-        const before = await busyWhile(150);
-        assert.ok(before.cpu < 0.2, `${before.cpu} of a core before, callerPart ${callerPart}`);
-        const awake = await busyWhile(250, () => pool.wake(300));
-        // the worker's thread turns: a core's worth (and the caller's too with callerPart)
-        assert.ok(awake.cpu > (callerPart ? 1.2 : 0.6), `${awake.cpu} of a core while awake, callerPart ${callerPart}`);
-        if (callerPart) assert.ok(awake.loop > 0.8, `the caller's loop ${awake.loop} while awake`);
-        else assert.ok(awake.loop < 0.2, `the caller's loop ${awake.loop}: not woken without callerPart`);
+        const before = await utilisationWhile(100);
+        assert.ok(before.worker < 0.2 && before.caller < 0.2, `asleep before, ${label}: ${JSON.stringify(before)}`);
+        const awake = await utilisationWhile(150, () => pool.wake(300));
+        assert.ok(awake.worker > 0.8, `the worker turns, ${label}: ${awake.worker}`);
+        if (callerPart) assert.ok(awake.caller > 0.8, `the caller turns: ${awake.caller}`);
+        else assert.ok(awake.caller < 0.2, `the caller is not woken without callerPart: ${awake.caller}`);
         // the call it was for is answered as ever, and ends it (the worker's 5 ms after an answer)
-        const q = randomMatrix(mulberry32(20261126), 40, 8);
         assertSameResult(await pool.attention(q, q, q, { heads: 2 }), engine.attention(q, q, q, { heads: 2 }), 'a call while awake');
         await sleep(20);
-        const after = await busyWhile(100);  // within the 300 ms
-        assert.ok(after.cpu < 0.2, `${after.cpu} of a core after the call, callerPart ${callerPart}`);
-        // and without a call it ends when its time is up
+        const afterCall = await utilisationWhile(100);  // within the 300 ms
+        assert.ok(afterCall.worker < 0.2 && afterCall.caller < 0.2, `asleep after the call, ${label}: ${JSON.stringify(afterCall)}`);
+        // and without a call, when its time is up
         pool.wake(100);
         await sleep(120);
-        const ended = await busyWhile(100);
-        assert.ok(ended.cpu < 0.2, `${ended.cpu} of a core after the time, callerPart ${callerPart}`);
+        const ended = await utilisationWhile(100);
+        assert.ok(ended.worker < 0.2 && ended.caller < 0.2, `asleep after the time, ${label}: ${JSON.stringify(ended)}`);
       } finally {
         await pool.close();
       }
     }
+  });
+
+  test('a call computed on the caller\'s thread alone ends the workers\' wake; close() ends the caller\'s', async () => {
+    const alone = await measuredPool({ callerPart: false, splitFrom: 2 ** 40 });  // every call on the caller's engine
+    try {
+      alone.wake(300);
+      await sleep(20);
+      assertSameResult(await alone.attention(q, q, q, { heads: 2 }), engine.attention(q, q, q, { heads: 2 }), 'on the caller');
+      await sleep(20);
+      const { worker } = await utilisationWhile(100);
+      assert.ok(worker < 0.2, `the worker asleep after a call it did not get: ${worker}`);
+    } finally {
+      await alone.close();
+    }
+    const closing = await createAttentionPool({ workers: 1, engine, callerPart: true });
+    closing.wake(1000);
+    await closing.close();
+    await sleep(20);
+    const since = performance.eventLoopUtilization();
+    await sleep(100);
+    const caller = performance.eventLoopUtilization(since).utilization;
+    assert.ok(caller < 0.2, `the caller asleep after close: ${caller}`);
   });
 
   test('wake checks its milliseconds, and a closed pool says so', async () => {

@@ -38,7 +38,7 @@ export const TYPING_PAUSE_MS = { least: 60, most: 250 };
 // milliseconds): on the virtual machines measured a thread that has slept starts late and runs
 // slowly for milliseconds (pool.wake).
 export const WAKE_LEAD_MS = 20;
-export const WAKE_FOR_MS = 60;
+export const WAKE_FOR_MS = 100;
 
 /** The typing pause after a typed update that took `milliseconds` until it was drawn. */
 export function typingPauseFor(milliseconds) {

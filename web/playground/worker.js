@@ -26,7 +26,7 @@ let input = null;    // x of the last compute request: {rows, cols, data}
 // received: Float32Array[]}
 let current = null;
 let pinned = null;   // the attention of the setting A that the page compares with, the same fields
-let wokenAt = null;  // when the page last woke the pool's threads for a computation (wake), until it came
+let woken = null;    // {at, ms}: when the page last woke the pool's threads for a computation, and for how long
 
 // The mean weight each key receives from the first `queries` queries in one head of the
 // current result: from all of them computed when first asked for and kept; from fewer
@@ -146,8 +146,9 @@ const handlers = {
   // Keeps the pool's threads awake for `ms` milliseconds: the page expects a computation
   // (a typing pause is ending).
   wake(engine, { ms }) {
-    pool?.wake(ms);
-    wokenAt = performance.now();
+    if (!pool) return {};
+    pool.wake(ms);
+    woken = { at: performance.now(), ms };
     return {};
   },
 
@@ -182,9 +183,9 @@ const handlers = {
     const started = performance.now();
     const result = await pool.selfAttention(computedInput, { ...options, ...weights, kernel: 'materialized', reuse: previous });
     const engineMs = performance.now() - started;
-    // how long before the call the page woke the threads (null: it did not)
-    const wokenAhead = wokenAt === null ? null : started - wokenAt;
-    wokenAt = null;
+    // how long before the call the page woke the threads (null: they were not awake for it)
+    const wokenAhead = woken && started - woken.at <= woken.ms ? started - woken.at : null;
+    woken = null;
     const kept = {
       n, heads: options.heads, options, scores: result.scores, weights: result.weights,
       q: result.q, k: result.k, v: result.v, context: result.context, received: [],
