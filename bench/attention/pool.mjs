@@ -12,7 +12,9 @@
 // the first. Medians are reported, with each two-thread pool's time as a share of the one-thread
 // engine's and the target of 0.6× for one worker and the caller. Beside them, what the machine gives
 // two threads at that moment: two 1-worker pools each computing the whole call at once, against
-// one alone (1.0 on two free cores; half that ratio is the best two threads can reach).
+// one alone (1.0 on two free cores; half that ratio is the best two threads can reach). And a
+// single call of one worker and the caller after idle, with its threads asleep or woken
+// WAKE_LEAD_MS before it (pool.wake, as the playground wakes them before a typing pause ends).
 // This machine gives two threads two cores only at times (the column went from 1.0 to 1.4
 // within minutes, idle): a case measured while it gave less than STEADY_TWO_THREADS is measured
 // again, at most ATTEMPTS times, and the attempt where it gave the most is reported, with how
@@ -20,12 +22,15 @@
 // (tests/js/pool.test.mjs).
 import os from 'node:os';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { burstAfterIdle } from './idle.mjs';
 
 const D = 64;  // per head
 const TARGET = 0.6;
 const STEADY_TWO_THREADS = 1.1;
 const ATTEMPTS = 3;
+const WAKE_LEAD_MS = 20;  // web/playground/pipeline.js
+const WAKE_FOR_MS = 100;
 // warmUp: untimed calls first (a worker's engine runs slowly until V8 has compiled its wasm with
 // the optimising tier, a dozen calls at 8 × 512); rounds: timed bursts of `burst` calls.
 const CASES = [
@@ -90,7 +95,8 @@ export async function runPoolBenchmark() {
       results.push(row);
       console.error(`bench: pool ${label(options)}: engine ${row.engineMs.toFixed(1)} ms, 1 worker ${row.oneWorkerMs.toFixed(1)} ms, ` +
         `1 worker and the caller ${row.withCallerMs.toFixed(1)} ms (${row.ratio.toFixed(2)}×), 2 workers ${row.twoWorkersMs.toFixed(1)} ms ` +
-        `(${row.twoWorkersRatio.toFixed(2)}×); two whole calls at once ${row.twoThreads.toFixed(2)}× one` +
+        `(${row.twoWorkersRatio.toFixed(2)}×); two whole calls at once ${row.twoThreads.toFixed(2)}× one; one call after idle ` +
+        `${row.firstAsleepMs.toFixed(1)} ms asleep, ${row.firstWokenMs.toFixed(1)} ms woken ahead` +
         (attempts.length > 1 ? ` (attempts: ${attempts.map((a) => `${a.ratio.toFixed(2)}× with ${a.twoThreads.toFixed(2)}`).join(', ')})` : ''));
     }
   } finally {
@@ -109,6 +115,17 @@ async function measureCase({ engine, one, withCaller, two, another, inputs, call
     variant('twoWorkers', (o) => two.attention(...inputs, o), callOptions, reuse),
     variant('twoWholeCalls', (o) => Promise.all([one.attention(...inputs, o), another.attention(...inputs, o)]), callOptions, false),
   ];
+  // single calls after idle, the threads asleep or woken ahead (not in the warm-up: the variant above warms the pool)
+  const firstCalls = [
+    { ...variant('firstAsleep', (o) => withCaller.attention(...inputs, o), callOptions, reuse), before: async () => {} },
+    {
+      ...variant('firstWoken', (o) => withCaller.attention(...inputs, o), callOptions, reuse),
+      before: async () => {
+        withCaller.wake(WAKE_FOR_MS);
+        await sleep(WAKE_LEAD_MS);
+      },
+    },
+  ];
   for (let call = 0; call < warmUp; ++call) {
     for (const v of variants) await v.run();
   }
@@ -121,10 +138,20 @@ async function measureCase({ engine, one, withCaller, two, another, inputs, call
       }, burst);
       v.milliseconds.push(median(calls.slice(1)));
     }
+    for (const v of firstCalls) {
+      const [call] = await burstAfterIdle(async () => {
+        await v.before();
+        const start = performance.now();
+        await v.run();
+        return performance.now() - start;
+      }, 1);
+      v.milliseconds.push(call);
+    }
   }
-  const ms = Object.fromEntries(variants.map((v) => [v.name, median(v.milliseconds)]));
+  const ms = Object.fromEntries([...variants, ...firstCalls].map((v) => [v.name, median(v.milliseconds)]));
   return {
     engineMs: ms.engine, oneWorkerMs: ms.oneWorker, withCallerMs: ms.withCaller, twoWorkersMs: ms.twoWorkers,
+    firstAsleepMs: ms.firstAsleep, firstWokenMs: ms.firstWoken,
     ratio: ms.withCaller / ms.engine, twoWorkersRatio: ms.twoWorkers / ms.engine, twoThreads: ms.twoWholeCalls / ms.oneWorker,
   };
 }
@@ -132,13 +159,15 @@ async function measureCase({ engine, one, withCaller, two, another, inputs, call
 function poolTable(results) {
   const lines = [
     '| call (d = 64 per head) | engine, one thread (ms) | pool, 1 worker (ms) | pool, 1 worker and the caller (ms) | ' +
-      'pool, 2 workers (ms) | 1 worker and the caller ÷ one thread | 2 workers ÷ one thread | two threads at once ÷ one |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+      'pool, 2 workers (ms) | 1 worker and the caller ÷ one thread | 2 workers ÷ one thread | two threads at once ÷ one | ' +
+      `1 worker and the caller, one call after idle: asleep (ms) | woken ${WAKE_LEAD_MS} ms ahead (ms) |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     lines.push(`| ${label(r)} | ${r.engineMs.toFixed(1)} | ${r.oneWorkerMs.toFixed(1)} | ${r.withCallerMs.toFixed(1)} | ` +
       `${r.twoWorkersMs.toFixed(1)} | ${r.ratio.toFixed(2)} | ${r.twoWorkersRatio.toFixed(2)} | ${r.twoThreads.toFixed(2)}` +
-      `${r.attempts.length > 1 ? ` (best of ${r.attempts.length}: ${r.attempts.map((a) => a.twoThreads.toFixed(2)).join(', ')})` : ''} |`);
+      `${r.attempts.length > 1 ? ` (best of ${r.attempts.length}: ${r.attempts.map((a) => a.twoThreads.toFixed(2)).join(', ')})` : ''} | ` +
+      `${r.firstAsleepMs.toFixed(1)} | ${r.firstWokenMs.toFixed(1)} |`);
   }
   const cases = (subset) => subset.map((r) => `${label(r)} (${r.ratio.toFixed(2)})`).join('; ');
   const missed = results.filter((r) => r.ratio > TARGET);
