@@ -745,14 +745,14 @@ export interface AttentionPool {
   /** As engine.selfAttention; `reuse` as in attention. */
   selfAttention(x: MatrixInput, options?: SelfAttentionOptions): Promise<SelfAttentionResult>;
   /**
-   * Keeps the threads that compute a call awake for the next `ms` milliseconds, 0 to 1,000, or
-   * until the next call (a worker it reaches stays awake the 5 ms it stays after any answer,
-   * the others sleep at once; so does close()): the workers' and, with callerPart, the
-   * caller's. For a call expected within that time (the playground's typed update, woken
-   * 20 ms before its typing pause ends): on the virtual machines measured a thread that has
-   * slept starts late and runs slowly for several milliseconds. Each thread keeps a core busy
-   * while it lasts. Throws an Error naming `ms` when it is not such a number, and once the
-   * pool is closed.
+   * Keeps the threads the last call used (every one before a first call: the workers and, with
+   * callerPart, the caller's) awake for the next `ms` milliseconds, 0 to 1,000, or until the
+   * next call (a worker it reaches stays awake the 5 ms it stays after any answer, the others
+   * sleep at once; so does close()). For a call expected within that time, likely of the same
+   * size as the last (the playground's typed update, woken 20 ms before its typing pause
+   * ends): on the virtual machines measured a thread that has slept starts late and runs
+   * slowly for several milliseconds. Each thread keeps a core busy while it lasts. Throws an
+   * Error naming `ms` when it is not such a number, and once the pool is closed.
    */
   wake(ms: number): void;
   /** Stops the workers; calls under way and later calls reject with an Error that says the pool is closed. */

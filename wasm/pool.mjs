@@ -123,6 +123,9 @@ export async function createAttentionPool(options = {}) {
   let closedError = null;  // set by close(): what the calls under way then fail with
   const callerAwake = callerPart ? keepAwake() : null;  // the caller's thread, awake while a call is expected
   let wokenUntil = 0;  // until when workers may be awake for a call (wake)
+  // the threads the last call used, which wake wakes (all of them before a first call): workers
+  // 0 to workers − 1, and the caller's thread with callerPart
+  let lastUsed = { workers: count, caller: callerPart };
 
   // The caller's engine's answer to a call, as a promise.
   function computeHere(call, args) {
@@ -151,7 +154,8 @@ export async function createAttentionPool(options = {}) {
       const partArgs = args(part, given.reuse, p);
       return slots[p].request(call, partArgs, [...given.transfer, ...transfers(partArgs)]);
     });
-    restFrom(parts.length - (callerIndex >= 0 ? 1 : 0));
+    lastUsed = { workers: parts.length - (callerIndex >= 0 ? 1 : 0), caller: callerIndex >= 0 };
+    restFrom(lastUsed.workers);
     const settled = await Promise.allSettled(requests);
     const failures = settled.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason);
     if (failures.length === 0) return join(split, settled.map((outcome) => outcome.value), reuse);
@@ -180,6 +184,13 @@ export async function createAttentionPool(options = {}) {
     slots.slice(first).forEach((slot) => slot.wake(0));
   }
 
+  // A call too small to split, computed by the caller's engine alone.
+  function computedHere(compute) {
+    lastUsed = { workers: 0, caller: true };
+    restFrom(0);
+    return compute();
+  }
+
   async function attention(q, k, v, options = {}) {
     callArrived();
     const call = attentionArguments(q, k, v, options);
@@ -190,10 +201,7 @@ export async function createAttentionPool(options = {}) {
       valueWidth: call.v.cols / (call.options.kvHeads ?? heads), options: call.options, workers: count, mixesHeads: false, splitFrom,
       onCaller: here !== null, callerPart,
     });
-    if (split.by === 'caller') {
-      restFrom(0);
-      return here.attention(call.q, call.k, call.v, options);
-    }
+    if (split.by === 'caller') return computedHere(() => here.attention(call.q, call.k, call.v, options));
     const base = workerOptions(call.options);
     const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
     const slicePart = sliceHeads(call, split);
@@ -219,10 +227,7 @@ export async function createAttentionPool(options = {}) {
       valueWidth: widthOf(call.weights.wv) / (call.options.kvHeads ?? heads), options: call.options, workers: count,
       mixesHeads: call.weights.wo !== null, splitFrom, onCaller: here !== null, callerPart,
     });
-    if (split.by === 'caller') {
-      restFrom(0);
-      return here.selfAttention(call.x, options);
-    }
+    if (split.by === 'caller') return computedHere(() => here.selfAttention(call.x, options));
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
     const base = { ...workerOptions(call.options), ...weights };
     return run('selfAttention', (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }], split, reuse);
@@ -240,10 +245,11 @@ export async function createAttentionPool(options = {}) {
     attention,
     selfAttention,
     /**
-     * Keeps the threads that compute a call awake for the next `ms` milliseconds, or until the
-     * next call (the workers' and, with callerPart, the caller's), for a call expected within
-     * that time: on the virtual machines measured a thread that has slept starts late and runs
-     * slowly for several milliseconds. Costs a core per thread meanwhile.
+     * Keeps the threads the last call used (every one before a first call: the workers and,
+     * with callerPart, the caller's) awake for the next `ms` milliseconds, or until the next
+     * call, for a call expected within that time, likely of the same size: on the virtual
+     * machines measured a thread that has slept starts late and runs slowly for several
+     * milliseconds. Costs a core per thread meanwhile.
      */
     wake(ms) {
       requireOpen();
@@ -251,8 +257,8 @@ export async function createAttentionPool(options = {}) {
         fail(`wake's ms must be a number of milliseconds from 0 to ${MAX_WAKE_MS}, got ${describe(ms)}`);
       }
       wokenUntil = performance.now() + ms;
-      slots.forEach((slot) => slot.wake(ms));
-      callerAwake?.awake(ms);
+      slots.slice(0, lastUsed.workers).forEach((slot) => slot.wake(ms));
+      if (lastUsed.caller) callerAwake?.awake(ms);
     },
     async close() {
       if (closedError) return;

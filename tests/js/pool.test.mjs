@@ -539,22 +539,32 @@ describe('errors', () => {
 describe('wake: the threads kept awake for a call that is coming', () => {
   // Event loop utilisation (the share of the time a thread's loop was not waiting for events:
   // 1 while it turns, near 0 while it sleeps, whatever else the machine runs) of this thread and
-  // of a pool's one worker (fixtures/measured-pool-worker.mjs), while `act` runs and `ms` after.
+  // of each of a pool's workers (fixtures/measured-pool-worker.mjs), while `act` runs and `ms` after.
   const channel = new BroadcastChannel('pool-worker-loop');
   after(() => channel.close());
-  const workerLoop = () => new Promise((resolve) => {
-    channel.onmessage = ({ data }) => resolve(data);
+  // {threadId: {idle, active}} of the `count` measured workers
+  const workerLoops = (count) => new Promise((resolve) => {
+    const loops = {};
+    channel.onmessage = ({ data: { threadId, idle, active } }) => {
+      loops[threadId] = { idle, active };
+      if (Object.keys(loops).length === count) resolve(loops);
+    };
     channel.postMessage('utilisation');
   });
-  async function utilisationWhile(ms, act = () => {}) {
-    const worker = await workerLoop();
+  async function utilisationWhile(pool, ms, act = () => {}) {
+    const workers = await workerLoops(pool.workers);
     const caller = performance.eventLoopUtilization();
     act();
     await sleep(ms);
-    const { idle, active } = await workerLoop();
+    const later = await workerLoops(pool.workers);
+    const share = (id) => {
+      const active = later[id].active - workers[id].active;
+      return active / (later[id].idle - workers[id].idle + active);
+    };
     return {
       caller: performance.eventLoopUtilization(caller).utilization,
-      worker: (active - worker.active) / (idle - worker.idle + active - worker.active),
+      workers: Object.keys(workers).map(share),  // by thread id: the pool's workers in the order they started
+      get worker() { return this.workers[0]; },
     };
   }
   const measuredPool = (options) => createAttentionPool({
@@ -567,25 +577,46 @@ describe('wake: the threads kept awake for a call that is coming', () => {
       const pool = await measuredPool({ callerPart, splitFrom: 0 });
       const label = `callerPart ${callerPart}`;
       try {
-        const before = await utilisationWhile(100);
+        const before = await utilisationWhile(pool, 100);
         assert.ok(before.worker < 0.2 && before.caller < 0.2, `asleep before, ${label}: ${JSON.stringify(before)}`);
-        const awake = await utilisationWhile(150, () => pool.wake(300));
+        const awake = await utilisationWhile(pool, 150, () => pool.wake(300));
         assert.ok(awake.worker > 0.8, `the worker turns, ${label}: ${awake.worker}`);
         if (callerPart) assert.ok(awake.caller > 0.8, `the caller turns: ${awake.caller}`);
         else assert.ok(awake.caller < 0.2, `the caller is not woken without callerPart: ${awake.caller}`);
         // the call it was for is answered as ever, and ends it (the worker's 5 ms after an answer)
         assertSameResult(await pool.attention(q, q, q, { heads: 2 }), engine.attention(q, q, q, { heads: 2 }), 'a call while awake');
         await sleep(20);
-        const afterCall = await utilisationWhile(100);  // within the 300 ms
+        const afterCall = await utilisationWhile(pool, 100);  // within the 300 ms
         assert.ok(afterCall.worker < 0.2 && afterCall.caller < 0.2, `asleep after the call, ${label}: ${JSON.stringify(afterCall)}`);
         // and without a call, when its time is up
         pool.wake(100);
         await sleep(120);
-        const ended = await utilisationWhile(100);
+        const ended = await utilisationWhile(pool, 100);
         assert.ok(ended.worker < 0.2 && ended.caller < 0.2, `asleep after the time, ${label}: ${JSON.stringify(ended)}`);
       } finally {
         await pool.close();
       }
+    }
+  });
+
+  test('wake wakes the threads the last call used: every worker before a first call, one after a call on one', async () => {
+    const pool = await measuredPool({ workers: 2, callerPart: false, splitFrom: 0 });
+    const wide = randomMatrix(mulberry32(20261127), 200, 8);  // split by rows over both workers
+    const narrow = randomMatrix(mulberry32(20261128), 1, 8);  // one row: one worker
+    try {
+      const awakeAfter = async (call) => {
+        await call?.();
+        await sleep(30);
+        const { workers } = await utilisationWhile(pool, 100, () => pool.wake(200));
+        await sleep(150);  // the rest of the wake
+        assert.equal(workers.length, 2);
+        return workers.map((share) => share > 0.8);
+      };
+      assert.deepEqual(await awakeAfter(), [true, true], 'before a first call');
+      assert.deepEqual(await awakeAfter(() => pool.attention(narrow, narrow, narrow)), [true, false], 'after a call on one worker');
+      assert.deepEqual(await awakeAfter(() => pool.attention(wide, wide, wide)), [true, true], 'after a call on both');
+    } finally {
+      await pool.close();
     }
   });
 
@@ -596,7 +627,7 @@ describe('wake: the threads kept awake for a call that is coming', () => {
       await sleep(20);
       assertSameResult(await alone.attention(q, q, q, { heads: 2 }), engine.attention(q, q, q, { heads: 2 }), 'on the caller');
       await sleep(20);
-      const { worker } = await utilisationWhile(100);
+      const { worker } = await utilisationWhile(alone, 100);
       assert.ok(worker < 0.2, `the worker asleep after a call it did not get: ${worker}`);
     } finally {
       await alone.close();
