@@ -577,6 +577,39 @@ export interface Optimizer {
   delete(): void;
 }
 
+/**
+ * A region of one head's scores and weights (row-major, `stride` values a row) to pool in blocks
+ * of block × block cells: rows [row0, row0 + rows) × columns [col0, col0 + cols).
+ */
+export interface BlockRegion {
+  scores: Float32Array;
+  weights: Float32Array;
+  stride: number;
+  /** Default 0. */
+  row0?: number;
+  /** Default 0. */
+  col0?: number;
+  rows: number;
+  cols: number;
+  block: number;
+  /** Default 'max'. */
+  mode?: 'max' | 'mean';
+}
+
+/**
+ * ⌈rows/block⌉ × ⌈cols/block⌉ blocks, row-major: each the maximum (Math.max's: exact, +0 above
+ * −0) or the mean (summed in double precision) of its visible cells' scores and weights. A cell
+ * whose score is −Infinity is masked and takes no part; a block with none visible is masked (1),
+ * its score −Infinity and weight 0. A NaN among a block's visible cells makes its value NaN.
+ */
+export interface PooledBlocks {
+  cellRows: number;
+  cellCols: number;
+  scores: Float32Array;
+  weights: Float32Array;
+  masked: Uint8Array;
+}
+
 /** What `await createAttention()` returns: the engine's calls, by group. */
 export interface AttentionEngine {
   readonly version: string;
@@ -590,6 +623,10 @@ export interface AttentionEngine {
   attentionMemory(options: MemoryOptions): number;
   /** Bytes: 2 · layers · kvHeads · headWidth · bytesPerElement · min(tokens, window). */
   kvCacheMemory(options: KvCacheOptions): number;
+
+  // ---- block pooling ----
+  /** An attention matrix shrunk to what a screen shows (the playground's heatmap of a long input). */
+  poolBlocks(region: BlockRegion): PooledBlocks;
 
   // ---- PyTorch's generator ----
   torchGenerator(seed: number): TorchGenerator;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/block_pooling.hpp"
 #include "attn/errors.hpp"
 #include "attn/lab/needle.hpp"
 #include "attn/lab/rollout.hpp"
@@ -409,6 +410,66 @@ val kv_cache_memory(val options) {
     read(options, "bytesPerElement", query.bytes_per_element);
     read(options, "window", query.window);
     return val(attn::kv_cache_memory(query));
+  });
+}
+
+// ---- block pooling (attn/block_pooling.hpp) -------------------------------------------
+
+// A region's rows are copied into the engine's memory a stripe of whole rows of blocks at a
+// time, of about this many values per matrix, so that it holds a stripe, not a long input's
+// n² scores and weights.
+constexpr long kStripeValues = 1 << 16;
+
+// poolBlocks(scores, weights, stride, row0, col0, rows, cols, block, mode): the blocks of rows
+// [row0, row0 + rows) × columns [col0, col0 + cols) of one head's matrices (Float32Arrays of the
+// same length, `stride` values a row; the JavaScript side checked the region fits) →
+// {cellRows, cellCols, scores, weights, masked: Uint8Array}.
+val pool_blocks(val scores, val weights, double stride, double row0, double col0, double rows,
+                double cols, double block, std::string mode) {
+  return guarded([&] {
+    attn::ScoreRegion region;
+    region.stride = static_cast<long>(stride);
+    region.cols = static_cast<long>(cols);
+    region.block = static_cast<long>(block);
+    region.mode = attn::parse<attn::BlockPooling>(mode);
+    const long first_row = static_cast<long>(row0), first_col = static_cast<long>(col0);
+    const long all_rows = static_cast<long>(rows);
+    const double length = scores["length"].as<double>();
+    if (weights["length"].as<double>() != length || (first_row + all_rows) * stride > length ||
+        first_col + region.cols > region.stride) {
+      throw std::invalid_argument("poolBlocks: the region does not fit the matrices");
+    }
+    const long cell_rows = (all_rows + region.block - 1) / region.block;
+    const long cell_cols = (region.cols + region.block - 1) / region.block;
+    std::vector<float> pooled_scores(cell_rows * cell_cols), pooled_weights(cell_rows * cell_cols);
+    std::vector<std::uint8_t> masked(cell_rows * cell_cols);
+    const long stripe_rows =
+        region.block * std::max(1L, kStripeValues / (region.block * region.stride));
+    std::vector<float> stripe_scores, stripe_weights;
+    const auto copy_rows = [&](const val& from, std::vector<float>& to, long begin, long end) {
+      to.resize((end - begin) * region.stride);
+      val(emscripten::typed_memory_view(to.size(), to.data()))
+          .call<void>("set", from.call<val>("subarray", begin * stride, end * stride));
+    };
+    for (long i0 = 0; i0 < all_rows; i0 += stripe_rows) {
+      const long i1 = std::min(all_rows, i0 + stripe_rows);
+      copy_rows(scores, stripe_scores, first_row + i0, first_row + i1);
+      copy_rows(weights, stripe_weights, first_row + i0, first_row + i1);
+      region.scores = stripe_scores.data() + first_col;
+      region.weights = stripe_weights.data() + first_col;
+      region.rows = i1 - i0;
+      const long first_cell = (i0 / region.block) * cell_cols;
+      attn::pool_blocks(region, pooled_scores.data() + first_cell,
+                        pooled_weights.data() + first_cell, masked.data() + first_cell);
+    }
+    val out = val::object();
+    out.set("cellRows", cell_rows);
+    out.set("cellCols", cell_cols);
+    out.set("scores", to_float32_array(pooled_scores.data(), pooled_scores.size()));
+    out.set("weights", to_float32_array(pooled_weights.data(), pooled_weights.size()));
+    out.set("masked",
+            val(emscripten::typed_memory_view(masked.size(), masked.data())).call<val>("slice"));
+    return out;
   });
 }
 
@@ -986,6 +1047,9 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("walkthrough", &walkthrough);
   emscripten::function("attentionMemory", &attention_memory);
   emscripten::function("kvCacheMemory", &kv_cache_memory);
+
+  // block pooling
+  emscripten::function("poolBlocks", &pool_blocks);
 
   // PyTorch's generator
   emscripten::function("torchRand", &torch_rand);

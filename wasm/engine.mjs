@@ -1,8 +1,8 @@
 // The attention engine on this thread (see README "API"): the default export is an async
 // factory, `const engine = await createAttention();` in browsers, workers and Node, which
 // attention.mjs, the API's entry, hands on. The engine's calls come in groups, each a module
-// beside this one (and a section of bindings.cpp): attention here, then the generator, the
-// lab, text and training.
+// beside this one (and a section of bindings.cpp): attention here, then block pooling, the
+// generator, the lab, text and training.
 import createAttentionCore from './attention_core.mjs';
 import { attentionArguments, coreArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import {
@@ -10,6 +10,7 @@ import {
 } from './arguments.mjs';
 import { generatorCalls } from './generator.mjs';
 import { labCalls } from './lab.mjs';
+import { poolingCalls } from './pooling.mjs';
 import { textCalls } from './text.mjs';
 import { trainingCalls } from './training.mjs';
 
@@ -76,6 +77,7 @@ export default async function createAttention() {
     ...attentionCalls(core),
     ...generatorCalls(core),
     ...labCalls(core),
+    ...poolingCalls(core),
     ...textCalls(core),
     ...trainingCalls(core),
   });

@@ -8,7 +8,6 @@ import createAttention from '../../dist/wasm/attention.mjs';
 import { scaleLinear } from 'd3-scale';
 import { panelDifference, symmetricDomain } from '../../web/shared/heatmap/difference.js';
 import { fittingTicks } from '../../web/shared/heatmap/legend.js';
-import { poolBlocks } from '../../web/shared/heatmap/pooling.js';
 import {
   LIMITS, formatHash, formatLink, parseHash, pinnedSettings, settingsDifferences,
 } from '../../web/playground/state.js';
@@ -19,7 +18,7 @@ const CASES = 60;
 const MAX_CELLS = 40;
 
 // A panel of rows×cols cells: weights in [0, 1), scores in [−4, 4), each masked with
-// probability `maskRate` (score −Infinity, weight 0, as pooling.js marks them).
+// probability `maskRate` (score −Infinity, weight 0, as engine.poolBlocks marks them).
 function panel(random, rows, cols, maskRate) {
   const cells = rows * cols;
   const result = {
@@ -38,7 +37,7 @@ function panel(random, rows, cols, maskRate) {
 }
 
 // The whole n×n matrix of one head as the worker's `blocks` gives it to the page, cell by cell.
-const wholeHead = (result, head, n) => poolBlocks({
+const wholeHead = (result, head, n) => engine.poolBlocks({
   scores: result.scores[head].data, weights: result.weights[head].data, stride: n, row0: 0, col0: 0, rows: n, cols: n, block: 1, mode: 'max',
 });
 

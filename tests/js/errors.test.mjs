@@ -15,6 +15,8 @@ const K = [[1, 0, 1], [0, 1, 0], [1, 1, 1]];  // 3×3
 const V = [[1, 2], [3, 4], [5, 6]];     // 3×2
 const X = [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.9, 1.0, 1.1, 1.2]];  // 3×4
 const attend = (options) => () => engine.attention(Q, K, V, options);
+// a 2×2 head pooled whole (engine.poolBlocks)
+const POOL_REGION = { scores: new Float32Array(4), weights: new Float32Array(4), stride: 2, rows: 2, cols: 2, block: 1 };
 const flatOf = (rows, cols) => ({ rows, cols, data: new Float32Array(rows * cols) });
 const rope = (extra) => ({ positional: { type: 'rope', ...extra } });
 // training: a small model (vocab 12, outputs 5, dModel 8, maxLength 16) and a batch of 2 × 3
@@ -163,6 +165,17 @@ const CASES = [
     ['more than 2^53 bytes']],
   ['kvCacheMemory misspelt option', () => engine.kvCacheMemory({ tokens: 4, layers: 2, kvHeads: 1, headWidth: 8, heads: 8 }),
     ["unknown option 'heads'", 'kvCacheMemory options']],
+  // block pooling
+  ['poolBlocks scores a plain array', () => engine.poolBlocks({ ...POOL_REGION, scores: [1, 2, 3, 4] }), ['scores', 'Float32Array', 'an array of 4']],
+  ['poolBlocks weights of another length', () => engine.poolBlocks({ ...POOL_REGION, weights: new Float32Array(3) }),
+    ['weights', 'as many values as scores (4)', '3']],
+  ['poolBlocks block 0', () => engine.poolBlocks({ ...POOL_REGION, block: 0 }), ['block', 'from 1', '0']],
+  ['poolBlocks stride missing', () => engine.poolBlocks({ ...POOL_REGION, stride: undefined }), ['stride', 'undefined']],
+  ['poolBlocks row0 negative', () => engine.poolBlocks({ ...POOL_REGION, row0: -1 }), ['row0', '≥ 0', '-1']],
+  ['poolBlocks columns past the stride', () => engine.poolBlocks({ ...POOL_REGION, col0: 1 }), ['col0 + cols', 'stride (2)', '3']],
+  ['poolBlocks rows past the matrix', () => engine.poolBlocks({ ...POOL_REGION, rows: 3 }), ['row0 + rows', 'the 2 rows', '3']],
+  ['poolBlocks unknown mode', () => engine.poolBlocks({ ...POOL_REGION, mode: 'median' }), ['mode', "'max'", "'mean'", 'median']],
+  ['poolBlocks misspelt option', () => engine.poolBlocks({ ...POOL_REGION, size: 2 }), ["unknown option 'size'", 'poolBlocks region']],
   ['ropeDecay odd headWidth', () => engine.ropeDecay({ headWidth: 5, maxDistance: 4 }), ['headWidth', 'even', '5']],
   ['ropeDecay base 1', () => engine.ropeDecay({ headWidth: 4, base: 1, maxDistance: 4 }), ['base', '> 1', '1']],
   // training: configurations

@@ -1,8 +1,13 @@
-// Block pooling and profiles of big matrices (web/shared/heatmap/pooling.js, run in the worker), against
-// plain reference loops over generated shapes, masks, NaN and regions, in Node.
+// Block pooling (engine.poolBlocks, core/include/attn/block_pooling.hpp) and profiles of big
+// matrices (web/shared/heatmap/pooling.js), as the playground's worker runs them, against plain
+// reference loops over generated shapes, masks, NaN and regions, in Node.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { columnMeans, meanOf, poolBlocks, poolVector } from '../../web/shared/heatmap/pooling.js';
+import createAttention from '../../dist/wasm/attention.mjs';
+import { columnMeans, meanOf, poolVector } from '../../web/shared/heatmap/pooling.js';
+
+const engine = await createAttention();
+const { poolBlocks } = engine;
 
 const CASES = 40;
 const MAX_SIDE = 70;
@@ -111,6 +116,52 @@ describe('pooling', () => {
     const whole = poolBlocks({ scores, weights, stride: 3, row0: 0, col0: 0, rows: 2, cols: 3, block: 1, mode: 'max' });
     assert.ok(Number.isNaN(whole.weights[3]), 'a NaN weight stays NaN');
     assert.equal(whole.scores[3], Infinity);
+  });
+
+  test('poolBlocks over regions of many rows, read in stripes: the reference\'s blocks', () => {
+    const next = random(20261126);
+    for (const [n, cols, stride, block] of [[600, 400, 401, 3], [300, 2048, 2048, 8], [130, 130, 130, 2]]) {
+      const scores = Float32Array.from({ length: n * stride }, () => next() * 8 - 4);
+      const weights = Float32Array.from({ length: n * stride }, () => next());
+      for (let i = 0; i < n; ++i) {
+        for (let j = 0; j < stride; ++j) if (j > i + 50) scores[i * stride + j] = -Infinity;
+      }
+      scores[(n - 1) * stride + 1] = NaN;  // in the last stripe
+      for (const mode of ['max', 'mean']) {
+        const region = { scores, weights, stride, row0: 1, col0: stride - cols, rows: n - 1, cols, block, mode };
+        const actual = poolBlocks(region);
+        const expected = referenceBlocks(region);
+        const what = `${n - 1}×${cols} of stride ${stride}, block ${block}, ${mode}`;
+        assert.deepEqual(Array.from(actual.masked), expected.masked, `${what}: masked`);
+        assertSameValues(actual.scores, expected.scores, `${what}: scores`);
+        assertSameValues(actual.weights, expected.weights, `${what}: weights`);
+      }
+    }
+  });
+
+  test('poolBlocks holds a stripe of a long input\'s rows in the engine\'s memory, not its matrices', () => {
+    const n = 2048;
+    const scores = new Float32Array(n * n).fill(0.5);
+    const weights = new Float32Array(n * n).fill(0.25);
+    poolBlocks({ scores, weights, stride: 8, rows: 8, cols: 8, block: 8 });  // the engine's first call
+    const before = engine.memoryBytes;
+    const pooled = poolBlocks({ scores, weights, stride: n, rows: n, cols: n, block: 8, mode: 'max' });
+    assert.deepEqual([pooled.cellRows, pooled.cellCols, pooled.scores[0], pooled.weights.at(-1)], [256, 256, 0.5, 0.25]);
+    const grown = engine.memoryBytes - before;
+    // the two matrices are 32 MiB; a stripe of each and the blocks, under 2 MiB
+    assert.ok(grown <= 4 * 2 ** 20, `the engine's memory grew by ${grown} bytes`);
+  });
+
+  test('poolBlocks: the maximum is Math.max\'s, +0 above −0 and a NaN of either sign NaN', () => {
+    const negativeNaN = new Float32Array(new Uint32Array([0xffc00000]).buffer)[0];
+    const scores = Float32Array.from([-0, 0, 1, negativeNaN]);
+    const weights = Float32Array.from([0, -0, negativeNaN, 0.5]);
+    const pooled = poolBlocks({ scores, weights, stride: 4, rows: 1, cols: 4, block: 2, mode: 'max' });
+    assert.ok(Object.is(pooled.scores[0], 0), `max(−0, +0): ${pooled.scores[0]}`);
+    assert.ok(Object.is(pooled.weights[0], 0));
+    assert.ok(Number.isNaN(pooled.scores[1]) && Number.isNaN(pooled.weights[1]));
+    const mean = poolBlocks({ scores, weights, stride: 4, rows: 1, cols: 4, block: 2, mode: 'mean' });
+    assert.ok(Number.isNaN(mean.scores[1]));
   });
 
   test('poolBlocks: a block with no visible cell is masked, one visible cell keeps it unmasked', () => {

@@ -8,7 +8,7 @@ import { cacheEntries, decodeStep, kvCacheBytes, kvHeadOf } from './generation.j
 import { csvChunks, jsonChunks } from './weights-export.js';
 import { formatBytes } from '../shared/format.js';
 import { panelDifference } from '../shared/heatmap/difference.js';
-import { columnMeans, meanOf, poolBlocks, poolVector } from '../shared/heatmap/pooling.js';
+import { columnMeans, meanOf, poolVector } from '../shared/heatmap/pooling.js';
 import { createAttentionPool, serveEngine } from '../shared/worker/server.js';
 import { KV_CACHE_BYTES_PER_ELEMENT, KV_CACHE_TOKENS, PUBLISHED_MODELS } from './published-models.js';
 
@@ -123,11 +123,11 @@ function projections(engine, { kind, seed, dOut }, dIn, { heads, kvHeads = heads
 }
 
 // Head `head` of a kept result over rows [row0, row0+rows) × columns [col0, col0+cols) in
-// cells of block×block: {head, ...poolBlocks's panel}.
-function pooledHead(result, head, { row0, col0, rows, cols, block, pooling }) {
+// cells of block×block: {head, ...engine.poolBlocks's panel}.
+function pooledHead(engine, result, head, { row0, col0, rows, cols, block, pooling }) {
   return {
     head,
-    ...poolBlocks({
+    ...engine.poolBlocks({
       scores: result.scores[head].data, weights: result.weights[head].data, stride: result.n,
       row0, col0, rows, cols, block, mode: pooling,
     }),
@@ -204,7 +204,7 @@ const handlers = {
   blocks(engine, { heads, row0, col0, size, rows = size, maxCells, pooling }) {
     if (!current) throw new Error('no attention result yet');
     const block = Math.ceil(size / maxCells);
-    const panels = heads.map((head) => pooledHead(current, head, { row0, col0, rows, cols: size, block, pooling }));
+    const panels = heads.map((head) => pooledHead(engine, current, head, { row0, col0, rows, cols: size, block, pooling }));
     return { block, panels };
   },
 
@@ -218,8 +218,8 @@ const handlers = {
     }
     const block = Math.ceil(size / maxCells);
     const square = { row0, col0, rows: size, cols: size, block, pooling };
-    const a = pooledHead(pinned, head, square);
-    const b = pooledHead(current, head, square);
+    const a = pooledHead(engine, pinned, head, square);
+    const b = pooledHead(engine, current, head, square);
     return { block, a, b, difference: { head, ...panelDifference(a, b) } };
   },
 

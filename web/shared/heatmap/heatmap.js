@@ -6,7 +6,8 @@
 // hovering, selecting a query or resizing only repaints.
 // Pointer and keyboard: hover or arrow keys show a cell in the tooltip, click or Enter
 // selects the query row, Ctrl + wheel or + / − / 0 zoom. Long inputs arrive already pooled into
-// blocks (pooling.js); labels and hit tests work in token positions either way.
+// blocks (the engine's poolBlocks, in the worker); labels and hit tests work in token positions
+// either way.
 import {
   COLOR_SCALES, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS, colorStep,
 } from './colors.js';
