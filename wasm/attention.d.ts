@@ -578,8 +578,10 @@ export interface Optimizer {
 }
 
 /**
- * A region of one head's scores and weights (row-major, `stride` values a row) to pool in blocks
- * of block × block cells: rows [row0, row0 + rows) × columns [col0, col0 + cols).
+ * A region of one head's scores and weights (Float32Arrays of the same length, row-major,
+ * `stride` values a row) to pool in blocks of block × block cells: rows [row0, row0 + rows) ×
+ * columns [col0, col0 + cols), which must lie within the arrays' whole rows (col0 + cols ≤
+ * stride, (row0 + rows) · stride ≤ length); anything else is an Error naming the argument.
  */
 export interface BlockRegion {
   scores: Float32Array;

@@ -416,9 +416,9 @@ val kv_cache_memory(val options) {
 // ---- block pooling (attn/block_pooling.hpp) -------------------------------------------
 
 // A region's rows are copied into the engine's memory a stripe of whole rows of blocks at a
-// time, of about this many values per matrix, so that it holds a stripe, not a long input's
-// n² scores and weights.
-constexpr long kStripeValues = 1 << 16;
+// time: about this many values per matrix, or one row of blocks (block · stride values) when
+// that is more, so that it holds a stripe, not a long input's n² scores and weights.
+constexpr std::int64_t kStripeValues = 1 << 16;
 
 // poolBlocks(scores, weights, stride, row0, col0, rows, cols, block, mode): the blocks of rows
 // [row0, row0 + rows) × columns [col0, col0 + cols) of one head's matrices (Float32Arrays of the
@@ -427,24 +427,27 @@ constexpr long kStripeValues = 1 << 16;
 val pool_blocks(val scores, val weights, double stride, double row0, double col0, double rows,
                 double cols, double block, std::string mode) {
   return guarded([&] {
+    const double length = scores["length"].as<double>();
+    if (weights["length"].as<double>() != length || (row0 + rows) * stride > length ||
+        col0 + cols > stride) {
+      throw std::invalid_argument("poolBlocks: the region does not fit the matrices");
+    }
     attn::ScoreRegion region;
     region.stride = static_cast<long>(stride);
     region.cols = static_cast<long>(cols);
-    region.block = static_cast<long>(block);
+    // A block as large as the region is its one cell: larger ones give the same, and would
+    // overflow the sizes below.
+    region.block = static_cast<long>(std::min(block, std::max(rows, cols)));
     region.mode = attn::parse<attn::BlockPooling>(mode);
     const long first_row = static_cast<long>(row0), first_col = static_cast<long>(col0);
     const long all_rows = static_cast<long>(rows);
-    const double length = scores["length"].as<double>();
-    if (weights["length"].as<double>() != length || (first_row + all_rows) * stride > length ||
-        first_col + region.cols > region.stride) {
-      throw std::invalid_argument("poolBlocks: the region does not fit the matrices");
-    }
-    const long cell_rows = (all_rows + region.block - 1) / region.block;
-    const long cell_cols = (region.cols + region.block - 1) / region.block;
+    const long cell_rows = 1 + (all_rows - 1) / region.block;
+    const long cell_cols = 1 + (region.cols - 1) / region.block;
     std::vector<float> pooled_scores(cell_rows * cell_cols), pooled_weights(cell_rows * cell_cols);
     std::vector<std::uint8_t> masked(cell_rows * cell_cols);
-    const long stripe_rows =
-        region.block * std::max(1L, kStripeValues / (region.block * region.stride));
+    const std::int64_t row_of_blocks = std::int64_t{region.block} * region.stride;
+    const long stripe_rows = static_cast<long>(std::min<std::int64_t>(
+        all_rows, region.block * std::max<std::int64_t>(1, kStripeValues / row_of_blocks)));
     std::vector<float> stripe_scores, stripe_weights;
     const auto copy_rows = [&](const val& from, std::vector<float>& to, long begin, long end) {
       to.resize((end - begin) * region.stride);
@@ -452,7 +455,7 @@ val pool_blocks(val scores, val weights, double stride, double row0, double col0
           .call<void>("set", from.call<val>("subarray", begin * stride, end * stride));
     };
     for (long i0 = 0; i0 < all_rows; i0 += stripe_rows) {
-      const long i1 = std::min(all_rows, i0 + stripe_rows);
+      const long i1 = i0 + std::min(stripe_rows, all_rows - i0);
       copy_rows(scores, stripe_scores, first_row + i0, first_row + i1);
       copy_rows(weights, stripe_weights, first_row + i0, first_row + i1);
       region.scores = stripe_scores.data() + first_col;

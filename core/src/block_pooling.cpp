@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "attn/errors.hpp"
 #include "simd.hpp"
 
 namespace attn {
@@ -183,10 +184,12 @@ struct ColumnSums {
   }
 
   void fold_row(long block, long cols, float* score, float* weight, std::uint8_t* masked) const {
-    for (long c = 0; c * block < cols; ++c) {
+    const long cells = 1 + (cols - 1) / block;
+    for (long c = 0; c < cells; ++c) {
       double score_sum = 0.0, weight_sum = 0.0;
       long count = 0;
-      for (long j = c * block; j < std::min(cols, (c + 1) * block); ++j) {
+      const long first = c * block;
+      for (long j = first; j < first + std::min(block, cols - first); ++j) {
         score_sum += scores[j];
         weight_sum += weights[j];
         count += visible[j];
@@ -202,15 +205,17 @@ template <class Columns>
 void pool_rows_of_blocks(const ScoreRegion& region, float* scores, float* weights,
                          std::uint8_t* masked) {
   const long block = region.block;
-  const long cell_cols = (region.cols + block - 1) / block;
+  const long cell_cols = 1 + (region.cols - 1) / block;
   Columns columns(region.cols);
-  for (long i0 = 0; i0 < region.rows; i0 += block) {
+  const long cell_rows = 1 + (region.rows - 1) / block;
+  for (long r = 0; r < cell_rows; ++r) {
+    const long i0 = r * block;  // not i0 + block, which overflows for a block near the largest long
     columns.start();
-    for (long i = i0; i < std::min(region.rows, i0 + block); ++i) {
+    for (long i = i0; i < i0 + std::min(block, region.rows - i0); ++i) {
       columns.add_row(region.scores + i * region.stride, region.weights + i * region.stride,
                       region.cols);
     }
-    const long first_cell = (i0 / block) * cell_cols;
+    const long first_cell = r * cell_cols;
     columns.fold_row(block, region.cols, scores + first_cell, weights + first_cell,
                      masked + first_cell);
   }
@@ -236,6 +241,11 @@ void copy_cells(const ScoreRegion& region, float* scores, float* weights, std::u
 }  // namespace
 
 void pool_blocks(const ScoreRegion& region, float* scores, float* weights, std::uint8_t* masked) {
+  constexpr long kMost = std::numeric_limits<long>::max();
+  require_whole_number("rows", region.rows, 1, kMost);
+  require_whole_number("cols", region.cols, 1, kMost);
+  require_whole_number("stride", region.stride, region.cols, kMost);
+  require_whole_number("block", region.block, 1, kMost);
   if (region.block == 1) {
     copy_cells(region, scores, weights, masked);
   } else if (region.mode == BlockPooling::max) {

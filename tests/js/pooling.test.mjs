@@ -65,6 +65,18 @@ function referenceBlocks({ scores, weights, stride, row0, col0, rows, cols, bloc
   return out;
 }
 
+// The maximum exactly (Math.max's value as a float32: +0 apart from −0, any NaN for NaN).
+function assertSameMaxima(actual, expected, what) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let k = 0; k < expected.length; ++k) {
+    const [a, e] = [actual[k], Math.fround(expected[k])];
+    assert.ok(Number.isNaN(e) ? Number.isNaN(a) : Object.is(a, e), `${what}[${k}]: ${a} vs ${e}`);
+  }
+}
+
+// A mode's values against the reference's: exactly for the maximum, within float rounding for the mean.
+const assertPooled = (mode, actual, expected, what) => (mode === 'max' ? assertSameMaxima : assertSameValues)(actual, expected, what);
+
 function assertSameValues(actual, expected, what) {
   assert.equal(actual.length, expected.length, `${what}: length`);
   for (let k = 0; k < expected.length; ++k) {
@@ -92,8 +104,8 @@ describe('pooling', () => {
         const what = `n=${n} rows ${row0}+${size} cols ${col0}+${size} block ${block} ${mode}`;
         assert.deepEqual([actual.cellRows, actual.cellCols], [expected.cellRows, expected.cellCols], what);
         assert.deepEqual(Array.from(actual.masked), expected.masked, `${what}: masked`);
-        assertSameValues(actual.scores, expected.scores, `${what}: scores`);
-        assertSameValues(actual.weights, expected.weights, `${what}: weights`);
+        assertPooled(mode, actual.scores, expected.scores, `${what}: scores`);
+        assertPooled(mode, actual.weights, expected.weights, `${what}: weights`);
       }
     }
   });
@@ -133,23 +145,34 @@ describe('pooling', () => {
         const expected = referenceBlocks(region);
         const what = `${n - 1}×${cols} of stride ${stride}, block ${block}, ${mode}`;
         assert.deepEqual(Array.from(actual.masked), expected.masked, `${what}: masked`);
-        assertSameValues(actual.scores, expected.scores, `${what}: scores`);
-        assertSameValues(actual.weights, expected.weights, `${what}: weights`);
+        assertPooled(mode, actual.scores, expected.scores, `${what}: scores`);
+        assertPooled(mode, actual.weights, expected.weights, `${what}: weights`);
       }
     }
   });
 
-  test('poolBlocks holds a stripe of a long input\'s rows in the engine\'s memory, not its matrices', () => {
+  test('poolBlocks holds a stripe of a long input\'s rows in the engine\'s memory, not its matrices', async () => {
+    const fresh = await createAttention();  // a heap no other test has grown
     const n = 2048;
     const scores = new Float32Array(n * n).fill(0.5);
     const weights = new Float32Array(n * n).fill(0.25);
-    poolBlocks({ scores, weights, stride: 8, rows: 8, cols: 8, block: 8 });  // the engine's first call
-    const before = engine.memoryBytes;
-    const pooled = poolBlocks({ scores, weights, stride: n, rows: n, cols: n, block: 8, mode: 'max' });
+    fresh.poolBlocks({ scores, weights, stride: 8, rows: 8, cols: 8, block: 8 });  // its first call
+    const before = fresh.memoryBytes;
+    const pooled = fresh.poolBlocks({ scores, weights, stride: n, rows: n, cols: n, block: 8, mode: 'max' });
     assert.deepEqual([pooled.cellRows, pooled.cellCols, pooled.scores[0], pooled.weights.at(-1)], [256, 256, 0.5, 0.25]);
-    const grown = engine.memoryBytes - before;
+    const grown = fresh.memoryBytes - before;
     // the two matrices are 32 MiB; a stripe of each and the blocks, under 2 MiB
     assert.ok(grown <= 4 * 2 ** 20, `the engine's memory grew by ${grown} bytes`);
+  });
+
+  test('poolBlocks: a block larger than the region is its one cell, however large', () => {
+    const scores = new Float32Array(65536).fill(1);
+    scores[7] = 2;
+    const weights = new Float32Array(65536).fill(0.5);
+    for (const [stride, rows, block] of [[65536, 1, 65536], [65536, 1, 2 ** 31 - 1], [256, 256, 2 ** 31 - 1]]) {
+      const pooled = poolBlocks({ scores, weights, stride, rows, cols: stride, block, mode: 'max' });
+      assert.deepEqual([pooled.cellRows, pooled.cellCols, pooled.scores[0], pooled.weights[0]], [1, 1, 2, 0.5], `block ${block}`);
+    }
   });
 
   test('poolBlocks: the maximum is Math.max\'s, +0 above −0 and a NaN of either sign NaN', () => {

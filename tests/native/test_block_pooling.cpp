@@ -7,6 +7,8 @@
 #include "attn/block_pooling.hpp"
 #include "helpers.hpp"
 
+using Catch::Contains;
+
 namespace {
 
 constexpr float kMasked = -std::numeric_limits<float>::infinity();
@@ -17,8 +19,8 @@ struct Pooled {
 };
 
 Pooled pooled(const attn::ScoreRegion& region) {
-  const long cells = ((region.rows + region.block - 1) / region.block) *
-                     ((region.cols + region.block - 1) / region.block);
+  const long cells =
+      (1 + (region.rows - 1) / region.block) * (1 + (region.cols - 1) / region.block);
   Pooled out{std::vector<float>(cells), std::vector<float>(cells),
              std::vector<std::uint8_t>(cells)};
   attn::pool_blocks(region, out.scores.data(), out.weights.data(), out.masked.data());
@@ -159,4 +161,43 @@ TEST_CASE("block pooling: golden blocks of a 3×5 head", "[block_pooling]") {
   CHECK(means.scores[3] == 0.0f);
   CHECK(means.weights[3] == Approx(-0.25));
   CHECK(std::isnan(means.scores[4]));
+}
+
+TEST_CASE("block pooling: a block larger than the region is its one cell, however large",
+          "[block_pooling]") {
+  const std::vector<float> scores = {1, 4, -2, kMasked, 3, 0};  // 2 rows of 3
+  const std::vector<float> weights = {0.5f, 0.25f, 0.125f, 7, 0.0625f, 1};
+  for (long block : {3L, 4L, 1000L, std::numeric_limits<long>::max()}) {
+    for (attn::BlockPooling mode : {attn::BlockPooling::max, attn::BlockPooling::mean}) {
+      INFO("block " << block << ", " << attn::to_string(mode));
+      const Pooled one = pooled({scores.data(), weights.data(), 3, 2, 3, block, mode});
+      REQUIRE(one.scores.size() == 1);
+      CHECK(one.masked[0] == 0);
+      // the visible cells: scores 1, 4, −2, 3, 0 and weights 0.5, 0.25, 0.125, 0.0625, 1
+      const bool max = mode == attn::BlockPooling::max;
+      CHECK(one.scores[0] == Approx(max ? 4.0 : 6.0 / 5));
+      CHECK(one.weights[0] == Approx(max ? 1.0 : 1.9375 / 5));
+    }
+  }
+}
+
+TEST_CASE("block pooling: rows, cols and block below 1, or a stride below cols, are errors",
+          "[block_pooling][errors]") {
+  const std::vector<float> values(12);
+  float out_scores[12], out_weights[12];
+  std::uint8_t out_masked[12];
+  const auto pool = [&](long stride, long rows, long cols, long block) {
+    attn::pool_blocks(
+        {values.data(), values.data(), stride, rows, cols, block, attn::BlockPooling::max},
+        out_scores, out_weights, out_masked);
+  };
+  CHECK_THROWS_WITH(pool(3, 2, 3, 0),
+                    Contains("block must be a whole number from 1") && Contains("got 0"));
+  CHECK_THROWS_WITH(pool(3, 0, 3, 1),
+                    Contains("rows must be a whole number from 1") && Contains("got 0"));
+  CHECK_THROWS_WITH(pool(3, 2, -1, 1),
+                    Contains("cols must be a whole number from 1") && Contains("got -1"));
+  CHECK_THROWS_WITH(pool(2, 2, 3, 1),
+                    Contains("stride must be a whole number from 3") && Contains("got 2"));
+  CHECK_THROWS_AS(pool(3, 2, 3, -5), attn::InvalidArgument);
 }

@@ -32,7 +32,8 @@ struct ScoreRegion {
 
 // The blocks of `region`, ⌈rows/block⌉ × ⌈cols/block⌉ of them row-major (the last row and
 // column of blocks cut short at the region's edge): each block's score, weight and whether it
-// is masked (1) into the arrays given, which hold that many values each.
+// is masked (1) into the arrays given, which hold that many values each. Throws
+// attn::InvalidArgument unless rows, cols and block are at least 1 and stride at least cols.
 void pool_blocks(const ScoreRegion& region, float* scores, float* weights, std::uint8_t* masked);
 
 }  // namespace attn
