@@ -5,7 +5,8 @@
 //   with flash and against the double-precision reference; a part of the rows and heads,
 //   which must hold exactly the whole call's numbers), self_attention with projections,
 //   walk_through_query, lab::rollout, lab::propagate (fast and direct paths),
-//   lab::position_curve, attention_memory, TorchGenerator, rope_decay_bound.
+//   lab::position_curve, attention_memory, TorchGenerator, rope_decay_bound, pool_blocks
+//   (against a double-precision fold of each block).
 //
 // A call may fail only with attn::InvalidArgument. When it succeeds, the invariants below
 // must hold; a broken one prints what broke and aborts, which libFuzzer reports as a crash
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/block_pooling.hpp"
 #include "attn/errors.hpp"
 #include "attn/lab/rollout.hpp"
 #include "attn/memory.hpp"
@@ -819,12 +821,104 @@ void fuzz_rope_decay(FuzzedDataProvider& data) {
   }
 }
 
+// Block pooling of a rows × cols region (row stride `stride`) of arbitrary floats, a share of
+// them masked (−∞), in blocks of any size: each block against the maximum or the mean, in
+// double precision, of its visible cells (the maximum bit for bit, −0 below +0; the mean within
+// 1e-6 of its largest magnitude); masked blocks and NaN as block_pooling.hpp says.
+void fuzz_block_pooling(FuzzedDataProvider& data) {
+  attn::ScoreRegion region;
+  region.rows = make_size(data);
+  region.cols = make_size(data);
+  region.stride = region.cols + data.ConsumeIntegralInRange(-1L, 4L);
+  region.block =
+      data.ConsumeIntegralInRange(0, 15) == 0 ? data.ConsumeIntegral<long>() : make_size(data);
+  region.mode = data.ConsumeBool() ? attn::BlockPooling::max : attn::BlockPooling::mean;
+  const bool valid =
+      region.rows >= 1 && region.cols >= 1 && region.block >= 1 && region.stride >= region.cols;
+  const long rows = std::max(region.rows, 1L), stride = std::max(region.stride, 1L);
+  const attn::Matrix scores = make_matrix(data, rows, stride);
+  const attn::Matrix weights = make_matrix(data, rows, stride);
+  attn::Matrix masked_scores = scores;
+  Xorshift random{data.ConsumeIntegral<std::uint32_t>() | 1u};
+  const std::uint32_t masked_share = data.ConsumeIntegralInRange(0u, 4u);  // of 4
+  for (float& value : masked_scores) {
+    if (random.next() % 4 < masked_share) value = -std::numeric_limits<float>::infinity();
+  }
+  region.scores = masked_scores.data();
+  region.weights = weights.data();
+  describe_call = [region] {
+    return "pool_blocks " + std::to_string(region.rows) + "×" + std::to_string(region.cols) +
+           " stride " + std::to_string(region.stride) + " block " + std::to_string(region.block) +
+           " " + attn::to_string(region.mode);
+  };
+  const long cells =
+      valid ? (1 + (region.rows - 1) / region.block) * (1 + (region.cols - 1) / region.block) : 1;
+  std::vector<float> pooled_scores(cells), pooled_weights(cells);
+  std::vector<std::uint8_t> masked(cells);
+  try {
+    attn::pool_blocks(region, pooled_scores.data(), pooled_weights.data(), masked.data());
+  } catch (const attn::InvalidArgument&) {
+    expect(!valid, "pool_blocks refused a valid region");
+    return;
+  }
+  expect(valid, "pool_blocks accepted a size below 1 or a stride below cols");
+  const long cell_cols = 1 + (region.cols - 1) / region.block;
+  const auto same_bits = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (long cell = 0; cell < cells; ++cell) {
+    const long i0 = (cell / cell_cols) * region.block, j0 = (cell % cell_cols) * region.block;
+    std::vector<float> seen_scores, seen_weights;
+    for (long i = i0; i < i0 + std::min(region.block, region.rows - i0); ++i) {
+      for (long j = j0; j < j0 + std::min(region.block, region.cols - j0); ++j) {
+        const float score = region.scores[i * region.stride + j];
+        if (score == -std::numeric_limits<float>::infinity()) continue;
+        seen_scores.push_back(score);
+        seen_weights.push_back(region.weights[i * region.stride + j]);
+      }
+    }
+    const std::string where = "block " + std::to_string(cell);
+    expect(masked[cell] == seen_scores.empty(), where + ": masked is not 'no visible cell'");
+    if (seen_scores.empty()) {
+      expect(pooled_scores[cell] == -std::numeric_limits<float>::infinity() &&
+                 same_bits(pooled_weights[cell], 0.0f),
+             where + ": a masked block is not −∞ with weight 0");
+      continue;
+    }
+    const auto check = [&](const std::vector<float>& values, float pooled, const char* what) {
+      const bool any_nan =
+          std::any_of(values.begin(), values.end(), [](float v) { return v != v; });
+      if (any_nan) return expect(pooled != pooled, where + ": " + what + " lost a NaN");
+      if (region.mode == attn::BlockPooling::max) {
+        float largest = values[0];
+        for (float v : values) {
+          if (v > largest || (v == largest && !std::signbit(v))) largest = v;
+        }
+        return expect(same_bits(pooled, largest), where + ": " + what + " max " + number(pooled) +
+                                                      ", expected " + number(largest));
+      }
+      double sum = 0.0, largest = 0.0;
+      for (float v : values) {
+        sum += v;
+        largest = std::max(largest, std::fabs(double(v)));
+      }
+      const double mean = sum / values.size();
+      if (!std::isfinite(mean))
+        return expect(
+            same_bits(pooled, float(mean)) || (pooled != pooled && mean != mean),
+            where + ": " + what + " mean " + number(pooled) + ", expected " + number(mean));
+      expect(std::fabs(pooled - mean) <= 1e-6 * largest + 1e-37,
+             where + ": " + what + " mean " + number(pooled) + ", expected " + number(mean));
+    };
+    check(seen_scores, pooled_scores[cell], "score");
+    check(seen_weights, pooled_weights[cell], "weight");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   FuzzedDataProvider data(bytes, size);
   try {
-    switch (data.ConsumeIntegralInRange(0, 8)) {
+    switch (data.ConsumeIntegralInRange(0, 9)) {
       case 0:
       case 1:
         fuzz_attention(data);
@@ -847,8 +941,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
       case 7:
         fuzz_generator(data);
         break;
-      default:
+      case 8:
         fuzz_rope_decay(data);
+        break;
+      default:
+        fuzz_block_pooling(data);
     }
   } catch (const attn::InvalidArgument& error) {
     broken(std::string("InvalidArgument escaped a check: ") + error.what());
