@@ -441,8 +441,8 @@ val pool_blocks(val scores, val weights, double stride, double row0, double col0
     region.mode = attn::parse<attn::BlockPooling>(mode);
     const long first_row = static_cast<long>(row0), first_col = static_cast<long>(col0);
     const long all_rows = static_cast<long>(rows);
-    const long cell_rows = 1 + (all_rows - 1) / region.block;
-    const long cell_cols = 1 + (region.cols - 1) / region.block;
+    const long cell_rows = attn::block_count(all_rows, region.block);
+    const long cell_cols = attn::block_count(region.cols, region.block);
     std::vector<float> pooled_scores(cell_rows * cell_cols), pooled_weights(cell_rows * cell_cols);
     std::vector<std::uint8_t> masked(cell_rows * cell_cols);
     const std::int64_t row_of_blocks = std::int64_t{region.block} * region.stride;

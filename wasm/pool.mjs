@@ -148,14 +148,13 @@ export async function createAttentionPool(options = {}) {
     const handed = new Set();
     const parts = split.by === 'whole' ? [undefined] : split.parts;
     const callerIndex = callerPart && split.by !== 'whole' ? parts.length - 1 : -1;
+    callUses(parts.length - (callerIndex >= 0 ? 1 : 0), callerIndex >= 0);
     const requests = parts.map((part, p) => {
       const given = partReuse(split.by, part, reuse, handed);
       if (p === callerIndex) return computeHere(call, callerArgs(part, given.reuse, p));
       const partArgs = args(part, given.reuse, p);
       return slots[p].request(call, partArgs, [...given.transfer, ...transfers(partArgs)]);
     });
-    lastUsed = { workers: parts.length - (callerIndex >= 0 ? 1 : 0), caller: callerIndex >= 0 };
-    restFrom(lastUsed.workers);
     const settled = await Promise.allSettled(requests);
     const failures = settled.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason);
     if (failures.length === 0) return join(split, settled.map((outcome) => outcome.value), reuse);
@@ -170,29 +169,19 @@ export async function createAttentionPool(options = {}) {
     if (closedError) fail('the attention pool is closed; start another with createAttentionPool');
   }
 
-  // A call has come: the caller's thread is busy with it, or waits, rather than turn.
-  function callArrived() {
-    requireOpen();
+  // The call that has come uses workers 0 … workers − 1 and, with `caller`, the caller's thread
+  // (what a later wake wakes). The caller's thread stops turning (it computes or waits), and so
+  // do the workers the call does not reach; the others stop with their answers.
+  function callUses(workers, caller) {
+    lastUsed = { workers, caller };
     callerAwake?.stop();
-  }
-
-  // The workers from index `first` on, which the call that has come does not reach, end a wake
-  // at once (the others end theirs with their answers).
-  function restFrom(first) {
     if (performance.now() >= wokenUntil) return;
     wokenUntil = 0;
-    slots.slice(first).forEach((slot) => slot.wake(0));
-  }
-
-  // A call too small to split, computed by the caller's engine alone.
-  function computedHere(compute) {
-    lastUsed = { workers: 0, caller: true };
-    restFrom(0);
-    return compute();
+    slots.slice(workers).forEach((slot) => slot.wake(0));
   }
 
   async function attention(q, k, v, options = {}) {
-    callArrived();
+    requireOpen();
     const call = attentionArguments(q, k, v, options);
     const reuse = reuseOption(options.reuse);
     const heads = call.options.heads ?? 1;
@@ -201,7 +190,10 @@ export async function createAttentionPool(options = {}) {
       valueWidth: call.v.cols / (call.options.kvHeads ?? heads), options: call.options, workers: count, mixesHeads: false, splitFrom,
       onCaller: here !== null, callerPart,
     });
-    if (split.by === 'caller') return computedHere(() => here.attention(call.q, call.k, call.v, options));
+    if (split.by === 'caller') {
+      callUses(0, true);
+      return here.attention(call.q, call.k, call.v, options);
+    }
     const base = workerOptions(call.options);
     const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
     const slicePart = sliceHeads(call, split);
@@ -217,7 +209,7 @@ export async function createAttentionPool(options = {}) {
   }
 
   async function selfAttention(x, options = {}) {
-    callArrived();
+    requireOpen();
     const call = selfAttentionArguments(x, options);
     const reuse = reuseOption(options.reuse);
     const heads = call.options.heads ?? 1;
@@ -227,7 +219,10 @@ export async function createAttentionPool(options = {}) {
       valueWidth: widthOf(call.weights.wv) / (call.options.kvHeads ?? heads), options: call.options, workers: count,
       mixesHeads: call.weights.wo !== null, splitFrom, onCaller: here !== null, callerPart,
     });
-    if (split.by === 'caller') return computedHere(() => here.selfAttention(call.x, options));
+    if (split.by === 'caller') {
+      callUses(0, true);
+      return here.selfAttention(call.x, options);
+    }
     const weights = Object.fromEntries(Object.entries(call.weights).filter(([, weight]) => weight !== null));
     const base = { ...workerOptions(call.options), ...weights };
     return run('selfAttention', (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }], split, reuse);

@@ -23,14 +23,13 @@
 import os from 'node:os';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WAKE_FOR_MS, WAKE_LEAD_MS } from '../../web/playground/pipeline.js';
 import { burstAfterIdle } from './idle.mjs';
 
 const D = 64;  // per head
 const TARGET = 0.6;
 const STEADY_TWO_THREADS = 1.1;
 const ATTEMPTS = 3;
-const WAKE_LEAD_MS = 20;  // web/playground/pipeline.js
-const WAKE_FOR_MS = 100;
 // warmUp: untimed calls first (a worker's engine runs slowly until V8 has compiled its wasm with
 // the optimising tier, a dozen calls at 8 × 512); rounds: timed bursts of `burst` calls.
 const CASES = [
@@ -129,21 +128,20 @@ async function measureCase({ engine, one, withCaller, two, another, inputs, call
   for (let call = 0; call < warmUp; ++call) {
     for (const v of variants) await v.run();
   }
+  const timed = async (v) => {
+    const start = performance.now();
+    await v.run();
+    return performance.now() - start;
+  };
   for (let round = 0; round < rounds; ++round) {
     for (const v of variants) {
-      const calls = await burstAfterIdle(async () => {
-        const start = performance.now();
-        await v.run();
-        return performance.now() - start;
-      }, burst);
+      const calls = await burstAfterIdle(() => timed(v), burst);
       v.milliseconds.push(median(calls.slice(1)));
     }
     for (const v of firstCalls) {
       const [call] = await burstAfterIdle(async () => {
         await v.before();
-        const start = performance.now();
-        await v.run();
-        return performance.now() - start;
+        return timed(v);
       }, 1);
       v.milliseconds.push(call);
     }

@@ -46,13 +46,13 @@ inline Mask larger(Mask a, Mask b) {
   return (a & a_greater) | (b & ~a_greater);
 }
 
-inline Mask load_keys(const std::int32_t* from) {
+inline Mask load_lanes(const std::int32_t* from) {
   Mask keys;
   std::memcpy(&keys, from, sizeof keys);
   return keys;
 }
 
-inline void store_keys(std::int32_t* to, Mask keys) { std::memcpy(to, &keys, sizeof keys); }
+inline void store_lanes(std::int32_t* to, Mask keys) { std::memcpy(to, &keys, sizeof keys); }
 
 // The running maxima of one row of blocks, column by column: each column's largest score key
 // and largest visible weight key over the rows seen, and its NaN flags.
@@ -74,10 +74,10 @@ struct ColumnMaxima {
       const Vec s = simd::load(score_row + j), w = simd::load(weight_row + j);
       const Mask visible = s != masked;  // NaN is visible
       const Mask weight_keys = (keys_of(w) & visible) | (lowest & ~visible);
-      store_keys(&scores[j], larger(load_keys(&scores[j]), keys_of(s)));
-      store_keys(&weights[j], larger(load_keys(&weights[j]), weight_keys));
+      store_lanes(&scores[j], larger(load_lanes(&scores[j]), keys_of(s)));
+      store_lanes(&weights[j], larger(load_lanes(&weights[j]), weight_keys));
       const Mask flags = ((s != s) & kScoreNaN) | ((w != w) & visible & kWeightNaN);
-      store_keys(&nans[j], load_keys(&nans[j]) | flags);
+      store_lanes(&nans[j], load_lanes(&nans[j]) | flags);
     }
     for (; j < cols; ++j) {
       const float s = score_row[j], w = weight_row[j];
@@ -164,7 +164,7 @@ struct ColumnSums {
       // masked cells add 0 (selected by bits: a NaN weight of a masked cell takes no part)
       add(&scores[j], reinterpret_cast<Vec>(reinterpret_cast<Mask>(s) & seen));
       add(&weights[j], reinterpret_cast<Vec>(reinterpret_cast<Mask>(w) & seen));
-      store_keys(&visible[j], load_keys(&visible[j]) - seen);  // seen is −1 where visible
+      store_lanes(&visible[j], load_lanes(&visible[j]) - seen);  // seen is −1 where visible
     }
     for (; j < cols; ++j) {
       const float s = score_row[j];
@@ -184,8 +184,7 @@ struct ColumnSums {
   }
 
   void fold_row(long block, long cols, float* score, float* weight, std::uint8_t* masked) const {
-    const long cells = 1 + (cols - 1) / block;
-    for (long c = 0; c < cells; ++c) {
+    for (long c = 0; c < block_count(cols, block); ++c) {
       double score_sum = 0.0, weight_sum = 0.0;
       long count = 0;
       const long first = c * block;
@@ -205,10 +204,9 @@ template <class Columns>
 void pool_rows_of_blocks(const ScoreRegion& region, float* scores, float* weights,
                          std::uint8_t* masked) {
   const long block = region.block;
-  const long cell_cols = 1 + (region.cols - 1) / block;
+  const long cell_cols = block_count(region.cols, block);
   Columns columns(region.cols);
-  const long cell_rows = 1 + (region.rows - 1) / block;
-  for (long r = 0; r < cell_rows; ++r) {
+  for (long r = 0; r < block_count(region.rows, block); ++r) {
     const long i0 = r * block;  // not i0 + block, which overflows for a block near the largest long
     columns.start();
     for (long i = i0; i < i0 + std::min(block, region.rows - i0); ++i) {

@@ -851,8 +851,9 @@ void fuzz_block_pooling(FuzzedDataProvider& data) {
            " stride " + std::to_string(region.stride) + " block " + std::to_string(region.block) +
            " " + attn::to_string(region.mode);
   };
-  const long cells =
-      valid ? (1 + (region.rows - 1) / region.block) * (1 + (region.cols - 1) / region.block) : 1;
+  const long cells = valid ? attn::block_count(region.rows, region.block) *
+                                 attn::block_count(region.cols, region.block)
+                           : 1;
   std::vector<float> pooled_scores(cells), pooled_weights(cells);
   std::vector<std::uint8_t> masked(cells);
   try {
@@ -862,7 +863,7 @@ void fuzz_block_pooling(FuzzedDataProvider& data) {
     return;
   }
   expect(valid, "pool_blocks accepted a size below 1 or a stride below cols");
-  const long cell_cols = 1 + (region.cols - 1) / region.block;
+  const long cell_cols = attn::block_count(region.cols, region.block);
   const auto same_bits = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
   for (long cell = 0; cell < cells; ++cell) {
     const long i0 = (cell / cell_cols) * region.block, j0 = (cell % cell_cols) * region.block;

@@ -20,7 +20,7 @@ struct Pooled {
 
 Pooled pooled(const attn::ScoreRegion& region) {
   const long cells =
-      (1 + (region.rows - 1) / region.block) * (1 + (region.cols - 1) / region.block);
+      attn::block_count(region.rows, region.block) * attn::block_count(region.cols, region.block);
   Pooled out{std::vector<float>(cells), std::vector<float>(cells),
              std::vector<std::uint8_t>(cells)};
   attn::pool_blocks(region, out.scores.data(), out.weights.data(), out.masked.data());

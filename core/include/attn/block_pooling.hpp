@@ -30,6 +30,10 @@ struct ScoreRegion {
   BlockPooling mode = BlockPooling::max;
 };
 
+// ⌈count / block⌉ blocks of at most `block` cells cover `count` cells (count, block ≥ 1), without
+// the overflow of count + block − 1 for a block near the largest long.
+constexpr long block_count(long count, long block) { return 1 + (count - 1) / block; }
+
 // The blocks of `region`, ⌈rows/block⌉ × ⌈cols/block⌉ of them row-major (the last row and
 // column of blocks cut short at the region's edge): each block's score, weight and whether it
 // is masked (1) into the arrays given, which hold that many values each. Throws
