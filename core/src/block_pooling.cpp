@@ -1,3 +1,6 @@
+// Block pooling (block_pooling.hpp): the maxima of a row of blocks kept as integer keys of the
+// floats' bits, column by column over the block's rows, then folded across each block's columns;
+// the means as double sums the same way.
 #include "attn/block_pooling.hpp"
 
 #include <algorithm>
