@@ -1,6 +1,7 @@
 // `npm run bench`: measures the machine once (CPU, cores, Node, the load average, and the wasm
-// f32x4 mul+add peak of attention/peak.cpp; the load average again at the end), then runs each
-// part and prints its markdown table under the machine line:
+// f32x4 multiply-add peaks of attention/peak.cpp, as a multiply and an add and as one
+// relaxed_madd; the load average again at the end), then runs each part and prints its
+// markdown table under the machine line:
 //   attention  attention/run.mjs: the engine's attention kernels against a JavaScript loop and
 //              the same core built natively
 //   peers      attention/peers/run.mjs: the engine's attention against onnxruntime-web (wasm, one
@@ -11,13 +12,18 @@
 //              one-thread engine
 //   presets    train/presets.mjs: the Train page's presets for each positional encoding, on 3
 //              seeds each: accuracy by position, and which fall behind in the middle
-// Writes bench/results.json with a section per part. Progress goes to stderr.
+// Writes bench/results.json with a section per part. Progress goes to stderr. The engine runs
+// its relaxed-SIMD build, as Chromium and Node 22+ load it, unless a part says otherwise; in
+// Node 20 the benchmark runs itself again with --experimental-wasm-relaxed-simd.
 //
 //   node bench/run.mjs [attention] [peers] [train] [pool] [presets]    (default: all; a selection prints only)
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { relaxedSimdSupported } from '../dist/wasm/engine.mjs';
+import { standardizeRelaxedSimd } from '../scripts/relaxed-simd.mjs';
 import { runPeersBenchmark } from './attention/peers/run.mjs';
 import { runPoolBenchmark } from './attention/pool.mjs';
 import { runAttentionBenchmark } from './attention/run.mjs';
@@ -36,9 +42,8 @@ const PEAK_ITERATIONS = 2e7;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-// The fastest of attention/peak.cpp's widths (8, 10, 12 chains), in GFLOP/s.
-function measurePeak() {
-  const wasm = readFileSync(join(root, 'build/wasm/bench/peak.wasm'));
+// The fastest of a build of attention/peak.cpp's widths (8, 10, 12 chains), in GFLOP/s.
+function measurePeak(wasm) {
   const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm), {});
   let best = 0;
   for (const chains of [8, 10, 12]) {
@@ -58,14 +63,16 @@ function measurePeak() {
 function measureMachine() {
   return {
     cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version,
-    date: new Date().toISOString().slice(0, 10), loadAverage: os.loadavg()[0], wasmPeakGflops: measurePeak(),
+    date: new Date().toISOString().slice(0, 10), loadAverage: os.loadavg()[0],
+    wasmPeakGflops: measurePeak(readFileSync(join(root, 'build/wasm/bench/peak.wasm'))),
+    relaxedPeakGflops: measurePeak(standardizeRelaxedSimd(readFileSync(join(root, 'build/wasm/bench/peak_relaxed.wasm'))).bytes),
   };
 }
 
 const machineLine = (machine) =>
   `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}; ` +
   `load average ${machine.loadAverage.toFixed(2)} at the start, ${machine.loadAverageEnd.toFixed(2)} at the end (1 minute); ` +
-  `wasm f32x4 mul+add peak ${machine.wasmPeakGflops.toFixed(1)} GFLOP/s`;
+  `wasm f32x4 mul+add peak ${machine.wasmPeakGflops.toFixed(1)} GFLOP/s, relaxed_madd peak ${machine.relaxedPeakGflops.toFixed(1)} GFLOP/s`;
 
 async function main() {
   const requested = process.argv.slice(2);
@@ -91,4 +98,9 @@ async function main() {
   }
 }
 
-await main();
+if (relaxedSimdSupported()) {
+  await main();
+} else {
+  const { status } = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(status ?? 1);
+}

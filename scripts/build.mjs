@@ -3,13 +3,15 @@
 //   sanitize  build/sanitize: the core and the Catch2 suite under AddressSanitizer and
 //             UndefinedBehaviorSanitizer (Debian's clang-14; CMake option ATTN_SANITIZE)
 //   fuzz      build/sanitize: the libFuzzer targets of tests/fuzz (ATTN_FUZZ), same flags
-//   wasm      build/wasm: the Embind module (em++), copied with its JS API to dist/wasm/
+//   wasm      build/wasm: the Embind module (em++) in its SIMD128 and relaxed-SIMD builds,
+//             copied with its JS API to dist/wasm/
 //   web       dist/: the static page (scripts/build-web.mjs)
 // Usage: node scripts/build.mjs native sanitize fuzz wasm web
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { standardizeRelaxedSimd } from './relaxed-simd.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -53,9 +55,21 @@ const steps = {
         `-DCMAKE_CROSSCOMPILING_EMULATOR=${process.execPath}`]));
     const out = join(dist, 'wasm');
     mkdirSync(out, { recursive: true });
+    const built = join(root, 'build/wasm/wasm');
     for (const file of ['attention_core.mjs', 'attention_core.wasm']) {
-      copyFileSync(join(root, 'build/wasm/wasm', file), join(out, file));
+      copyFileSync(join(built, file), join(out, file));
     }
+    // One glue serves both builds (engine.mjs names the .wasm file it loads): they differ only
+    // in simd::multiply_add, so their glue may differ only in the file name.
+    const glue = readFileSync(join(built, 'attention_core.mjs'), 'utf8');
+    const relaxedGlue = readFileSync(join(built, 'attention_core_relaxed.mjs'), 'utf8');
+    if (relaxedGlue.replaceAll('attention_core_relaxed.wasm', 'attention_core.wasm') !== glue) {
+      throw new Error('build: the relaxed-SIMD build has glue of its own; engine.mjs loads both with one');
+    }
+    const relaxed = standardizeRelaxedSimd(readFileSync(join(built, 'attention_core_relaxed.wasm')));
+    if (relaxed.rewritten === 0) throw new Error('build: the relaxed-SIMD build has no relaxed multiply-add');
+    writeFileSync(join(out, 'attention_core.relaxed.wasm'), relaxed.bytes);
+    console.log(`build: ${relaxed.rewritten} multiply-adds of the relaxed-SIMD build given the standard opcode`);
     // The JavaScript API: attention.mjs, the modules of its call groups, its declarations.
     for (const file of readdirSync(join(root, 'wasm')).filter((name) => /\.(mjs|d\.ts)$/.test(name))) {
       copyFileSync(join(root, 'wasm', file), join(out, file));

@@ -13,8 +13,12 @@
 //             4,000 executions from seed 1 kept 249 and 267 inputs of fuzz_attention, with or
 //             without address randomisation). A finding is reproduced from its saved input.
 //   js        node:test suites in Node (tests/js): the engine's JavaScript API, and the web
-//             modules that need no browser (pooling, the worker client, parsers, exports, pages)
-//   browser   Playwright in Debian's Chromium against dist/ (tests/browser)
+//             modules that need no browser (pooling, the worker client, parsers, exports, pages);
+//             Node 20 runs the engine's SIMD128 build
+//   relaxed   the same suites with --experimental-wasm-relaxed-simd: the engine's relaxed-SIMD
+//             build, which browsers load where they run it (Chromium does)
+//   browser   Playwright in Debian's Chromium against dist/ (tests/browser); Chromium loads the
+//             relaxed-SIMD build, and so does Node's engine, with the flag, for the pages' numbers
 // Usage: node scripts/test.mjs [suite ...]   (all suites when none is named)
 // Exits non-zero when any suite fails.
 import { spawnSync } from 'node:child_process';
@@ -114,7 +118,9 @@ const suites = [
   { name: 'sanitize', run: [join(root, 'build/sanitize/tests/native/attn_tests'), []], env: SANITIZER_ENV },
   { name: 'fuzz', custom: () => FUZZ_TARGETS.map((target) => runFuzzTarget(target, fuzzSeconds(), fuzzSeed())).every(Boolean) },
   { name: 'js', files: testFiles('tests/js') },
-  { name: 'browser', files: testFiles('tests/browser'), flags: ['--test-concurrency=1'] },
+  { name: 'relaxed', files: testFiles('tests/js'), flags: ['--experimental-wasm-relaxed-simd'] },
+  // Node's engine, which the pages' numbers are held to, loads the build Chromium's does
+  { name: 'browser', files: testFiles('tests/browser'), flags: ['--test-concurrency=1', '--experimental-wasm-relaxed-simd'] },
 ];
 
 const requested = process.argv.slice(2);

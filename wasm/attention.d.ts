@@ -612,9 +612,29 @@ export interface PooledBlocks {
   masked: Uint8Array;
 }
 
+/**
+ * The engine's two builds, the same module but for the multiply-adds of its kernels:
+ * 'simd128', a multiply then an add (wasm SIMD128 has no fused multiply-add); 'relaxed-simd',
+ * one f32x4.relaxed_madd, fused on CPUs with FMA (every x86-64 CPU since 2013, every 64-bit
+ * Arm), about 1.15× faster. Relaxed SIMD runs in Chromium 114+ and Node 22+ (Node 20 with
+ * --experimental-wasm-relaxed-simd), not yet in every browser. Results of the two builds may
+ * differ by a rounding in the last bits; within a build they are the same on every call.
+ */
+export type SimdBuild = 'simd128' | 'relaxed-simd';
+
+export interface CreateAttentionOptions {
+  /**
+   * The build to load; default: 'relaxed-simd' where it runs, else 'simd128'. Asking for
+   * 'relaxed-simd' where it does not run is an Error.
+   */
+  simd?: SimdBuild;
+}
+
 /** What `await createAttention()` returns: the engine's calls, by group. */
 export interface AttentionEngine {
   readonly version: string;
+  /** The build that runs (CreateAttentionOptions.simd). */
+  readonly simd: SimdBuild;
   /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
   readonly memoryBytes: number;
 
@@ -709,7 +729,7 @@ export interface AttentionEngine {
   createOptimizer(model: TransformerModel, options?: OptimizerOptions): Optimizer;
 }
 
-export default function createAttention(): Promise<AttentionEngine>;
+export default function createAttention(options?: CreateAttentionOptions): Promise<AttentionEngine>;
 
 // ---- the engine on several workers ------------------------------------------------------------
 
@@ -747,6 +767,12 @@ export interface AttentionPoolOptions {
    * program's would not serve its event loop) and with engine null (true is then an Error).
    */
   callerPart?: boolean;
+  /**
+   * The build every engine of the pool loads (CreateAttentionOptions.simd): by default the
+   * given engine's, else the best one here. One that differs from the given engine's is an
+   * Error: the parts of a call would round differently.
+   */
+  simd?: SimdBuild;
 }
 
 /**
@@ -769,6 +795,8 @@ export interface AttentionPool {
   readonly callerPart: boolean;
   /** The engine's version string. */
   readonly version: string;
+  /** The build every engine of the pool runs. */
+  readonly simd: SimdBuild;
   /**
    * Bytes of wasm memory the workers' engines held after their last answers, in all, and the
    * caller's thread's engine when the pool loaded it.

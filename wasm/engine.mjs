@@ -68,9 +68,44 @@ function attentionCalls(core) {
   return { attention, selfAttention, walkthrough, attentionMemory, kvCacheMemory };
 }
 
-export default async function createAttention() {
-  const core = await createAttentionCore();
+// The engine's two builds: the same module but for simd::multiply_add, which is a multiply
+// then an add in SIMD128 and one f32x4.relaxed_madd (fused on CPUs with FMA) in relaxed SIMD.
+// Relaxed SIMD runs in Chromium 114+ and Node 22+ (Node 20 with --experimental-wasm-relaxed-simd);
+// elsewhere the SIMD128 build does.
+const WASM_FILES = Object.freeze({ 'simd128': 'attention_core.wasm', 'relaxed-simd': 'attention_core.relaxed.wasm' });
+// (module (func (param v128 v128 v128) (result v128)
+//   (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2))))
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b,
+  0x03, 0x02, 0x01, 0x00,
+  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b,
+]);
+
+/** Whether this JavaScript engine runs relaxed SIMD (and so the engine's faster build). */
+export function relaxedSimdSupported() {
+  return WebAssembly.validate(RELAXED_SIMD_PROBE);
+}
+
+// The build `simd` names (createAttention's option), checked, or the best one here.
+export function chooseSimd(simd) {
+  if (simd === undefined) return relaxedSimdSupported() ? 'relaxed-simd' : 'simd128';
+  if (!Object.hasOwn(WASM_FILES, simd)) {
+    fail(`simd must be one of ${Object.keys(WASM_FILES).map((name) => `'${name}'`).join(', ')}, got ${describe(simd)}`);
+  }
+  if (simd === 'relaxed-simd' && !relaxedSimdSupported()) {
+    fail("simd 'relaxed-simd' is not supported here (Chromium 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd)");
+  }
+  return simd;
+}
+
+export default async function createAttention(options = {}) {
+  requireKnownKeys('createAttention options', options, ['simd']);
+  const simd = chooseSimd(options.simd);
+  const core = await createAttentionCore({ locateFile: () => new URL(WASM_FILES[simd], import.meta.url).href });
   return Object.freeze({
+    /** Which build runs: 'relaxed-simd' (fused multiply-adds) or 'simd128'. */
+    simd,
     version: core.version(),
     /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
     get memoryBytes() { return core.HEAP8.buffer.byteLength; },

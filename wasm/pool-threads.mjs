@@ -73,9 +73,10 @@ export async function workerStarter(url) {
 // An Error for calls a worker could not answer; the pool never retries them.
 export class WorkerStopped extends Error {}
 
-// Worker `index` of a pool: starts it (and starts another when it stops), sends requests and
-// settles them. ready resolves once its engine has loaded.
-export function createSlot(index, start) {
+// Worker `index` of a pool: starts it (and starts another when it stops) with an engine of
+// `engineOptions` (createAttention's), sends requests and settles them. ready resolves once
+// its engine has loaded.
+export function createSlot(index, start, engineOptions) {
   let worker = null;
   let ready = null;
   let memoryBytes = 0;
@@ -107,6 +108,7 @@ export function createSlot(index, start) {
     });
     worker = started;
     worker.keepAlive(true);
+    worker.post({ load: engineOptions }, []);
   }
 
   function answer({ id, value, error, memoryBytes: bytes }) {

@@ -1,10 +1,12 @@
 // One worker of the attention pool (pool.mjs): its own engine, answering the pool's requests
 // one at a time. A Web Worker in browsers, a worker_threads Worker in Node.
 //
-// Messages: the pool posts {id, call: 'attention' | 'selfAttention', args}; the worker answers
-// {id, value, memoryBytes} (the result's arrays transferred, not copied) or {id, error}. The
-// pool's {wake: ms} keeps the worker awake that long (pool.wake), unanswered. Once at start it
-// posts {ready: version, memoryBytes} or {failed: message}.
+// Messages: the pool first posts {load: options}, the options of the worker's engine
+// (createAttention's: the pool's build); the worker loads it and answers {ready: version,
+// memoryBytes} or {failed: message}. Then the pool posts {id, call: 'attention' |
+// 'selfAttention', args}; the worker answers {id, value, memoryBytes} (the result's arrays
+// transferred, not copied) or {id, error}. The pool's {wake: ms} keeps the worker awake that
+// long (pool.wake), unanswered.
 import createAttention from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
 
@@ -21,15 +23,18 @@ function buffersOf(result) {
   return [...new Set(matrices.filter(Boolean).map((matrix) => matrix.data.buffer))];
 }
 
-const enginePromise = createAttention();
-
 function serve(post) {
   const { awake } = keepAwake();
-  enginePromise.then(
-    (engine) => post({ ready: engine.version, memoryBytes: engine.memoryBytes }),
-    (error) => post({ failed: error.message }),
-  );
-  return async ({ id, call, args, wake }) => {
+  let enginePromise;
+  return async ({ id, call, args, wake, load }) => {
+    if (load !== undefined) {
+      enginePromise = createAttention(load);
+      enginePromise.then(
+        (engine) => post({ ready: engine.version, memoryBytes: engine.memoryBytes }),
+        (error) => post({ failed: error.message }),
+      );
+      return;
+    }
     if (wake !== undefined) {
       awake(wake);
       return;

@@ -13,7 +13,7 @@
 // joining pool-join.mjs's, the workers pool-threads.mjs's (each running pool-worker.mjs).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
-import createAttention from './engine.mjs';
+import createAttention, { chooseSimd } from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
 import { join } from './pool-join.mjs';
 import { SPLIT_FROM, sliceHeads, splitCall } from './pool-split.mjs';
@@ -66,14 +66,27 @@ function partReuse(by, part, reuse, handed) {
 }
 
 // The engine on the caller's thread that calls of less than two parts' worth run on: the one
-// given, a new one when none is (owned: the pool's own), none with null.
-async function callerEngine(engine) {
-  if (engine === undefined) return { here: await createAttention(), owned: true };
+// given, a new one of build `simd` when none is (owned: the pool's own), none with null.
+async function callerEngine(engine, simd) {
+  if (engine === undefined) return { here: await createAttention({ simd }), owned: true };
   if (engine === null) return { here: null, owned: false };
   if (typeof engine?.attention !== 'function' || typeof engine.selfAttention !== 'function') {
     fail(`engine must be an engine of createAttention() or null, got ${describe(engine)}`);
   }
   return { here: engine, owned: false };
+}
+
+// The build every engine of the pool loads (createAttention's simd option): the one asked
+// for, else the given engine's, else the best this JavaScript engine runs. A given engine of
+// another build is an error: its parts of a call would not round as the workers' do.
+function poolSimd(simd, engine) {
+  const engineSimd = engine?.simd;
+  if (simd === undefined) return engineSimd ?? chooseSimd(undefined);
+  chooseSimd(simd);
+  if (engineSimd !== undefined && engineSimd !== simd) {
+    fail(`simd is '${simd}' but the given engine runs '${engineSimd}': a call's parts would round differently`);
+  }
+  return simd;
 }
 
 // Whether the caller's thread computes a part of each split call: `callerPart` as asked, else
@@ -95,10 +108,11 @@ export function resolveCallerPart({ callerPart, engine, workers, cores, workerTh
  * default one the pool loads; null: every call goes to a worker); `callerPart`, whether that
  * engine also computes a part of each split call beside the workers, as onnxruntime's calling
  * thread does (default: on a worker's thread, a Web Worker or a Node worker thread, when there
- * are fewer workers than cores).
+ * are fewer workers than cores); `simd`, the build every engine of the pool runs (by default
+ * the given engine's, else the best one here: createAttention's option).
  */
 export async function createAttentionPool(options = {}) {
-  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom', 'engine', 'callerPart']);
+  requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom', 'engine', 'callerPart', 'simd']);
   const cores = await machineCores();
   // by default cores − 1, at least 1: with the caller's thread, one thread per core
   const count = options.workers === undefined ? Math.max(1, cores - 1) : requireCount('workers', options.workers, 1);
@@ -109,9 +123,10 @@ export async function createAttentionPool(options = {}) {
   const callerPart = resolveCallerPart({
     callerPart: options.callerPart, engine: options.engine, workers: count, cores, workerThread: await onWorkerThread(),
   });
-  const { here, owned } = await callerEngine(options.engine);
+  const simd = poolSimd(options.simd, options.engine);
+  const { here, owned } = await callerEngine(options.engine, simd);
   const start = await workerStarter(url);
-  const slots = Array.from({ length: count }, (_, index) => createSlot(index, start));
+  const slots = Array.from({ length: count }, (_, index) => createSlot(index, start, { simd }));
   slots.forEach((slot) => slot.start());
   let version;
   try {
@@ -232,6 +247,8 @@ export async function createAttentionPool(options = {}) {
     workers: count,
     callerPart,
     version,
+    /** The build every engine of the pool runs: 'relaxed-simd' or 'simd128' (createAttention). */
+    simd,
     /**
      * Bytes of wasm memory the workers' engines held after their last answers, in all, and the
      * caller's thread's engine when the pool loaded it.

@@ -1,12 +1,15 @@
 // The attention part of `npm run bench`: attention at d=64, one head, causal and not, for n in SIZES:
-//   engine-flash, engine-materialized  the wasm engine in this Node process (copies to JS included)
+//   engine-flash, engine-materialized  the wasm engine in this Node process (copies to JS
+//                                      included), its relaxed-SIMD build (fused multiply-adds)
+//   engine-flash-simd128               the same flash kernel in the SIMD128 build
 //   js-loop                            js_attention.mjs, the straightforward JavaScript loop
 //   native                             the same core built natively (build/native/bench/bench_native,
 //                                      from native_bench.cpp)
-// then engine-flash with several heads (HEAD_CASES: 8 heads of 64 columns, 2 heads of 32), all
-// measured in this run, and each engine row as a share of the
-// wasm f32x4 mul+add peak that bench/run.mjs measured (peak.cpp). Variants are interleaved round
-// by round and the median reported.
+// then engine-flash and engine-flash-simd128 with several heads (HEAD_CASES: 8 heads of 64
+// columns, 2 heads of 32), all measured in this run, and each engine row as a share of the peak
+// of its build's instruction that bench/run.mjs measured (peak.cpp): f32x4 relaxed_madd for the
+// relaxed-SIMD build, a multiply and an add for SIMD128. Variants are interleaved round by
+// round and the median reported.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import createAttention from '../../dist/wasm/attention.mjs';
@@ -80,13 +83,17 @@ function timeInterleaved(variants, rounds) {
 }
 
 // {results, table}: one row per (n, causal, variant), and the markdown table with its note.
-// machine.wasmPeakGflops is the peak measured by bench/run.mjs.
+// machine.wasmPeakGflops and machine.relaxedPeakGflops are the peaks measured by bench/run.mjs.
 export async function runAttentionBenchmark({ root, machine }) {
-  const engine = await createAttention();
+  const engine = await createAttention({ simd: 'relaxed-simd' });
+  const simd128 = await createAttention({ simd: 'simd128' });
   const warm = randomMatrix(256, D, 1);
   for (const start = performance.now(); performance.now() - start < WARM_UP_MS;) {
     for (const kernel of ['flash', 'materialized']) {
-      for (const heads of [1, 2]) engine.attention(warm, warm, warm, { kernel, heads });
+      for (const heads of [1, 2]) {
+        engine.attention(warm, warm, warm, { kernel, heads });
+        simd128.attention(warm, warm, warm, { kernel, heads });
+      }
     }
   }
 
@@ -96,6 +103,7 @@ export async function runAttentionBenchmark({ root, machine }) {
     const variants = [];
     for (const causal of [false, true]) {
       variants.push({ name: 'engine-flash', causal, run: () => engine.attention(...inputs, { kernel: 'flash', causal }) });
+      variants.push({ name: 'engine-flash-simd128', causal, run: () => simd128.attention(...inputs, { kernel: 'flash', causal }) });
       if (engine.attentionMemory({ n, kernel: 'materialized' }) * 2 <= 2 ** 30) {
         variants.push({ name: 'engine-materialized', causal, run: () => engine.attention(...inputs, { kernel: 'materialized', causal }) });
       }
@@ -107,7 +115,7 @@ export async function runAttentionBenchmark({ root, machine }) {
     for (const variant of variants) {
       const seconds = median(variant.seconds);
       const memory = variant.name.startsWith('engine')
-        ? await engineMemory(variant.name.slice('engine-'.length), n, variant.causal, inputs) : null;
+        ? await engineMemory(variant.name.split('-')[1], n, variant.causal, inputs) : null;
       results.push({ n, d: D, heads: 1, causal: variant.causal, variant: variant.name, seconds, gflops: flops(n, variant.causal) / seconds / 1e9, memoryBytes: memory });
       console.error(`bench: n=${n} causal=${variant.causal} ${variant.name} ${(seconds * 1000).toFixed(1)} ms`);
     }
@@ -115,21 +123,23 @@ export async function runAttentionBenchmark({ root, machine }) {
   for (const row of runNative(root)) {
     results.push({ n: row.n, d: row.d, heads: 1, causal: row.causal, variant: `native-${row.kernel}`, seconds: row.seconds, gflops: flops(row.n, row.causal) / row.seconds / 1e9, memoryBytes: null });
   }
-  const headCases = HEAD_CASES.map(({ n, heads, headWidth }) => {
+  const headCases = HEAD_CASES.flatMap(({ n, heads, headWidth }) => {
     const d = heads * headWidth;
     const inputs = [randomMatrix(n, d, 5), randomMatrix(n, d, 6), randomMatrix(n, d, 7)];
-    return { n, d, heads, run: () => engine.attention(...inputs, { kernel: 'flash', heads }) };
+    return [['engine-flash', engine], ['engine-flash-simd128', simd128]].map(([variant, build]) =>
+      ({ n, d, heads, variant, run: () => build.attention(...inputs, { kernel: 'flash', heads }) }));
   });
   timeInterleaved(headCases, HEAD_ROUNDS);
-  for (const { n, d, heads, seconds: all } of headCases) {
+  for (const { n, d, heads, variant, seconds: all } of headCases) {
     const seconds = median(all);
-    results.push({ n, d, heads, causal: false, variant: 'engine-flash', seconds, gflops: flops(n, false, d) / seconds / 1e9, memoryBytes: null });
-    console.error(`bench: n=${n} ${heads} heads of ${d / heads} engine-flash ${(seconds * 1000).toFixed(1)} ms`);
+    results.push({ n, d, heads, causal: false, variant, seconds, gflops: flops(n, false, d) / seconds / 1e9, memoryBytes: null });
+    console.error(`bench: n=${n} ${heads} heads of ${d / heads} ${variant} ${(seconds * 1000).toFixed(1)} ms`);
   }
   for (const row of results) {
     const js = results.find((r) => r.n === row.n && r.d === row.d && r.heads === row.heads && r.causal === row.causal && r.variant === 'js-loop');
     row.timesJsLoop = js ? js.seconds / row.seconds : null;
-    row.fractionOfWasmPeak = row.variant.startsWith('engine') ? row.gflops / machine.wasmPeakGflops : null;
+    const peak = row.variant.endsWith('-simd128') ? machine.wasmPeakGflops : machine.relaxedPeakGflops;
+    row.fractionOfWasmPeak = row.variant.startsWith('engine') ? row.gflops / peak : null;
   }
   return { results, table: attentionTable(results) };
 }
@@ -143,6 +153,8 @@ function attentionTable(results) {
   for (const r of results) {
     lines.push(`| ${r.n} | ${r.heads} × ${r.d / r.heads} | ${r.causal ? 'yes' : 'no'} | ${r.variant} | ${fmt(r.seconds * 1000, 2)} | ${fmt(r.gflops)} | ${fmt(r.timesJsLoop)} | ${r.fractionOfWasmPeak === null ? '—' : (100 * r.fractionOfWasmPeak).toFixed(0)} | ${r.memoryBytes === null ? '—' : (r.memoryBytes / 2 ** 20).toFixed(0)} |`);
   }
-  lines.push('', 'GFLOP/s counts 4·d per visible (query, key) pair, d = heads × width: 4·n²·d, or 4·d·n(n+1)/2 under a causal mask. bench/results.json has the raw numbers.');
+  lines.push('', 'GFLOP/s counts 4·d per visible (query, key) pair, d = heads × width: 4·n²·d, or 4·d·n(n+1)/2 under a causal mask. ' +
+    'The engine runs its relaxed-SIMD build (fused multiply-adds), engine-flash-simd128 its SIMD128 build; % of wasm peak is ' +
+    'each build\'s share of the peak of its own instruction (f32x4 relaxed_madd, or a multiply then an add). bench/results.json has the raw numbers.');
   return lines.join('\n');
 }

@@ -47,13 +47,18 @@ inline Vec broadcast(float value) {
 #endif
 }
 
-// acc + a·b, rounded once where the target has fused multiply-add (natively) and as a product
+// acc + a·b, rounded once where the target has fused multiply-add (natively, and in the
+// relaxed-SIMD wasm build on CPUs with FMA, where f32x4.relaxed_madd fuses) and as a product
 // then a sum where it has none (wasm SIMD128). Written out instead of left to the compiler's
 // contraction (the core builds with -ffp-contract=off), which fused some instantiations of a
 // kernel and not others: a row then came out 1 ulp apart in a block of 8 rows and of 3, and a
 // part of a call (AttentionOptions::part) no longer held exactly the whole call's numbers.
 inline Vec multiply_add(Vec a, Vec b, Vec acc) {
-#if defined(__wasm_simd128__) || !defined(__FMA__)
+#if defined(__wasm_relaxed_simd__)
+  // LLVM 14's name for f32x4.relaxed_madd(a, b, acc) = a·b + acc; scripts/relaxed-simd.mjs
+  // gives the built module the standard opcode.
+  return reinterpret_cast<Vec>(__builtin_wasm_fma_f32x4(a, b, acc));
+#elif defined(__wasm_simd128__) || !defined(__FMA__)
   return acc + a * b;
 #elif defined(__AVX512F__)
   return reinterpret_cast<Vec>(_mm512_fmadd_ps(
@@ -67,9 +72,13 @@ inline Vec multiply_add(Vec a, Vec b, Vec acc) {
 #endif
 }
 
-// The same for one float.
+// The same for one float, rounded as a lane of the vector form: a kernel's scalar tail then
+// gives a column the numbers its vector body would, whichever columns a call has.
 inline float multiply_add(float a, float b, float acc) {
-#if defined(__wasm_simd128__) || !defined(__FMA__)
+#if defined(__wasm_relaxed_simd__)
+  // wasm has no scalar fused multiply-add: lane 0 of the vector one.
+  return multiply_add(broadcast(a), broadcast(b), broadcast(acc))[0];
+#elif defined(__wasm_simd128__) || !defined(__FMA__)
   return acc + a * b;
 #else
   return std::fma(a, b, acc);

@@ -72,13 +72,13 @@ export async function openPage(suite, path = '', { viewport = DESKTOP, colorSche
 }
 
 /**
- * Opens `path` with the engine's wasm file answering 404, and asserts that the page says the
- * engine failed to load, in a visible alert.
+ * Opens `path` with the engine's wasm files (either build) answering 404, and asserts that the
+ * page says the engine failed to load, in a visible alert.
  */
 export async function assertEngineFailureShown(suite, path) {
   const { page, close } = await openPage(suite, path, {
     waitForEngine: false,
-    prepare: (context) => context.route('**/attention_core.wasm', (route) => route.fulfill({ status: 404, body: 'gone' })),
+    prepare: (context) => context.route(/\/attention_core(\.relaxed)?\.wasm$/, (route) => route.fulfill({ status: 404, body: 'gone' })),
   });
   await page.waitForSelector('html[data-engine="failed"]', { timeout: TIMEOUT_MS });
   const status = page.locator('#engine-status');
@@ -172,11 +172,15 @@ export async function exportedJson(page) {
 }
 
 let engine = null;
-/** The engine module from dist/, loaded once per process. */
+/**
+ * The engine module from dist/, loaded once per process, in the build Chromium's pages load
+ * (relaxed SIMD): the pages' numbers are held to it bit for bit. Node 20 runs that build
+ * with --experimental-wasm-relaxed-simd, which scripts/test.mjs gives this suite.
+ */
 export async function nodeEngine() {
   if (!engine) {
     const { default: createAttention } = await import(join(root, 'dist', 'wasm', 'attention.mjs'));
-    engine = await createAttention();
+    engine = await createAttention({ simd: 'relaxed-simd' });
   }
   return engine;
 }

@@ -126,7 +126,7 @@ describe('lab page', () => {
         }, cores),
       });
       assert.match(await page.locator('#engine-status').textContent(),
-        new RegExp(`ready: WebAssembly in ${2 + cores - 1} workers \\(live curves 1, experiments 1, needle grid ${cores - 1}\\)\\.`));
+        new RegExp(`ready: WebAssembly with relaxed SIMD in ${2 + cores - 1} workers \\(live curves 1, experiments 1, needle grid ${cores - 1}\\)\\.`));
       await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
       titles.push(await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent)));
       await close();

@@ -155,7 +155,7 @@ describe('playground page', () => {
         }),
       });
       await waitForRows(page, SPLIT_TOKENS);
-      assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly on 2 workers and the engine's own thread\./);
+      assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly with relaxed SIMD on 2 workers and the engine's own thread\./);
       const expected = engine.selfAttention(x, { ...options, kernel: 'materialized' });
       const exported = await exportedJson(page);
       assert.equal(exported.heads.length, options.heads ?? 1);

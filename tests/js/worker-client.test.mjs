@@ -36,11 +36,11 @@ function watch(promise) {
 }
 
 describe('worker client', () => {
-  test('ready resolves with the engine version', async () => {
+  test('ready resolves with the engine version and build', async () => {
     const worker = new ScriptedWorker();
     const client = createWorkerClient(worker);
-    worker.answer({ status: 'ready', version: '9.9.9' });
-    assert.deepEqual(await client.ready, { version: '9.9.9' });
+    worker.answer({ status: 'ready', version: '9.9.9', simd: 'relaxed-simd' });
+    assert.deepEqual(await client.ready, { version: '9.9.9', simd: 'relaxed-simd' });
   });
 
   test('requests go to the worker one at a time, in order, and resolve to {value, milliseconds}', async () => {

@@ -4,7 +4,7 @@
 // lengths in parallel) → the five charts.
 import { bindChartExports } from '../shared/chart-exports.js';
 import { createSettingsLink } from '../shared/page/link.js';
-import { createNotices, showEngineStatus } from '../shared/page/status.js';
+import { createNotices, engineReady, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS } from '../shared/published-data.js';
 import { Superseded, createWorkerClient } from '../shared/worker/client.js';
@@ -153,7 +153,7 @@ window.addEventListener('hashchange', () => {
 new ResizeObserver(() => drawAll()).observe(document.querySelector('.lab-main'));
 const engines = [curvesEngine, experimentsEngine, ...gridEngines];
 showEngineStatus($('engine-status'), Promise.all(engines.map((engine) => engine.ready)).then(([first]) => first),
-  ({ version }) => `Engine ${version} ready: WebAssembly in ${engines.length} workers (live curves 1, experiments 1, ` +
+  (engine) => `${engineReady(engine)} in ${engines.length} workers (live curves 1, experiments 1, ` +
     `needle grid ${GRID_WORKERS}).`).then((ready) => {
   if (ready) update({}, 'mechanisms');
 });

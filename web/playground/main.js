@@ -2,7 +2,7 @@
 // engine in its worker → the views. Each part lives in its own module; this file makes them,
 // hands each the parts it talks to, and starts the page.
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
-import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
+import { createNotices, createProgressLine, engineReady, showEngineStatus } from '../shared/page/status.js';
 import { createWorkerClient } from '../shared/worker/client.js';
 import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
@@ -101,8 +101,8 @@ window.addEventListener('hashchange', () => {
   pipeline.update();
 });
 showEngineStatus($('engine-status'), Promise.all([client.ready, engineWorkers]),
-  ([{ version }, { value: { workers, callerPart } }]) =>
-    `Engine ${version} ready: WebAssembly on ${workers} worker${workers === 1 ? '' : 's'}${callerPart ? ' and the engine\'s own thread' : ''}.`);
+  ([engine, { value: { workers, callerPart } }]) =>
+    `${engineReady(engine)} on ${workers} worker${workers === 1 ? '' : 's'}${callerPart ? ' and the engine\'s own thread' : ''}.`);
 // Redraws `view` when its frame's width changes (its height follows what is drawn).
 function redrawOnResize(frame, view) {
   let drawnWidth = 0;

@@ -139,7 +139,7 @@ export function createRunner({ startWorker, onWorkerReady }) {
     warm(seeds) {
       for (let k = 0; k < seeds; ++k) client(k);
     },
-    /** Resolves when the first worker's engine is ready: {version}. */
+    /** Resolves when the first worker's engine is ready: {version, simd}. */
     ready: () => client(0).ready,
   };
 }

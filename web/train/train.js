@@ -3,7 +3,7 @@
 // runs table; the trained model's panel (saving and loading a model); exports.
 import { createSettingsLink } from '../shared/page/link.js';
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
-import { createNotices, createProgressLine, showEngineStatus } from '../shared/page/status.js';
+import { createNotices, createProgressLine, engineReady, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { createControls } from './controls.js';
@@ -265,4 +265,4 @@ drawShown();
 runsTable.draw(runs, null);
 drawPublished(PUBLISHED_DOCUMENTS);
 runner.warm(settings.seeds);
-showEngineStatus($('engine-status'), runner.ready(), ({ version }) => `Engine ${version} ready: WebAssembly in one worker per seed.`);
+showEngineStatus($('engine-status'), runner.ready(), (engine) => `${engineReady(engine)} in one worker per seed.`);

@@ -1,6 +1,8 @@
 // The peers part of `npm run bench`: the engine's attention against the libraries a page could
 // use instead, in this Node process, on the same inputs, interleaved round by round:
-//   engine-flash, engine-materialized  the wasm engine on this thread (as in ../run.mjs)
+//   engine-flash, engine-materialized  the wasm engine on this thread (as in ../run.mjs), its
+//                                      relaxed-SIMD build, as Chromium and Node 22+ load it
+//   engine-flash-simd128               its SIMD128 build, what other browsers load
 //   engine-W-workers                   createAttentionPool({workers: W, callerPart: false}): W threads
 //   engine-T-threads                   createAttentionPool({workers: T − 1, callerPart: true}): T
 //                                      threads, the caller's one of them (poolVariants below)
@@ -98,10 +100,10 @@ function jsMultiHead(q, k, v, { n, heads, d, causal }) {
 // matrices are still copied to JavaScript on every call, but into the same arrays, not into
 // fresh ones whose collection would land in the timing of whichever variant runs next on this
 // thread (at n = 4,096, 128 MiB a call made TF.js's times jump from 170 to 370 ms).
-function engineVariant(engine, kernel) {
+function engineVariant(engine, kernel, name = `engine-${kernel}`) {
   let call = null;
   return {
-    name: `engine-${kernel}`,
+    name,
     prepare(shape, { q, k, v }) {
       const options = { kernel, causal: shape.causal, heads: shape.heads };
       let previous = null;
@@ -213,7 +215,8 @@ async function measureCase(variants, shape, { rounds, burst, jsCheck }) {
 // versions and set-up; the markdown table with its notes. createPool defaults to
 // dist/wasm/attention.mjs's createAttentionPool (undefined until the pool lands).
 export async function runPeersBenchmark({ createPool = attentionApi.createAttentionPool } = {}) {
-  const engine = await createAttention();
+  const engine = await createAttention({ simd: 'relaxed-simd' });
+  const simd128 = await createAttention({ simd: 'simd128' });
   const ortPeers = [];
   for (const threads of ORT_THREADS) ortPeers.push(await createOrtPeer(threads));
   const tfjs = await createTfjsPeer();
@@ -223,6 +226,7 @@ export async function runPeersBenchmark({ createPool = attentionApi.createAttent
     engineVariant(engine, 'flash'),
     ...(engine.attentionMemory({ n, heads, kernel: 'materialized' }) <= MATERIALIZED_MAX_BYTES
       ? [engineVariant(engine, 'materialized')] : []),
+    engineVariant(simd128, 'flash', 'engine-flash-simd128'),
     ...pool.variants, ...ortPeers.map(ortVariant), tfjsVariant(tfjs),
   ];
 
@@ -245,6 +249,7 @@ export async function runPeersBenchmark({ createPool = attentionApi.createAttent
         // engine ÷ peer: the peer's time over the engine's; the pool on T threads against T threads
         row.ratios = [...ortPeers.map((p) => `ort-${p.threads}`), 'tfjs']
           .map((peer) => ({ engine: 'engine-flash', peer, ratio: row.ms[peer] / row.ms['engine-flash'] }));
+        row.ratios.push({ engine: 'engine-flash-simd128', peer: 'ort-1', ratio: row.ms['ort-1'] / row.ms['engine-flash-simd128'] });
         for (const setup of POOLS.filter((candidate) => row.ms[poolName(candidate)] !== undefined)) {
           const [engineName, peer] = [poolName(setup), `ort-${threadsOf(setup)}`];
           row.ratios.push({ engine: engineName, peer, ratio: row.ms[peer] / row.ms[engineName] });
@@ -287,7 +292,7 @@ function peersTable({ ortThreads, pools, pool, peers, tolerance, rows, targets, 
   const times = (value) => `${value.toFixed(2)}×`;
   const ortLabel = (threads) => `ORT ${plural(threads, 'thread')}`;
   const timed = [
-    ['engine-flash', 'engine flash'], ['engine-materialized', 'engine materialized'],
+    ['engine-flash', 'engine flash'], ['engine-materialized', 'engine materialized'], ['engine-flash-simd128', 'engine flash SIMD128'],
     ...(pool.measured ? pools.map((setup) => [poolName(setup), `engine ${poolLabel(setup)}`]) : []),
     ...ortThreads.map((t) => [`ort-${t}`, ortLabel(t)]), ['tfjs', 'TF.js'],
   ];
@@ -327,6 +332,8 @@ function peersTable({ ortThreads, pools, pool, peers, tolerance, rows, targets, 
     `(tolerance ${tolerance}; the JavaScript loop at n = ${CASES.filter((c) => c.jsCheck).map(sizeLabel).join(' and ')}).` +
     (tfjsTensors.after > tfjsTensors.before ? ` TF.js leaked tensors (${tfjsTensors.before} → ${tfjsTensors.after}).` : ''),
     '',
+    'The engine runs its relaxed-SIMD build (fused multiply-adds), as Chromium 114+ and Node 22+ load it, on its own ' +
+    'thread and in the pools; "engine flash SIMD128" is its SIMD128 build, what browsers without relaxed SIMD load. ' +
     `Peers: onnxruntime-web ${peers.ort.version}, wasm backend (SIMD; ${ortThreads.join(' and ')} threads, each count in a worker ` +
     `thread of its own), a graph built in JS (${peers.ort.graph}); TF.js ${peers.tfjs.version}, ${peers.tfjs.backend} backend ` +
     `(${peers.tfjs.simd ? 'SIMD' : 'no SIMD'}, ${plural(peers.tfjs.threads, 'thread')}; k transposed first, one 2-D MatMul per head). ` +

@@ -33,6 +33,14 @@ export function createNotices(container) {
   return { add, showLinkProblems };
 }
 
+// The engine's build (engine.simd) as a status line names it.
+const BUILD_WORDS = { 'relaxed-simd': 'WebAssembly with relaxed SIMD', simd128: 'WebAssembly SIMD128' };
+
+/** `Engine <version> ready: WebAssembly …` for the engine's {version, simd}. */
+export function engineReady({ version, simd }) {
+  return `Engine ${version} ready: ${BUILD_WORDS[simd] ?? 'WebAssembly'}`;
+}
+
 /**
  * Shows in `element` whether the engine started: describe(answer) once `ready` resolves, the
  * error as an alert when it rejects; <html data-engine> becomes 'ready' or 'failed'.

@@ -3,7 +3,7 @@
 // Protocol: the page posts {id, type, payload}; the worker answers {id, status: 'progress',
 // phase} any number of times, then {id, status: 'ok', value, milliseconds} (the handler's
 // time in the worker) or {id, status: 'error', message}. Once at start it posts
-// {status: 'ready', version} or {status: 'failed', message}.
+// {status: 'ready', version, simd} or {status: 'failed', message}.
 //
 // Requests go to the worker one at a time, in order. Each belongs to a lane (by default its
 // type); a new request replaces the one still waiting in its lane, whose promise then
@@ -18,7 +18,7 @@ export class Superseded extends Error {
 }
 
 /**
- * Wraps a started module Worker: {ready: Promise<{version}>, request(type, payload, {lane,
+ * Wraps a started module Worker: {ready: Promise<{version, simd}>, request(type, payload, {lane,
  * onProgress})}, where request resolves to {value, milliseconds} and onProgress(phase) hears
  * the worker's progress messages. Once the worker has failed, every request rejects.
  */
@@ -46,7 +46,7 @@ export function createWorkerClient(worker) {
   }
 
   worker.addEventListener('message', ({ data }) => {
-    if (data.status === 'ready') return settleReady.resolve({ version: data.version });
+    if (data.status === 'ready') return settleReady.resolve({ version: data.version, simd: data.simd });
     if (data.status === 'failed') return fail(new Error(`the engine failed to load: ${data.message}`));
     if (!running || data.id !== running.id) return undefined;
     if (data.status === 'progress') return running.onProgress?.(data.phase);

@@ -14,7 +14,7 @@ export { createAttentionPool } from '../../../wasm/attention.mjs';
 export function serveEngine(handlers, { transfer = {} } = {}) {
   const enginePromise = createAttention();
   enginePromise.then(
-    (engine) => self.postMessage({ status: 'ready', version: engine.version }),
+    (engine) => self.postMessage({ status: 'ready', version: engine.version, simd: engine.simd }),
     (error) => self.postMessage({ status: 'failed', message: error.message }),
   );
 
