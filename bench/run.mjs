@@ -13,8 +13,8 @@
 //   presets    train/presets.mjs: the Train page's presets for each positional encoding, on 3
 //              seeds each: accuracy by position, and which fall behind in the middle
 // Writes bench/results.json with a section per part. Progress goes to stderr. The engine runs
-// its relaxed-SIMD build, as Chromium and Node 22+ load it, unless a part says otherwise; in
-// Node 20 the benchmark runs itself again with --experimental-wasm-relaxed-simd.
+// its relaxed-SIMD build, as Chromium, Firefox and Node 21+ load it, unless a part says
+// otherwise; in Node 20 the benchmark runs itself again with --experimental-wasm-relaxed-simd.
 //
 //   node bench/run.mjs [attention] [peers] [train] [pool] [presets]    (default: all; a selection prints only)
 import { spawnSync } from 'node:child_process';
@@ -98,9 +98,12 @@ async function main() {
   }
 }
 
+const RELAXED_SIMD_FLAG = '--experimental-wasm-relaxed-simd';
 if (relaxedSimdSupported()) {
   await main();
+} else if (process.execArgv.includes(RELAXED_SIMD_FLAG)) {
+  throw new Error(`relaxed SIMD does not run here, even with ${RELAXED_SIMD_FLAG}: the benchmark compares both builds`);
 } else {
-  const { status } = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', ...process.argv.slice(1)], { stdio: 'inherit' });
+  const { status } = spawnSync(process.execPath, [...process.execArgv, RELAXED_SIMD_FLAG, ...process.argv.slice(1)], { stdio: 'inherit' });
   process.exit(status ?? 1);
 }

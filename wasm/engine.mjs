@@ -70,9 +70,11 @@ function attentionCalls(core) {
 
 // The engine's two builds: the same module but for simd::multiply_add, which is a multiply
 // then an add in SIMD128 and one f32x4.relaxed_madd (fused on CPUs with FMA) in relaxed SIMD.
-// Relaxed SIMD runs in Chromium 114+ and Node 22+ (Node 20 with --experimental-wasm-relaxed-simd);
-// elsewhere the SIMD128 build does.
-const WASM_FILES = Object.freeze({ 'simd128': 'attention_core.wasm', 'relaxed-simd': 'attention_core.relaxed.wasm' });
+// Relaxed SIMD runs in Chromium 114+, Firefox 146+ and Node 21+ (Node 20 with
+// --experimental-wasm-relaxed-simd), not in Safari; elsewhere the SIMD128 build does.
+const WASM_FILES = Object.freeze({ simd128: 'attention_core.wasm', 'relaxed-simd': 'attention_core.relaxed.wasm' });
+/** The builds' names, createAttention's simd option: 'simd128', 'relaxed-simd'. */
+export const SIMD_BUILDS = Object.freeze(Object.keys(WASM_FILES));
 // (module (func (param v128 v128 v128) (result v128)
 //   (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2))))
 const RELAXED_SIMD_PROBE = new Uint8Array([
@@ -90,11 +92,11 @@ export function relaxedSimdSupported() {
 // The build `simd` names (createAttention's option), checked, or the best one here.
 export function chooseSimd(simd) {
   if (simd === undefined) return relaxedSimdSupported() ? 'relaxed-simd' : 'simd128';
-  if (!Object.hasOwn(WASM_FILES, simd)) {
-    fail(`simd must be one of ${Object.keys(WASM_FILES).map((name) => `'${name}'`).join(', ')}, got ${describe(simd)}`);
+  if (!SIMD_BUILDS.includes(simd)) {
+    fail(`simd must be one of ${SIMD_BUILDS.map((name) => `'${name}'`).join(', ')}, got ${describe(simd)}`);
   }
   if (simd === 'relaxed-simd' && !relaxedSimdSupported()) {
-    fail("simd 'relaxed-simd' is not supported here (Chromium 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd)");
+    fail("simd 'relaxed-simd' is not supported here (Chromium 114+, Firefox 146+, Node 21+, or Node 20 with --experimental-wasm-relaxed-simd)");
   }
   return simd;
 }

@@ -6,8 +6,10 @@ if (typeof process === 'object' && process.versions && process.versions.node) {
   var require = process.getBuiltinModule('module').createRequire(_scriptDir);
   var __dirname = require('path').dirname(require('url').fileURLToPath(_scriptDir));
   if (!Module['wasmBinary']) {
-    var wasmUrl = Module['locateFile'] ? Module['locateFile']('attention_core.wasm', '')
-                                       : new URL('attention_core.wasm', _scriptDir).href;
-    Module['wasmBinary'] = require('fs').readFileSync(new URL(wasmUrl));
+    // locateFile may answer a file: URL (engine.mjs does) or a path
+    var wasmFile = Module['locateFile'] ? Module['locateFile']('attention_core.wasm', __dirname + '/')
+                                        : require('path').join(__dirname, 'attention_core.wasm');
+    Module['wasmBinary'] = require('fs').readFileSync(
+        wasmFile.startsWith('file:') ? new URL(wasmFile) : wasmFile);
   }
 }

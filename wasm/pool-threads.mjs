@@ -91,7 +91,9 @@ export function createSlot(index, start, engineOptions) {
     const started = start({
       message(data) {
         if (started !== worker) return;
-        if (data.ready !== undefined) {
+        if (data.ready !== undefined && data.simd !== engineOptions.simd) {
+          stop(`loaded the '${data.simd}' build, not the pool's '${engineOptions.simd}'`, settleReady, { restart: false });
+        } else if (data.ready !== undefined) {
           loaded = true;
           memoryBytes = data.memoryBytes;
           settleReady.resolve(data.ready);

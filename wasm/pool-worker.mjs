@@ -2,7 +2,7 @@
 // one at a time. A Web Worker in browsers, a worker_threads Worker in Node.
 //
 // Messages: the pool first posts {load: options}, the options of the worker's engine
-// (createAttention's: the pool's build); the worker loads it and answers {ready: version,
+// (createAttention's: the pool's build); the worker loads it and answers {ready: version, simd,
 // memoryBytes} or {failed: message}. Then the pool posts {id, call: 'attention' |
 // 'selfAttention', args}; the worker answers {id, value, memoryBytes} (the result's arrays
 // transferred, not copied) or {id, error}. The pool's {wake: ms} keeps the worker awake that
@@ -30,7 +30,7 @@ function serve(post) {
     if (load !== undefined) {
       enginePromise = createAttention(load);
       enginePromise.then(
-        (engine) => post({ ready: engine.version, memoryBytes: engine.memoryBytes }),
+        (engine) => post({ ready: engine.version, simd: engine.simd, memoryBytes: engine.memoryBytes }),
         (error) => post({ failed: error.message }),
       );
       return;
@@ -40,6 +40,7 @@ function serve(post) {
       return;
     }
     try {
+      if (!enginePromise) throw new Error('a pool request came before {load}');
       const engine = await enginePromise;
       if (!CALLS.includes(call)) throw new Error(`unknown pool request '${call}'`);
       const value = engine[call](...args);

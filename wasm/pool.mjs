@@ -13,7 +13,7 @@
 // joining pool-join.mjs's, the workers pool-threads.mjs's (each running pool-worker.mjs).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
-import createAttention, { chooseSimd } from './engine.mjs';
+import createAttention, { SIMD_BUILDS, chooseSimd } from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
 import { join } from './pool-join.mjs';
 import { SPLIT_FROM, sliceHeads, splitCall } from './pool-split.mjs';
@@ -65,14 +65,22 @@ function partReuse(by, part, reuse, handed) {
   };
 }
 
+// The option `engine`, checked: undefined, null, or an engine of createAttention() (its calls,
+// and the build it runs).
+function requireEngineOption(engine) {
+  if (engine === undefined || engine === null) return;
+  if (typeof engine?.attention !== 'function' || typeof engine.selfAttention !== 'function') {
+    fail(`engine must be an engine of createAttention() or null, got ${describe(engine)}`);
+  }
+  if (!SIMD_BUILDS.includes(engine.simd)) {
+    fail(`engine must be an engine of createAttention() or null, got one without a build (simd ${describe(engine.simd)})`);
+  }
+}
+
 // The engine on the caller's thread that calls of less than two parts' worth run on: the one
 // given, a new one of build `simd` when none is (owned: the pool's own), none with null.
 async function callerEngine(engine, simd) {
   if (engine === undefined) return { here: await createAttention({ simd }), owned: true };
-  if (engine === null) return { here: null, owned: false };
-  if (typeof engine?.attention !== 'function' || typeof engine.selfAttention !== 'function') {
-    fail(`engine must be an engine of createAttention() or null, got ${describe(engine)}`);
-  }
   return { here: engine, owned: false };
 }
 
@@ -123,6 +131,7 @@ export async function createAttentionPool(options = {}) {
   const callerPart = resolveCallerPart({
     callerPart: options.callerPart, engine: options.engine, workers: count, cores, workerThread: await onWorkerThread(),
   });
+  requireEngineOption(options.engine);
   const simd = poolSimd(options.simd, options.engine);
   const { here, owned } = await callerEngine(options.engine, simd);
   const start = await workerStarter(url);

@@ -1,11 +1,11 @@
 // The wasm ceilings for the benchmark's "% of peak": f32x4 multiply and add on independent
 // accumulators (wasm SIMD128 has no fused multiply-add), and, built with -mrelaxed-simd
-// (peak_relaxed.wasm), one f32x4.relaxed_madd instead, the relaxed-SIMD engine's instruction. Each accumulator is a
-// chain of dependent multiply-adds, so too few chains measure latency, not throughput:
-// 8 chains gave 39 GFLOP/s here, 12 gave 56, 14 spilled registers in V8 (26). bench/run.mjs
-// runs every exported width and keeps the fastest. Built as a standalone .wasm with no
-// imports; bench/run.mjs instantiates it directly (the relaxed one once its opcodes are
-// made standard, as the engine's are: scripts/relaxed-simd.mjs).
+// (peak_relaxed.wasm), one f32x4.relaxed_madd instead, the relaxed-SIMD engine's instruction.
+// Each accumulator is a chain of dependent multiply-adds, so too few chains measure latency,
+// not throughput: 8 chains gave 39 GFLOP/s here, 12 gave 56, 14 spilled registers in V8 (26).
+// bench/run.mjs runs every exported width and keeps the fastest. Built as a standalone .wasm
+// with no imports; bench/run.mjs instantiates it directly (the relaxed one once its opcodes
+// are made standard, as the engine's are: scripts/relaxed-simd.mjs).
 typedef float f32x4 __attribute__((vector_size(16)));
 
 // Runs `iterations` rounds of acc = acc·m + c on each of kChains accumulators: 8·kChains

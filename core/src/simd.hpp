@@ -55,8 +55,9 @@ inline Vec broadcast(float value) {
 // part of a call (AttentionOptions::part) no longer held exactly the whole call's numbers.
 inline Vec multiply_add(Vec a, Vec b, Vec acc) {
 #if defined(__wasm_relaxed_simd__)
-  // LLVM 14's name for f32x4.relaxed_madd(a, b, acc) = a·b + acc; scripts/relaxed-simd.mjs
-  // gives the built module the standard opcode.
+  // LLVM 14 compiles this to the relaxed-SIMD proposal's first fma, which read a + b·acc; the
+  // build gives it the opcode of the standard's f32x4.relaxed_madd (scripts/relaxed-simd.mjs),
+  // which reads its operands, pushed in this order, as a·b + acc: what is meant here.
   return reinterpret_cast<Vec>(__builtin_wasm_fma_f32x4(a, b, acc));
 #elif defined(__wasm_simd128__) || !defined(__FMA__)
   return acc + a * b;

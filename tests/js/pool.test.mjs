@@ -298,6 +298,7 @@ describe('splitting', () => {
     const counting = {
       attention: (...args) => { ran.push('attention'); return engine.attention(...args); },
       selfAttention: (...args) => { ran.push('selfAttention'); return engine.selfAttention(...args); },
+      simd: engine.simd,
     };
     const [given, workersOnly] = [await createAttentionPool({ workers: 2, engine: counting, callerPart: false }),
       await createAttentionPool({ workers: 2, engine: null })];
@@ -344,6 +345,7 @@ describe('splitting', () => {
     const counting = {
       attention: (...args) => { parts.push(['attention', args[3].part]); return engine.attention(...args); },
       selfAttention: (...args) => { parts.push(['selfAttention', args[1].part]); return engine.selfAttention(...args); },
+      simd: engine.simd,
     };
     const pool = await createAttentionPool({ workers: 1, engine: counting, callerPart: true });
     try {

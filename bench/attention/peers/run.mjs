@@ -1,7 +1,7 @@
 // The peers part of `npm run bench`: the engine's attention against the libraries a page could
 // use instead, in this Node process, on the same inputs, interleaved round by round:
 //   engine-flash, engine-materialized  the wasm engine on this thread (as in ../run.mjs), its
-//                                      relaxed-SIMD build, as Chromium and Node 22+ load it
+//                                      relaxed-SIMD build, as Chromium, Firefox and Node 21+ load it
 //   engine-flash-simd128               its SIMD128 build, what other browsers load
 //   engine-W-workers                   createAttentionPool({workers: W, callerPart: false}): W threads
 //   engine-T-threads                   createAttentionPool({workers: T − 1, callerPart: true}): T
@@ -332,7 +332,7 @@ function peersTable({ ortThreads, pools, pool, peers, tolerance, rows, targets, 
     `(tolerance ${tolerance}; the JavaScript loop at n = ${CASES.filter((c) => c.jsCheck).map(sizeLabel).join(' and ')}).` +
     (tfjsTensors.after > tfjsTensors.before ? ` TF.js leaked tensors (${tfjsTensors.before} → ${tfjsTensors.after}).` : ''),
     '',
-    'The engine runs its relaxed-SIMD build (fused multiply-adds), as Chromium 114+ and Node 22+ load it, on its own ' +
+    'The engine runs its relaxed-SIMD build (fused multiply-adds), as Chromium 114+, Firefox 146+ and Node 21+ load it, on its own ' +
     'thread and in the pools; "engine flash SIMD128" is its SIMD128 build, what browsers without relaxed SIMD load. ' +
     `Peers: onnxruntime-web ${peers.ort.version}, wasm backend (SIMD; ${ortThreads.join(' and ')} threads, each count in a worker ` +
     `thread of its own), a graph built in JS (${peers.ort.graph}); TF.js ${peers.tfjs.version}, ${peers.tfjs.backend} backend ` +
