@@ -616,7 +616,7 @@ export interface PooledBlocks {
  * The engine's two builds, the same module but for the multiply-adds of its kernels:
  * 'simd128', a multiply then an add (wasm SIMD128 has no fused multiply-add); 'relaxed-simd',
  * one f32x4.relaxed_madd, fused on CPUs with FMA (most x86-64 CPUs since 2013, 64-bit Arm),
- * 1.13–1.19× faster here. Relaxed SIMD runs in Chromium 114+, Firefox 146+ and Node 21+ (Node 20
+ * faster (its flash kernel 1.03–1.21× on the README's benchmark host). Relaxed SIMD runs in Chromium 114+, Firefox 146+ and Node 21+ (Node 20
  * with --experimental-wasm-relaxed-simd), not in Safari. Results of the two builds may differ
  * by a rounding in the last bits; within a build they are the same on every call, and the
  * relaxed build's also depend on the machine (fused or not), SIMD128's not.
