@@ -154,11 +154,12 @@ describe('performance', () => {
     await Promise.all(pages.map(({ close }) => close()));
   });
 
-  test('the engine at 512 tokens × 8 heads: materialised (fresh and reused arrays), flash, and the copy of 16 MiB of results', async () => {
+  test('the engine at 512 tokens × 8 heads: materialised (fresh and reused arrays), flash in both builds, and the copy of 16 MiB of results', async () => {
     const { page, close } = await openPage(suite);
     const timings = await page.evaluate(async ({ n, dIn, dOut, heads, repeats }) => {
       const { default: createAttention } = await import('./wasm/attention.mjs');
       const engine = await createAttention();
+      const simd128 = await createAttention({ simd: 'simd128' });
       const generator = engine.torchGenerator(1);
       const x = generator.rand(n, dIn);
       const [wq, wk, wv] = [0, 1, 2].map(() => generator.rand(dIn, dOut));
@@ -179,13 +180,17 @@ describe('performance', () => {
           previous = engine.selfAttention(x, { ...options, kernel: 'materialized', reuse: previous });
         }),
         flash: time(() => engine.selfAttention(x, { ...options, kernel: 'flash' })),
+        // the SIMD128 build, which browsers without relaxed SIMD load
+        flashSimd128: time(() => simd128.selfAttention(x, { ...options, kernel: 'flash' })),
         copyIntoFreshArrays: time(() => matrices.map((data) => new Float32Array(data))),
         copyIntoReusedArrays: time(() => matrices.forEach((data, k) => reused[k].set(data))),
       };
     }, { n: TYPING_TOKENS, dIn: D_IN, dOut: 64, heads: 8, repeats: ENGINE_REPEATS });
     for (const samples of Object.values(timings)) assert.equal(samples.length, ENGINE_REPEATS);
+    const simd = await page.evaluate(async () => (await (await import('./wasm/attention.mjs')).default()).simd);
+    assert.equal(simd, 'relaxed-simd', 'Chromium loads the relaxed-SIMD build');
     results.engine512 = {
-      tokens: TYPING_TOKENS, heads: 8, dIn: D_IN, dOut: 64, resultMiB: 16,
+      tokens: TYPING_TOKENS, heads: 8, dIn: D_IN, dOut: 64, resultMiB: 16, simd,
       ...Object.fromEntries(Object.entries(timings).map(([name, samples]) => [name, summarise(samples.map((ms) => ({ ms }))).ms])),
     };
     await close();
