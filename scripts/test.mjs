@@ -13,8 +13,8 @@
 //             4,000 executions from seed 1 kept 249 and 267 inputs of fuzz_attention, with or
 //             without address randomisation). A finding is reproduced from its saved input.
 //   js        node:test suites in Node (tests/js): the engine's JavaScript API, and the web
-//             modules that need no browser (pooling, the worker client, parsers, exports, pages);
-//             Node 20 runs the engine's SIMD128 build (Node 21+ its relaxed-SIMD build)
+//             modules that need no browser (pooling, the worker client, parsers, exports, pages),
+//             with relaxed SIMD off: the engine's SIMD128 build
 //   relaxed   the same suites with --experimental-wasm-relaxed-simd: the engine's relaxed-SIMD
 //             build, which browsers load where they run it (Chromium does)
 //   browser   Playwright in Debian's Chromium against dist/ (tests/browser); Chromium loads the
@@ -112,17 +112,20 @@ function runFuzzTarget(target, seconds, seed) {
 }
 
 const nodeTest = (files, ...flags) => [process.execPath, ['--test', '--test-reporter=spec', ...flags, ...files]];
-// What Node needs to run relaxed SIMD: the flag where Node knows it (Node 20), nothing where it
-// does not (a Node that has dropped it runs relaxed SIMD by default); the relaxed pass fails
-// when neither gives it (ATTN_RELAXED_SIMD=required, tests/js/simd-builds.test.mjs).
+// Where Node knows the flag (Node 20 off by default, Node 21+ on), the js pass turns relaxed
+// SIMD off, so that it runs the SIMD128 build, and the relaxed pass on; a Node that has dropped
+// the flag runs relaxed SIMD by default, and the relaxed pass fails when it does not
+// (ATTN_RELAXED_SIMD=required, tests/js/simd-builds.test.mjs).
 const RELAXED_SIMD_FLAG = '--experimental-wasm-relaxed-simd';
-const relaxedSimdFlags = spawnSync(process.execPath, [RELAXED_SIMD_FLAG, '-e', '0']).status === 0 ? [RELAXED_SIMD_FLAG] : [];
+const knowsRelaxedSimdFlag = spawnSync(process.execPath, [RELAXED_SIMD_FLAG, '-e', '0']).status === 0;
+const relaxedSimdFlags = knowsRelaxedSimdFlag ? [RELAXED_SIMD_FLAG] : [];
+const simd128Flags = knowsRelaxedSimdFlag ? ['--no-experimental-wasm-relaxed-simd'] : [];
 const suites = [
   { name: 'format', run: [process.execPath, [join(root, 'scripts/format.mjs'), '--check']] },
   { name: 'native', run: ['ctest', ['--test-dir', 'build/native', '--output-on-failure']] },
   { name: 'sanitize', run: [join(root, 'build/sanitize/tests/native/attn_tests'), []], env: SANITIZER_ENV },
   { name: 'fuzz', custom: () => FUZZ_TARGETS.map((target) => runFuzzTarget(target, fuzzSeconds(), fuzzSeed())).every(Boolean) },
-  { name: 'js', files: testFiles('tests/js') },
+  { name: 'js', files: testFiles('tests/js'), flags: simd128Flags },
   { name: 'relaxed', files: testFiles('tests/js'), flags: relaxedSimdFlags, env: { ATTN_RELAXED_SIMD: 'required' } },
   // Node's engine, which the pages' numbers are held to, loads the build Chromium's does
   { name: 'browser', files: testFiles('tests/browser'), flags: ['--test-concurrency=1', ...relaxedSimdFlags] },
