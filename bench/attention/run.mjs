@@ -104,10 +104,10 @@ export async function runAttentionBenchmark({ root, machine }) {
     const inputs = [randomMatrix(n, D, 2), randomMatrix(n, D, 3), randomMatrix(n, D, 4)];
     const engineVariants = [], jsVariants = [];
     for (const causal of [false, true]) {
-      engineVariants.push({ name: 'engine-flash', causal, run: () => engine.attention(...inputs, { kernel: 'flash', causal }) });
-      engineVariants.push({ name: 'engine-flash-simd128', causal, run: () => simd128.attention(...inputs, { kernel: 'flash', causal }) });
+      engineVariants.push({ name: 'engine-flash', kernel: 'flash', causal, run: () => engine.attention(...inputs, { kernel: 'flash', causal }) });
+      engineVariants.push({ name: 'engine-flash-simd128', kernel: 'flash', causal, run: () => simd128.attention(...inputs, { kernel: 'flash', causal }) });
       if (engine.attentionMemory({ n, kernel: 'materialized' }) * 2 <= 2 ** 30) {
-        engineVariants.push({ name: 'engine-materialized', causal, run: () => engine.attention(...inputs, { kernel: 'materialized', causal }) });
+        engineVariants.push({ name: 'engine-materialized', kernel: 'materialized', causal, run: () => engine.attention(...inputs, { kernel: 'materialized', causal }) });
       }
       if (n <= JS_LOOP_MAX_N) {
         jsVariants.push({ name: 'js-loop', causal, run: () => jsAttention(inputs[0].data, inputs[1].data, inputs[2].data, n, D, causal) });
@@ -120,8 +120,7 @@ export async function runAttentionBenchmark({ root, machine }) {
     // rows by mask, the engine's before the loop's (a stable sort)
     for (const variant of [...engineVariants, ...jsVariants].sort((a, b) => a.causal - b.causal)) {
       const seconds = median(variant.seconds);
-      const memory = variant.name.startsWith('engine')
-        ? await engineMemory(variant.name.split('-')[1], n, variant.causal, inputs) : null;
+      const memory = variant.kernel ? await engineMemory(variant.kernel, n, variant.causal, inputs) : null;
       results.push({ n, d: D, heads: 1, causal: variant.causal, variant: variant.name, seconds, gflops: flops(n, variant.causal) / seconds / 1e9, memoryBytes: memory });
       console.error(`bench: n=${n} causal=${variant.causal} ${variant.name} ${(seconds * 1000).toFixed(1)} ms`);
     }

@@ -156,7 +156,7 @@ describe('performance', () => {
 
   test('the engine at 512 tokens × 8 heads: materialised (fresh and reused arrays), flash in both builds, and the copy of 16 MiB of results', async () => {
     const { page, close } = await openPage(suite);
-    const timings = await page.evaluate(async ({ n, dIn, dOut, heads, repeats }) => {
+    const { simd, timings } = await page.evaluate(async ({ n, dIn, dOut, heads, repeats }) => {
       const { default: createAttention } = await import('./wasm/attention.mjs');
       const engine = await createAttention();
       const simd128 = await createAttention({ simd: 'simd128' });
@@ -173,7 +173,7 @@ describe('performance', () => {
       const matrices = [...result.scores, ...result.weights].map((m) => m.data);
       const reused = matrices.map((data) => new Float32Array(data.length));
       let previous = engine.selfAttention(x, { ...options, kernel: 'materialized' });
-      return {
+      return { simd: engine.simd, timings: {
         materialized: time(() => engine.selfAttention(x, { ...options, kernel: 'materialized' })),
         // what the page's worker runs: the previous result's arrays overwritten
         materializedReusingArrays: time(() => {
@@ -184,10 +184,9 @@ describe('performance', () => {
         flashSimd128: time(() => simd128.selfAttention(x, { ...options, kernel: 'flash' })),
         copyIntoFreshArrays: time(() => matrices.map((data) => new Float32Array(data))),
         copyIntoReusedArrays: time(() => matrices.forEach((data, k) => reused[k].set(data))),
-      };
+      } };
     }, { n: TYPING_TOKENS, dIn: D_IN, dOut: 64, heads: 8, repeats: ENGINE_REPEATS });
     for (const samples of Object.values(timings)) assert.equal(samples.length, ENGINE_REPEATS);
-    const simd = await page.evaluate(async () => (await (await import('./wasm/attention.mjs')).default()).simd);
     assert.equal(simd, 'relaxed-simd', 'Chromium loads the relaxed-SIMD build');
     results.engine512 = {
       tokens: TYPING_TOKENS, heads: 8, dIn: D_IN, dOut: 64, resultMiB: 16, simd,
