@@ -13,6 +13,7 @@ import { labCalls } from './lab.mjs';
 import { poolingCalls } from './pooling.mjs';
 import { textCalls } from './text.mjs';
 import { trainingCalls } from './training.mjs';
+import { warmUp } from './warm-up.mjs';
 
 function attentionCalls(core) {
   function attention(q, k, v, options = {}) {
@@ -101,14 +102,24 @@ export function chooseSimd(simd) {
   return simd;
 }
 
+/**
+ * Loads the engine: `simd`, the build (by default the best one here); `warmUp` (default true),
+ * whether its hot kernels first run on small inputs (warm-up.mjs: about 15 ms, which halves a
+ * first large call).
+ */
 export default async function createAttention(options = {}) {
-  requireKnownKeys('createAttention options', options, ['simd']);
+  requireKnownKeys('createAttention options', options, ['simd', 'warmUp']);
   const simd = chooseSimd(options.simd);
+  const { warmUp: warm = true } = options;
+  if (typeof warm !== 'boolean') fail(`warmUp must be true or false, got ${describe(warm)}`);
   const core = await createAttentionCore({ locateFile: () => new URL(WASM_FILES[simd], import.meta.url).href });
-  return Object.freeze({
+  let warmUpMs = null;
+  const engine = Object.freeze({
     /** Which build runs: 'relaxed-simd' (fused multiply-adds) or 'simd128'. */
     simd,
     version: core.version(),
+    /** The milliseconds the warm-up took when the engine was created; null without one. */
+    get warmUpMs() { return warmUpMs; },
     /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
     get memoryBytes() { return core.HEAP8.buffer.byteLength; },
     ...attentionCalls(core),
@@ -118,4 +129,6 @@ export default async function createAttention(options = {}) {
     ...textCalls(core),
     ...trainingCalls(core),
   });
+  if (warm) warmUpMs = warmUp(engine);
+  return engine;
 }
