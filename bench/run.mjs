@@ -12,11 +12,13 @@
 //              one-thread engine
 //   presets    train/presets.mjs: the Train page's presets for each positional encoding, on 3
 //              seeds each: accuracy by position, and which fall behind in the middle
+//   first-call attention/first-call.mjs: a fresh engine's first large calls with and without
+//              its warm-up, each in a new process
 // Writes bench/results.json with a section per part. Progress goes to stderr. The engine runs
 // its relaxed-SIMD build, as Chromium, Firefox and Node 21+ load it, unless a part says
 // otherwise; in Node 20 the benchmark runs itself again with --experimental-wasm-relaxed-simd.
 //
-//   node bench/run.mjs [attention] [peers] [train] [pool] [presets]    (default: all; a selection prints only)
+//   node bench/run.mjs [attention] [peers] [train] [pool] [presets] [first-call]    (default: all; a selection prints only)
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { relaxedSimdSupported } from '../dist/wasm/engine.mjs';
 import { standardizeRelaxedSimd } from '../scripts/relaxed-simd.mjs';
+import { runFirstCallBenchmark } from './attention/first-call.mjs';
 import { runPeersBenchmark } from './attention/peers/run.mjs';
 import { runPoolBenchmark } from './attention/pool.mjs';
 import { runAttentionBenchmark } from './attention/run.mjs';
@@ -37,6 +40,7 @@ const PARTS = {
   train: { title: 'Training', run: runTrainingBenchmark },
   pool: { title: 'Attention on several workers', run: runPoolBenchmark },
   presets: { title: 'What the Train page\'s presets learn', run: runPresetsBenchmark },
+  'first-call': { title: 'A fresh engine\'s first call', run: runFirstCallBenchmark },
 };
 const PEAK_ITERATIONS = 2e7;
 
