@@ -631,10 +631,10 @@ export interface CreateAttentionOptions {
   simd?: SimdBuild;
   /**
    * Whether the engine's hot kernels first run on small inputs (materialised self-attention
-   * with projections, the flash kernel, block pooling; about 15 ms), so that V8 has compiled
-   * them with its optimising tier before a first large call, which would otherwise run in the
-   * baseline tier from start to end (a first 4,096-token materialised head: 785 ms in
-   * Chromium, 360 after the warm-up). Default true.
+   * with projections, the flash kernel, block pooling; 10–15 ms in Chromium, about 30 in
+   * Node), so that V8 has compiled them with its optimising tier before a first large call,
+   * which would otherwise run in the baseline tier from start to end (a first 4,096-token
+   * materialised head: 785 ms in Chromium, about 340 after the warm-up). Default true.
    */
   warmUp?: boolean;
 }

@@ -104,14 +104,14 @@ export function chooseSimd(simd) {
 
 /**
  * Loads the engine: `simd`, the build (by default the best one here); `warmUp` (default true),
- * whether its hot kernels first run on small inputs (warm-up.mjs: about 15 ms, which halves a
- * first large call).
+ * whether its hot kernels first run on small inputs (warm-up.mjs: 10–15 ms in Chromium, about
+ * 30 in Node, which halves a first large call).
  */
 export default async function createAttention(options = {}) {
   requireKnownKeys('createAttention options', options, ['simd', 'warmUp']);
   const simd = chooseSimd(options.simd);
-  const { warmUp: warm = true } = options;
-  if (typeof warm !== 'boolean') fail(`warmUp must be true or false, got ${describe(warm)}`);
+  const { warmUp: runWarmUp = true } = options;
+  if (typeof runWarmUp !== 'boolean') fail(`warmUp must be true or false, got ${describe(runWarmUp)}`);
   const core = await createAttentionCore({ locateFile: () => new URL(WASM_FILES[simd], import.meta.url).href });
   let warmUpMs = null;
   const engine = Object.freeze({
@@ -129,6 +129,6 @@ export default async function createAttention(options = {}) {
     ...textCalls(core),
     ...trainingCalls(core),
   });
-  if (warm) warmUpMs = warmUp(engine);
+  if (runWarmUp) warmUpMs = warmUp(engine);
   return engine;
 }

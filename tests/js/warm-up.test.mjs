@@ -1,7 +1,7 @@
 // The engine's warm-up (createAttention's warmUp option, wasm/warm-up.mjs): on by default, off
 // when asked, each hot kernel run WARM_UP_ROUNDS times with inputs the engine accepts, and no
 // number of a later call changed by it. How much it saves is measured, not asserted (README
-// "Two builds" and "The engine's first call").
+// "The first call: a warm-up", and node bench/run.mjs first-call).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
@@ -51,7 +51,6 @@ describe('warm-up', () => {
     assert.ok(milliseconds > 0);
     const of = (name) => calls.filter((call) => call.name === name);
     assert.equal(calls.length, 3 * WARM_UP_ROUNDS);
-    assert.ok(WARM_UP_ROUNDS >= 5, 'V8 spends the optimising tier\'s budget within five calls');
     for (const name of ['selfAttention', 'attention', 'poolBlocks']) assert.equal(of(name).length, WARM_UP_ROUNDS, name);
     for (const { options } of of('selfAttention')) {
       assert.equal(options.kernel, 'materialized');
@@ -59,13 +58,14 @@ describe('warm-up', () => {
     }
     for (const { options, shapes } of of('attention')) {
       assert.equal(options.kernel, 'flash');
-      assert.ok(shapes[1][0] > 64, 'more than one of the flash kernel\'s key tiles');
+      // more keys than one of the flash kernel's key tiles (kernels.hpp kFlashTileCols, 512)
+      assert.ok(shapes[1][0] > 512, `${shapes[1][0]} keys: more than one key tile`);
     }
     assert.deepEqual(new Set(of('attention').map(({ options }) => options.causal)), new Set([false, true]));
     assert.deepEqual(new Set(of('poolBlocks').map(({ options }) => options.mode)), new Set(['max', 'mean']));
   });
 
-  test('a warmed engine gives every later call the numbers of one that was not warmed, bit for bit', async () => {
+  test('the warm-up leaves no state: a warmed engine\'s later calls give the numbers of one created without it, bit for bit', async () => {
     const [warmed, cold] = await Promise.all([createAttention(), createAttention({ warmUp: false })]);
     const random = mulberry32(41);
     const x = randomMatrix(random, 70, 24);
