@@ -116,6 +116,28 @@ describe('playground page', () => {
     await close();
   });
 
+  test('a link that comes during a typing pause (Back, a pasted link) ends the pause: the link\'s update is the only one', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    await page.locator(SENTENCE).focus();
+    await page.locator(SENTENCE).press('End');
+    // every drawing from here on, with the typing pause its update waited for
+    await page.evaluate((selector) => {
+      window.drawnPauses = [];
+      new MutationObserver(() => window.drawnPauses.push(JSON.parse(document.querySelector(selector).dataset.timing).typingPause))
+        .observe(document.querySelector(selector), { attributes: true, attributeFilter: ['data-timing'] });
+    }, HEATMAP);
+    await page.keyboard.press('s');  // its update waits TYPING_PAUSE_MS.most: no typed update has been timed
+    await page.evaluate(() => { location.hash = '#t=One%20step%20at%20a%20time&h=2'; });
+    await waitForRows(page, 5);
+    // long enough for the typed update's timers to have fired, had they been left
+    await page.waitForTimeout(2 * TYPING_PAUSE_MS.most);
+    assert.deepEqual(await page.evaluate(() => window.drawnPauses), [0], 'one drawing, the link\'s, which waited for no pause');
+    assert.equal(await page.evaluate(() => location.hash), '#t=One%20step%20at%20a%20time&h=2');
+    assert.equal(await page.inputValue(SENTENCE), 'One step at a time');
+    await close();
+  });
+
   test('hover tooltips show the engine’s scores and weights, and a click selects the query', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);

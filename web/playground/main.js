@@ -94,6 +94,10 @@ function change(settings, { debounce = false } = {}) {
 }
 
 window.addEventListener('hashchange', () => {
+  // A link ends a typing pause: the typed update would only draw the link's state again.
+  clearTimeout(typingTimer);
+  clearTimeout(wakeTimer);
+  typedSince = null;
   Object.assign(state, link.read());
   showState();
   const input = vectors.input();
