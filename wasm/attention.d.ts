@@ -817,7 +817,9 @@ export interface AttentionPool {
    * As engine.attention. With `reuse`, the previous result's arrays go to the workers, which
    * compute into them (they are transferred: empty afterwards in the previous result; the
    * caller's part computes into its heads' arrays in place), or receive the joined matrices;
-   * the new result holds them. Do not use the previous result after.
+   * the new result holds them. Do not use the previous result after. Split by rows, the
+   * caller's part computes its rows into the previous arrays in place, and each worker into
+   * its part of the last call split by rows, which the pool keeps (at most 128 MiB in all).
    */
   attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Promise<AttentionResult>;
   /** As engine.selfAttention; `reuse` as in attention. */

@@ -22,14 +22,16 @@ function joinColumns(matrices, into) {
   return { rows, cols, data };
 }
 
-// Matrices of equal columns one under the other.
+// Matrices of equal columns one under the other; a matrix already in its place (the caller's
+// part of rows, written into a view of the destination: pool.mjs rowViews) is left there.
 function joinRows(matrices, into) {
   const cols = matrices[0].cols;
   const rows = matrices.reduce((sum, matrix) => sum + matrix.rows, 0);
   const data = destination(into, rows * cols);
   let offset = 0;
   for (const matrix of matrices) {
-    data.set(matrix.data, offset);
+    const inPlace = matrix.data.buffer === data.buffer && matrix.data.byteOffset === data.byteOffset + offset * data.BYTES_PER_ELEMENT;
+    if (!inPlace) data.set(matrix.data, offset);
     offset += matrix.data.length;
   }
   return { rows, cols, data };

@@ -178,6 +178,43 @@ describe('the same numbers as the one-thread engine', () => {
     assert.equal(reused.scores[2].data, scores[2], 'the caller\'s head\'s scores are written into the previous ones');
     assert.equal(reused.weights[2].data, weights[2]);
   });
+
+  test('a split by rows with the caller\'s part: the caller writes its rows into the previous result in place, the workers into their last parts\' arrays; the engine\'s numbers call after call, shapes changing', async () => {
+    // the caller's engine, recording the reuse of each call it computes
+    const given = [];
+    const recorded = {
+      ...engine,
+      attention: (q, k, v, options) => {
+        given.push(options.reuse);
+        return engine.attention(q, k, v, options);
+      },
+    };
+    const pool = await createAttentionPool({ workers: 2, splitFrom: 0, callerPart: true, engine: recorded });
+    try {
+      const random = mulberry32(20261126);
+      const k = randomMatrix(random, 150, 8), v = randomMatrix(random, 150, 8);
+      const options = { kernel: 'materialized' };  // one head: rows [0, 50), [50, 100) on the workers, [100, 150) on the caller
+      const previous = await pool.attention(randomMatrix(random, 150, 8), k, v, options);
+      const [scores, weights] = [previous.scores[0].data, previous.weights[0].data];
+      const q = randomMatrix(random, 150, 8);
+      const reused = await pool.attention(q, k, v, { ...options, reuse: previous });
+      assertSameResult(reused, engine.attention(q, k, v, options), 'reused');
+      assert.equal(reused.scores[0].data, scores, 'the joined scores are the previous ones');
+      assert.equal(reused.weights[0].data, weights);
+      const view = given.at(-1).scores[0].data;
+      assert.deepEqual([view.buffer === scores.buffer, view.byteOffset, view.length], [true, 100 * 150 * 4, 50 * 150],
+        'the caller wrote its rows into a view of the previous scores');
+      assert.equal(given.at(-1).weights[0].data.buffer, weights.buffer);
+      // the workers' last parts' arrays, of 50 rows of 150 keys, offered to a call of another shape: ignored
+      const shorter = [randomMatrix(random, 150, 8), randomMatrix(random, 130, 8), randomMatrix(random, 130, 8)];
+      assertSameResult(await pool.attention(...shorter, options), engine.attention(...shorter, options), 'another shape');
+      assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options), 'back to the first shape');
+      const again = await pool.attention(q, k, v, { ...options, causal: true });
+      assertSameResult(again, engine.attention(q, k, v, { ...options, causal: true }), 'causal, into recycled arrays');
+    } finally {
+      await pool.close();
+    }
+  });
 });
 
 describe('grouped-query attention (kvHeads) on the pool: the one-thread engine\'s numbers', () => {
