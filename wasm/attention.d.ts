@@ -819,7 +819,8 @@ export interface AttentionPool {
    * caller's part computes into its heads' arrays in place), or receive the joined matrices;
    * the new result holds them. Do not use the previous result after. Split by rows, the
    * caller's part computes its rows into the previous arrays in place, and each worker into
-   * its part of the last call split by rows, which the pool keeps (at most 128 MiB in all).
+   * its part's arrays of the last call sent to the workers when that call was split by rows,
+   * which the pool keeps (at most 128 MiB in all).
    */
   attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Promise<AttentionResult>;
   /** As engine.selfAttention; `reuse` as in attention. */

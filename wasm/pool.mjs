@@ -72,10 +72,11 @@ function partReuse(by, part, reuse, handed) {
 // For the caller's part of a split by rows, rows [r0, r1) of each head's array of the previous
 // result (n·m values, m = its length / n) as a view: the caller's engine writes the part's rows
 // in place, and the join leaves them there (pool-join.mjs). null where a head has no such
-// array; the engine ignores a view of another length than the part's, and allocates.
+// array (or an empty one: a previous result's array a split by heads handed to a worker); the
+// engine ignores a view of another length than the part's, and allocates.
 function rowViews(arrays, [r0, r1], n) {
   return arrays.map((array) => {
-    if (!(array instanceof Float32Array) || array.length % n !== 0) return null;
+    if (!(array instanceof Float32Array) || array.length === 0 || array.length % n !== 0) return null;
     const m = array.length / n;
     return { data: array.subarray(r0 * m, r1 * m) };
   });
@@ -161,9 +162,9 @@ export async function createAttentionPool(options = {}) {
     throw new Error(`the attention pool could not start: ${error.message}`);
   }
   let closedError = null;  // set by close(): what the calls under way then fail with
-  // Per worker, the scores and weights arrays of its part of the last call, when that call was
-  // split by rows and materialised: handed back to the worker as its next part's reuse (the
-  // engine ignores arrays of another length). In Node a 4,096-token head on one worker and the
+  // Per worker, the scores and weights arrays of its part of the last call sent to the workers,
+  // when that call was split by rows and materialised: handed back to the worker as its next
+  // part's reuse (the engine ignores arrays of another length). In Node a 4,096-token head on one worker and the
   // caller took 176 ms without (fresh 32 MiB arrays in the worker, and their first writes) and
   // 139 ms with it and the caller's rows written in place (the one-thread engine: 227).
   let recycled = [];
@@ -196,6 +197,8 @@ export async function createAttentionPool(options = {}) {
     const callerIndex = callerPart && split.by !== 'whole' ? parts.length - 1 : -1;
     callUses(parts.length - (callerIndex >= 0 ? 1 : 0), callerIndex >= 0);
     const rows = split.by === 'rows';
+    const offered = recycled;  // each worker's arrays go to this call or to none
+    recycled = [];
     const requests = parts.map((part, p) => {
       const given = partReuse(split.by, part, reuse, handed);
       if (p === callerIndex) {
@@ -205,11 +208,10 @@ export async function createAttentionPool(options = {}) {
         }
         return computeHere(call, callerArgs(part, given.reuse, p));
       }
-      if (rows) offerRecycled(p, given);
+      if (rows) offerRecycled(offered[p], given);
       const partArgs = args(part, given.reuse, p);
       return slots[p].request(call, partArgs, [...given.transfer, ...transfers(partArgs)]);
     });
-    recycled = [];
     const settled = await Promise.allSettled(requests);
     const failures = settled.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason);
     if (failures.length === 0) {
@@ -225,9 +227,8 @@ export async function createAttentionPool(options = {}) {
     return slots[0].request(call, args(undefined, null));
   }
 
-  // Worker p's arrays of its last part of rows (recycled[p]) as its part's reuse, handed over.
-  function offerRecycled(p, given) {
-    const arrays = recycled[p];
+  // A worker's arrays of its last part of rows (recycled) as its part's reuse, handed over.
+  function offerRecycled(arrays, given) {
     if (!arrays) return;
     given.reuse.scores = arrays.scores.map((data) => ({ data }));
     given.reuse.weights = arrays.weights.map((data) => ({ data }));
@@ -238,7 +239,7 @@ export async function createAttentionPool(options = {}) {
   // next parts, when each is alone in its buffer (as a worker's answer holds them), in all at
   // most RECYCLED_MAX_BYTES.
   function keepForRecycling(workerResults) {
-    if (workerResults.some((result) => !result.scores)) return;
+    if (closedError || workerResults.some((result) => !result.scores)) return;
     const kept = workerResults.map((result) => ({
       scores: result.scores.map((matrix) => matrix.data), weights: result.weights.map((matrix) => matrix.data),
     }));

@@ -189,29 +189,56 @@ describe('the same numbers as the one-thread engine', () => {
         return engine.attention(q, k, v, options);
       },
     };
-    const pool = await createAttentionPool({ workers: 2, splitFrom: 0, callerPart: true, engine: recorded });
+    // the lengths of the scores arrays each worker is given to write into, a message per part
+    const channel = new BroadcastChannel('pool-worker-reuse');
+    const heard = [];
+    channel.onmessage = ({ data }) => heard.push(data);
+    const offered = async () => {
+      for (let wait = 0; heard.length < 2 && wait < 200; ++wait) await new Promise((resolve) => setTimeout(resolve, 5));
+      return heard.splice(0).map((lengths) => JSON.stringify(lengths)).sort();
+    };
+    const pool = await createAttentionPool({
+      workers: 2, splitFrom: 0, callerPart: true, engine: recorded,
+      workerURL: new URL('./fixtures/reuse-recording-pool-worker.mjs', import.meta.url),
+    });
     try {
       const random = mulberry32(20261126);
       const k = randomMatrix(random, 150, 8), v = randomMatrix(random, 150, 8);
       const options = { kernel: 'materialized' };  // one head: rows [0, 50), [50, 100) on the workers, [100, 150) on the caller
       const previous = await pool.attention(randomMatrix(random, 150, 8), k, v, options);
+      assert.deepEqual(await offered(), ['[]', '[]'], 'a first call: nothing to write into');
       const [scores, weights] = [previous.scores[0].data, previous.weights[0].data];
       const q = randomMatrix(random, 150, 8);
       const reused = await pool.attention(q, k, v, { ...options, reuse: previous });
       assertSameResult(reused, engine.attention(q, k, v, options), 'reused');
+      assert.deepEqual(await offered(), ['[7500]', '[7500]'], 'each worker its last part\'s 50 × 150 scores');
       assert.equal(reused.scores[0].data, scores, 'the joined scores are the previous ones');
       assert.equal(reused.weights[0].data, weights);
       const view = given.at(-1).scores[0].data;
       assert.deepEqual([view.buffer === scores.buffer, view.byteOffset, view.length], [true, 100 * 150 * 4, 50 * 150],
         'the caller wrote its rows into a view of the previous scores');
       assert.equal(given.at(-1).weights[0].data.buffer, weights.buffer);
-      // the workers' last parts' arrays, of 50 rows of 150 keys, offered to a call of another shape: ignored
+      // arrays of another shape's parts are offered, and the engine ignores them
       const shorter = [randomMatrix(random, 150, 8), randomMatrix(random, 130, 8), randomMatrix(random, 130, 8)];
       assertSameResult(await pool.attention(...shorter, options), engine.attention(...shorter, options), 'another shape');
+      assert.deepEqual(await offered(), ['[7500]', '[7500]']);
       assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options), 'back to the first shape');
-      const again = await pool.attention(q, k, v, { ...options, causal: true });
-      assertSameResult(again, engine.attention(q, k, v, { ...options, causal: true }), 'causal, into recycled arrays');
+      assert.deepEqual(await offered(), ['[6500]', '[6500]'], 'the 50 × 130 parts of the call before');
+      const causal = { ...options, causal: true };  // its parts of other sizes, then into their arrays
+      assertSameResult(await pool.attention(q, k, v, causal), engine.attention(q, k, v, causal), 'causal');
+      heard.splice(0);
+      assertSameResult(await pool.attention(q, k, v, causal), engine.attention(q, k, v, causal), 'causal, into recycled arrays');
+      const { parts } = splitCall({ n: 150, m: 150, heads: 1, options: causal, workers: 2, splitFrom: 0, callerPart: true });
+      assert.deepEqual(await offered(), parts.slice(0, 2).map(({ rows: [r0, r1] }) => `[${(r1 - r0) * 150}]`).sort(),
+        'each worker its last causal part\'s scores');
+      // a call split by heads takes none, and leaves none
+      const threeHeads = [0, 1, 2].map(() => randomMatrix(random, 150, 12));
+      await pool.attention(...threeHeads, { ...options, heads: 3 });  // a head on each thread
+      heard.splice(0);
+      assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options), 'after a split by heads');
+      assert.deepEqual(await offered(), ['[]', '[]'], 'nothing kept across a split by heads');
     } finally {
+      channel.close();
       await pool.close();
     }
   });
