@@ -113,22 +113,22 @@ export default async function createAttention(options = {}) {
   const { warmUp: runWarmUp = true } = options;
   if (typeof runWarmUp !== 'boolean') fail(`warmUp must be true or false, got ${describe(runWarmUp)}`);
   const core = await createAttentionCore({ locateFile: () => new URL(WASM_FILES[simd], import.meta.url).href });
-  let warmUpMs = null;
-  const engine = Object.freeze({
-    /** Which build runs: 'relaxed-simd' (fused multiply-adds) or 'simd128'. */
-    simd,
-    version: core.version(),
-    /** The milliseconds the warm-up took when the engine was created; null without one. */
-    get warmUpMs() { return warmUpMs; },
-    /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
-    get memoryBytes() { return core.HEAP8.buffer.byteLength; },
+  const calls = {
     ...attentionCalls(core),
     ...generatorCalls(core),
     ...labCalls(core),
     ...poolingCalls(core),
     ...textCalls(core),
     ...trainingCalls(core),
+  };
+  return Object.freeze({
+    /** Which build runs: 'relaxed-simd' (fused multiply-adds) or 'simd128'. */
+    simd,
+    version: core.version(),
+    /** The milliseconds the warm-up took when the engine was created; null without one. */
+    warmUpMs: runWarmUp ? warmUp(calls) : null,
+    /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
+    get memoryBytes() { return core.HEAP8.buffer.byteLength; },
+    ...calls,
   });
-  if (runWarmUp) warmUpMs = warmUp(engine);
-  return engine;
 }

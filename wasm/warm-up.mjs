@@ -18,19 +18,9 @@ const FLASH_KEYS = 640;    // two of the flash kernel's key tiles (kernels.hpp k
 const FLASH_WIDTH = 64;    // a head of 64, the width the kernels' register blocks are tuned for
 const BLOCK = 2;           // blocks of 2 × 2 cells, the heatmap's at 512 tokens
 
-// rows×cols values in [-0.5, 0.5) from a fixed linear congruential sequence.
-function matrix(rows, cols, seed) {
-  const data = new Float32Array(rows * cols);
-  let state = seed;
-  for (let i = 0; i < data.length; ++i) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    data[i] = state / 2 ** 32 - 0.5;
-  }
-  return { rows, cols, data };
-}
-
 /**
- * Runs `engine`'s hot kernels WARM_UP_ROUNDS times each, unmasked and causal in turn:
+ * Runs `engine`'s hot kernels (its calls: these and torchGenerator, which draws the inputs)
+ * WARM_UP_ROUNDS times each, unmasked and causal in turn:
  * self-attention with projections (materialised), attention in the flash kernel, and block
  * pooling of a head (by maxima, then by means).
  * Returns the milliseconds it took. The engine keeps no state between calls, so nothing it
@@ -38,10 +28,11 @@ function matrix(rows, cols, seed) {
  */
 export function warmUp(engine) {
   const started = performance.now();
-  const x = matrix(TOKENS, WIDTH, 1);
-  const [wq, wk, wv] = [2, 3, 4].map((seed) => matrix(WIDTH, WIDTH, seed));
-  const q = matrix(FLASH_QUERIES, FLASH_WIDTH, 5);
-  const [k, v] = [6, 7].map((seed) => matrix(FLASH_KEYS, FLASH_WIDTH, seed));
+  const generator = engine.torchGenerator(0);
+  const x = generator.rand(TOKENS, WIDTH);
+  const [wq, wk, wv] = [0, 1, 2].map(() => generator.rand(WIDTH, WIDTH));
+  const q = generator.rand(FLASH_QUERIES, FLASH_WIDTH);
+  const [k, v] = [0, 1].map(() => generator.rand(FLASH_KEYS, FLASH_WIDTH));
   for (let round = 0; round < WARM_UP_ROUNDS; ++round) {
     const causal = round % 2 === 1;
     const { scores, weights } = engine.selfAttention(x, { heads: HEADS, wq, wk, wv, causal, kernel: 'materialized' });

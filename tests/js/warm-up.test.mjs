@@ -9,12 +9,13 @@ import { WARM_UP_ROUNDS, warmUp } from '../../dist/wasm/warm-up.mjs';
 import { mulberry32, randomMatrix } from './reference.mjs';
 
 // An engine whose selfAttention, attention and poolBlocks calls are recorded ({name, options},
-// and the shapes of attention's q, k and v), then made.
+// and the shapes of attention's q, k and v), then made; torchGenerator, which draws its inputs, passed through.
 function recording(engine) {
   const calls = [];
   return {
     calls,
     engine: {
+      torchGenerator: (seed) => engine.torchGenerator(seed),
       selfAttention: (x, options) => {
         calls.push({ name: 'selfAttention', options });
         return engine.selfAttention(x, options);
