@@ -552,6 +552,29 @@ export interface RetrievalTrainer {
    */
   model(): TransformerModel;
   delete(): void;
+
+  // One run on several workers (README "One run on several workers"): replicas made from the
+  // same options take each step together, and give the bits of one trainer's advance.
+  /** S = 8: a step's gradient is the sum of S fixed shards of its batch, added in order. */
+  readonly shards: number;
+  /** P: the model's parameters, as many as its gradient's floats. */
+  readonly parameterCount: number;
+  /**
+   * Shards first..end−1 of the current step (drawing the step's batches first, when not yet):
+   * their gradients, shard-major ((end − first)·P), and their parts of the step's loss.
+   */
+  computeShards(first?: number, end?: number): { gradients: Float32Array; losses: Float64Array };
+  /**
+   * Takes the step from every shard's gradient (S·P, shard-major) and loss (S): sums them in
+   * order, checks them, and steps AdamW. True when the step ends at a checkpoint.
+   */
+  applyShards(gradients: Float32Array, losses: ArrayLike<number>): boolean;
+  /** The chunks of the held-out set a checkpoint measures. */
+  readonly evaluationChunks: number;
+  /** Right answers by the queried pair's position (task.pairs) in chunks first..end−1 of the held-out set. */
+  correctAnswers(first?: number, end?: number): Int32Array;
+  /** The checkpoint of a step that ended at one, from every chunk's right answers added up. */
+  checkpoint(correct: Int32Array | number[]): Checkpoint;
 }
 
 /** A LabelledBatch too: it may be given to lossAndGradients, logits and Optimizer.step as it is. */

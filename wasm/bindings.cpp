@@ -952,6 +952,60 @@ class TrainerHandle {
 
   ModelHandle model() const { return ModelHandle(trainer_->shared_model()); }
 
+  double shards() const { return double(attn::train::kGradientShards); }
+  double parameter_count() const { return double(trainer_->parameter_count()); }
+
+  // Shards first..end-1 of the step (sampled first when not yet): {gradients: Float32Array
+  // ((end−first)·P), losses: Float64Array(end−first)}. training.mjs checked first and end.
+  val compute_shards(double first, double end) {
+    return guarded([&] {
+      const std::size_t P = trainer_->parameter_count(), count = std::size_t(end - first);
+      std::vector<float> gradients(count * P);
+      std::vector<double> losses(count);
+      trainer_->sample_step();
+      for (std::size_t s = 0; s < count; ++s) {
+        losses[s] = trainer_->shard_gradient(long(first) + long(s), gradients.data() + s * P);
+      }
+      val result = val::object();
+      result.set("gradients", to_float32_array(gradients.data(), gradients.size()));
+      result.set("losses", to_float64_array(losses));
+      return result;
+    });
+  }
+
+  // The step from every shard: gradients a Float32Array of S·P, losses of S numbers (checked
+  // by training.mjs). Whether the step ends at a checkpoint.
+  val apply_shards(const val& gradients, const val& losses) {
+    return guarded([&] {
+      std::vector<float> all(attn::train::kGradientShards * trainer_->parameter_count());
+      if (gradients["length"].as<double>() != double(all.size())) {
+        throw std::invalid_argument("gradients must hold S·P = " + std::to_string(all.size()) +
+                                    " values");
+      }
+      val(emscripten::typed_memory_view(all.size(), all.data())).call<void>("set", gradients);
+      std::vector<double> parts(attn::train::kGradientShards);
+      for (std::size_t s = 0; s < parts.size(); ++s) parts[s] = losses[s].as<double>();
+      return val(trainer_->apply_shards(all.data(), parts.data()));
+    });
+  }
+
+  double evaluation_chunks() const { return double(trainer_->evaluation_chunks()); }
+
+  // Int32Array(task.pairs): right answers by position in chunks [first, end) of the held-out set.
+  val correct_answers(double first, double end) {
+    return guarded(
+        [&] { return to_int32_array(trainer_->correct_answers(long(first), long(end))); });
+  }
+
+  // The checkpoint from every chunk's right answers (numbers, checked by training.mjs).
+  val checkpoint(const val& correct) {
+    return guarded([&] {
+      std::vector<long> counts(correct["length"].as<std::size_t>());
+      for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = long(correct[i].as<double>());
+      return to_js(trainer_->checkpoint(counts));
+    });
+  }
+
  private:
   std::shared_ptr<attn::train::RetrievalTrainer> trainer_;
 };
@@ -1084,7 +1138,14 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("finished", &TrainerHandle::finished)
       .function("advance", &TrainerHandle::advance)
       .function("evaluate", &TrainerHandle::evaluate)
-      .function("model", &TrainerHandle::model);
+      .function("model", &TrainerHandle::model)
+      .function("shards", &TrainerHandle::shards)
+      .function("parameterCount", &TrainerHandle::parameter_count)
+      .function("computeShards", &TrainerHandle::compute_shards)
+      .function("applyShards", &TrainerHandle::apply_shards)
+      .function("evaluationChunks", &TrainerHandle::evaluation_chunks)
+      .function("correctAnswers", &TrainerHandle::correct_answers)
+      .function("checkpoint", &TrainerHandle::checkpoint);
   emscripten::class_<OptimizerHandle>("Optimizer")
       .function("steps", &OptimizerHandle::steps)
       .function("step", &OptimizerHandle::step);

@@ -2,7 +2,7 @@
 // task it learns, and the measures of where it looks. Models and trainers live in wasm
 // memory, which JavaScript's garbage collector does not see: each has a delete().
 import {
-  describe, fail, optional, positionalOption, requireBoolean, requireCount, requireFiniteNumber,
+  MAX_COUNT, describe, fail, optional, positionalOption, requireBoolean, requireCount, requireFiniteNumber,
   requireKnownKeys, requireName, requireWholeNumber, toMatrix, unwrap,
 } from './arguments.mjs';
 
@@ -155,6 +155,14 @@ function retrievalOptions(options) {
   };
 }
 
+// A shard or chunk index, or the end of a range of them: a whole number from min to max.
+function requireShardIndex(name, value, min, max) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    fail(`${name} must be a whole number from ${min} to ${max}, got ${describe(value)}`);
+  }
+  return value;
+}
+
 // What a call that needs a live model or trainer checks first.
 function requireLive(what, deleted) {
   if (deleted) fail(`this ${what} was deleted; its wasm memory is freed and it can no longer be used`);
@@ -257,13 +265,55 @@ export function trainingCalls(core) {
     let deleted = false;
     let model = null;  // the one model handed out, until its holder deletes it
     const live = () => requireLive('trainer', deleted);
+    const shards = handle.shards();
+    const parameterCount = handle.parameterCount();
     return Object.freeze({
       get step() { live(); return handle.step(); },
       get steps() { live(); return handle.steps(); },
       get finished() { live(); return handle.finished(); },
+      shards,
+      parameterCount,
       advance(maxSteps) {
         live();
         return unwrap(handle.advance(requireCount('maxSteps', maxSteps, 1)));
+      },
+      // A step shared by replicas (README "One run on several workers"): each computes some of
+      // the step's shards, they exchange them, and each applies all of them; at a checkpoint,
+      // each counts the right answers of some chunks of the held-out set, and each takes the
+      // checkpoint from their sum.
+      computeShards(first = 0, end = shards) {
+        live();
+        requireShardIndex('first', first, 0, shards - 1);
+        requireShardIndex('end', end, first + 1, shards);
+        if (handle.finished()) fail(`the run has finished: it took all ${handle.steps()} steps`);
+        return unwrap(handle.computeShards(first, end));
+      },
+      applyShards(gradients, losses) {
+        live();
+        const size = shards * parameterCount;
+        if (!(gradients instanceof Float32Array) || gradients.length !== size) {
+          fail(`gradients must be a Float32Array of shards × parameterCount = ${shards} × ${parameterCount} = ${size} values, got ${describe(gradients)}`);
+        }
+        if (losses?.length !== shards || !Array.from(losses).every((loss) => typeof loss === 'number')) {
+          fail(`losses must be ${shards} numbers, one per shard, got ${describe(losses)}`);
+        }
+        return unwrap(handle.applyShards(gradients, losses));
+      },
+      get evaluationChunks() { live(); return handle.evaluationChunks(); },
+      correctAnswers(first = 0, end = handle.evaluationChunks()) {
+        live();
+        const chunks = handle.evaluationChunks();
+        requireShardIndex('first', first, 0, chunks - 1);
+        requireShardIndex('end', end, first + 1, chunks);
+        return unwrap(handle.correctAnswers(first, end));
+      },
+      checkpoint(correct) {
+        live();
+        if (!(correct instanceof Int32Array || Array.isArray(correct))
+          || !Array.from(correct).every((count) => Number.isSafeInteger(count) && count >= 0 && count <= MAX_COUNT)) {
+          fail(`correct must be an Int32Array or an array of whole numbers from 0 to ${MAX_COUNT}, one per position, got ${describe(correct)}`);
+        }
+        return unwrap(handle.checkpoint(correct));
       },
       evaluate(pairs) {
         live();

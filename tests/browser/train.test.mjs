@@ -209,6 +209,52 @@ describe('Train page', () => {
     await close();
   });
 
+  test('more workers than seeds: each seed\'s steps shared by a team, the numbers those of one worker; pause and resume; each model where the page asks for it', async () => {
+    // 5 cores: 4 workers, 2 seeds on 2 each
+    const { page, close } = await openPage(suite, `train.html${QUICK}&seeds=2`, {
+      prepare: (context) => context.addInitScript(() => {
+        Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 5 });
+      }),
+    });
+    assert.match(await page.textContent('#engine-status'),
+      /ready: WebAssembly with relaxed SIMD in 4 workers: a run's seeds side by side, and when they are fewer than the workers, each seed's steps shared by 4 workers at most\.$/);
+    await page.click('[data-testid="train"]');
+    await page.waitForFunction(() => [...document.querySelectorAll('#seed-progress li')].some((item) => Number(item.dataset.step) >= 60),
+      null, { timeout: RUN_TIMEOUT_MS });
+    await page.click('[data-testid="pause"]');
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(2 seeds side by side, 2 workers each\)/);
+    await page.waitForTimeout(300);
+    await page.click('[data-testid="pause"]');
+    await page.waitForFunction(() => ['finished', 'stopped', 'failed'].includes(document.documentElement.dataset.training),
+      null, { timeout: RUN_TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Trained 300 steps \(2 seeds side by side, 2 workers each\) in [\d.]+ s\.$/);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.workers), '4');
+
+    // each seed's checkpoints and evaluations are the engine's for its seed, trained alone
+    const { settings } = parseHash(QUICK);
+    const engine = await nodeEngine();
+    const file = await curves(page);
+    assert.deepEqual(file.seeds.map((s) => s.seed), [0, 1]);
+    for (const [k, seed] of file.seeds.entries()) {
+      const expected = engine.trainRetrieval(trainerOptions(settings, k));
+      assert.deepEqual(seed.checkpoints.map((c) => c.step), expected.checkpoints.map((c) => c.step));
+      for (const [i, checkpoint] of expected.checkpoints.entries()) {
+        assertClose(seed.checkpoints[i].accuracyByPosition, Array.from(checkpoint.accuracyByPosition), TOLERANCE, `seed ${k}, checkpoint ${i}`);
+        assert.ok(Math.abs(seed.checkpoints[i].loss - checkpoint.loss) <= TOLERANCE, `seed ${k}'s loss at checkpoint ${i}`);
+      }
+      assert.deepEqual(seed.evaluations.map((e) => e.pairs), [4, 6, 8]);
+      // the model kept by the seed's first worker: saved, it holds the engine's parameters
+      await page.selectOption('#shown-seed', String(k));
+      await page.waitForFunction(() => document.getElementById('attention-map').dataset.rows === '10', null, { timeout: TIMEOUT_MS });
+      const saved = JSON.parse((await downloadOf(page, '#save-model')).bytes.toString('utf8'));
+      assert.equal(saved.meta.seed, k);
+      assertClose(saved.parameters['head.weight'].data, Array.from(expected.model.getParameter('head.weight').data), TOLERANCE, `seed ${k}'s head.weight`);
+      expected.model.delete();
+    }
+    assert.equal(await page.textContent('#notices'), '', 'the attention map and the saving asked the workers that hold the models');
+    await close();
+  });
+
   test('the settings live in the link: controls, presets and a shared link', async () => {
     const { page, close } = await openPage(suite, 'train.html');
     await page.click('button[data-preset="alibi"]');

@@ -5,7 +5,9 @@
 //   with parameters overwritten by arbitrary floats, then loss_and_gradients, forward with
 //   every answer position, and one optimizer step with arbitrary options, on a batch of
 //   arbitrary token ids, targets, answers and prefix;
-//   a short RetrievalTrainer run (≤ 3 steps) with arbitrary task, model and training options.
+//   a short RetrievalTrainer run (≤ 3 steps) with arbitrary task, model and training options,
+//   and as often the same run shared by two replicas (their shards and held-out chunks split
+//   at arbitrary points, some out of range), which must give the run's bits.
 //
 // A call may fail only with attn::InvalidArgument. When it succeeds: a batch with a token,
 // target, answers or prefix out of range was not accepted; with parameters of moderate size
@@ -14,11 +16,13 @@
 // loss twice; a training run's checkpoints are finite.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attn/errors.hpp"
@@ -208,6 +212,60 @@ void fuzz_model(FuzzedDataProvider& data) {
   }
 }
 
+// The run of `options` taken step by step by two replicas, the first computing the shards
+// before `shard_split` and counting the held-out chunks before `chunk_split` (clamped), the
+// second the rest, against the trainer's own advance: the same checkpoints and parameters, to
+// the bit. A split out of range must be refused when asked for.
+void check_shared_run(const attn::train::TrainingOptions& options, long shard_split,
+                      long chunk_split) {
+  using attn::train::kGradientShards;
+  attn::train::RetrievalTrainer alone(options), first(options), second(options);
+  const std::size_t P = alone.parameter_count();
+  std::vector<float> gradients(kGradientShards * P);
+  std::vector<double> losses(kGradientShards);
+  while (!alone.finished()) {
+    const auto expected = alone.advance(1);
+    first.sample_step();
+    second.sample_step();
+    if (shard_split < 0 || shard_split > kGradientShards) {
+      bool refused = false;
+      try {
+        first.shard_gradient(shard_split, gradients.data());
+      } catch (const attn::InvalidArgument&) {
+        refused = true;
+      }
+      expect(refused, "shard " + std::to_string(shard_split) + " was accepted");
+    }
+    for (long s = 0; s < kGradientShards; ++s) {
+      losses[s] = (s < shard_split ? first : second).shard_gradient(s, gradients.data() + s * P);
+    }
+    const bool due = first.apply_shards(gradients.data(), losses.data());
+    expect(second.apply_shards(gradients.data(), losses.data()) == due,
+           "the replicas disagree on a checkpoint");
+    expect(due == expected.has_value(), "a replica's checkpoint is not the trainer's");
+    if (!due) continue;
+    const long chunks = first.evaluation_chunks();
+    const long split = std::clamp(chunk_split, 0L, chunks);
+    std::vector<long> correct(options.task.pairs, 0);
+    for (const auto& [replica, from, to] :
+         {std::tuple{&first, 0L, split}, std::tuple{&second, split, chunks}}) {
+      if (from == to) continue;
+      const std::vector<long> counted = replica->correct_answers(from, to);
+      for (std::size_t i = 0; i < correct.size(); ++i) correct[i] += counted[i];
+    }
+    const attn::train::Checkpoint shared = first.checkpoint(correct);
+    expect(second.checkpoint(correct).loss == shared.loss && shared.loss == expected->loss &&
+               shared.accuracy_by_position == expected->accuracy_by_position,
+           "a shared checkpoint differs from the trainer's");
+  }
+  expect(first.finished() && second.finished(), "a replica did not finish with the trainer");
+  for (auto* replica : {&first, &second}) {
+    expect(
+        std::equal(alone.model().values(), alone.model().values() + P, replica->model().values()),
+        "a replica's parameters differ from the trainer's");
+  }
+}
+
 void fuzz_training(FuzzedDataProvider& data) {
   attn::train::TrainingOptions options;
   options.task.pairs = data.ConsumeIntegralInRange<long>(0, 6);
@@ -228,6 +286,9 @@ void fuzz_training(FuzzedDataProvider& data) {
   options.sequences = data.ConsumeIntegralInRange<long>(-1, 8);
   options.evaluation_pairs = {data.ConsumeIntegralInRange<long>(-1, 8)};
   options.seed = data.ConsumeIntegral<std::uint32_t>();
+  const bool shared = data.ConsumeBool();
+  const long shard_split = data.ConsumeIntegralInRange<long>(-1, attn::train::kGradientShards + 1);
+  const long chunk_split = data.ConsumeIntegralInRange<long>(0, 2);
   describe_call = [=] {
     const auto& t = options.task;
     return "training: " + describe(options.model, {}) + "; task pairs " + std::to_string(t.pairs) +
@@ -237,9 +298,13 @@ void fuzz_training(FuzzedDataProvider& data) {
            std::to_string(options.optimizer.schedule.steps) + " learning rate " +
            std::to_string(options.optimizer.schedule.learning_rate) + " batch " +
            std::to_string(options.batch) + " evaluation pairs " +
-           std::to_string(options.evaluation_pairs[0]) + " seed " + std::to_string(options.seed);
+           std::to_string(options.evaluation_pairs[0]) + " seed " + std::to_string(options.seed) +
+           (shared ? "; shared at shard " + std::to_string(shard_split) + " and chunk " +
+                         std::to_string(chunk_split)
+                   : "");
   };
   try {
+    if (shared) return check_shared_run(options, shard_split, chunk_split);
     attn::train::RetrievalTrainer trainer(options);
     while (!trainer.finished()) {
       if (const auto checkpoint = trainer.advance(2)) {

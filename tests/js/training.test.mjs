@@ -180,6 +180,89 @@ describe('training', () => {
     assert.match(errorOf(() => model.getParameter('head.bias')).message, /this model was deleted/);
   });
 
+  test('one step shared by replicas: their shards give the bits of one trainer', () => {
+    // retrieval and running span mixed (shards hold rows of both), checkpoints at 10 and 20
+    const options = { ...SMALL_RUN, task: { ...SMALL_RUN.task, mix: { retrieval: 1, runningSpan: 1 }, span: 2 },
+      training: { ...SMALL_RUN.training, steps: 20, batch: 20 }, evaluation: { every: 10, sequences: 300 } };
+    const alone = engine.trainRetrieval(options);
+    const replicas = [engine.retrievalTrainer(options), engine.retrievalTrainer(options), engine.retrievalTrainer(options)];
+    const { shards, parameterCount } = replicas[0];
+    assert.equal(shards, 8);
+    assert.equal(parameterCount, alone.model.parameterNames()
+      .reduce((count, name) => count + alone.model.getParameter(name).data.length, 0));
+    // the shards split 3, 3, 2 between the replicas, as three workers would
+    const ranges = [[0, 3], [3, 6], [6, 8]];
+    const checkpoints = replicas.map(() => []);
+    while (!replicas[0].finished) {
+      const gradients = new Float32Array(shards * parameterCount);
+      const losses = new Float64Array(shards);
+      replicas.forEach((replica, r) => {
+        const [first, end] = ranges[r];
+        const part = replica.computeShards(first, end);
+        assert.equal(part.gradients.length, (end - first) * parameterCount);
+        gradients.set(part.gradients, first * parameterCount);
+        losses.set(part.losses, first);
+      });
+      const due = replicas.map((replica) => replica.applyShards(gradients, losses));
+      assert.ok(due.every((d) => d === due[0]));
+      if (!due[0]) continue;
+      // at a checkpoint, the held-out set's 2 chunks (of 256 and 44) counted by two replicas
+      assert.equal(replicas[0].evaluationChunks, 2);
+      const [head, tail] = [replicas[0].correctAnswers(0, 1), replicas[2].correctAnswers(1, 2)];
+      assert.ok(head instanceof Int32Array && head.length === 4);
+      const correct = head.map((count, i) => count + tail[i]);
+      replicas.forEach((replica, r) => checkpoints[r].push(replica.checkpoint(correct)));
+    }
+    for (const [r, replica] of replicas.entries()) {
+      assert.deepEqual(checkpoints[r], alone.checkpoints, `replica ${r}'s checkpoints`);
+      assert.equal(replica.step, 20);
+      const model = replica.model();
+      for (const name of model.parameterNames()) {
+        assert.deepEqual(model.getParameter(name), alone.model.getParameter(name), `replica ${r}'s ${name}`);
+      }
+      model.delete();
+      replica.delete();
+    }
+    alone.model.delete();
+  });
+
+  test('a shared step\'s bad calls are Errors naming the argument, and the trainer goes on', () => {
+    const trainer = engine.retrievalTrainer({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 2 }, evaluation: { every: 1, sequences: 8 } });
+    const size = trainer.shards * trainer.parameterCount;
+    const messageOf = (call) => errorOf(call).message;
+    assert.equal(messageOf(() => trainer.computeShards(8)), 'first must be a whole number from 0 to 7, got 8');
+    assert.equal(messageOf(() => trainer.computeShards(2, 2)), 'end must be a whole number from 3 to 8, got 2');
+    assert.equal(messageOf(() => trainer.computeShards(0.5)), 'first must be a whole number from 0 to 7, got 0.5');
+    assert.equal(messageOf(() => trainer.applyShards(new Float32Array(size), new Float64Array(8))),
+      "apply_shards needs the step's batches: call sample_step first");
+    const { gradients, losses } = trainer.computeShards(0, 8);
+    assert.equal(gradients.length, size);
+    assert.match(messageOf(() => trainer.applyShards(gradients.subarray(1), losses)),
+      new RegExp(`^gradients must be a Float32Array of shards × parameterCount = 8 × ${trainer.parameterCount} = ${size} values, got a Float32Array of ${size - 1}$`));
+    assert.match(messageOf(() => trainer.applyShards(Array.from(gradients), losses)), /gradients must be a Float32Array/);
+    assert.equal(messageOf(() => trainer.applyShards(gradients, [1, 2])), 'losses must be 8 numbers, one per shard, got an array of 2');
+    const poisoned = gradients.slice();
+    poisoned[7 * trainer.parameterCount] = NaN;
+    assert.match(messageOf(() => trainer.applyShards(poisoned, losses)),
+      /^the shards' gradients of step 1 sum to NaN at embedding\.weight\[0\]; every shard's gradient must be finite$/);
+    assert.equal(trainer.step, 0);
+    assert.equal(messageOf(() => trainer.checkpoint([0, 0, 0, 0])), 'checkpoint comes after a step that ends at one (step 0 does not)');
+    // the failed step's batches are spent: the next step draws new ones, and the run goes on
+    const again = trainer.computeShards();
+    assert.equal(trainer.applyShards(again.gradients, again.losses), true);
+    assert.equal(messageOf(() => trainer.correctAnswers(0, 2)), 'end must be a whole number from 1 to 1, got 2');
+    assert.equal(messageOf(() => trainer.checkpoint([1, 2])), 'correct must hold a count for each of the 4 positions, got 2');
+    assert.equal(messageOf(() => trainer.checkpoint([0, 3, 0, 0])), 'correct[1] must be a whole number from 0 to 2, got 3');
+    assert.match(messageOf(() => trainer.checkpoint([0, 2 ** 40, 0, 0])), /^correct must be an Int32Array or an array of whole numbers from 0 to 2147483647, one per position, got an array of 4$/);
+    assert.match(messageOf(() => trainer.checkpoint(new Float64Array(4))), /^correct must be an Int32Array or an array/);
+    const checkpoint = trainer.checkpoint([2, 1, 0, 2]);
+    assert.deepEqual({ ...checkpoint, accuracyByPosition: Array.from(checkpoint.accuracyByPosition) },
+      { step: 1, loss: checkpoint.loss, accuracy: 5 / 8, accuracyByPosition: [1, 0.5, 0, 1] });
+    assert.equal(trainer.advance(5).step, 2);
+    assert.equal(messageOf(() => trainer.computeShards()), 'the run has finished: it took all 2 steps');
+    trainer.delete();
+  });
+
   test('the optimiser: three steps equal torch.optim.AdamW with warm-up and clipping', () => {
     const { adamw } = torch;
     const entry = torch.cases.find((c) => c.name === adamw.case);

@@ -1,11 +1,16 @@
-// Training on the page's side: one engine worker per seed (made when first needed, kept for
-// later runs), each asked to train a chunk at a time, so that pause and stop act within a
-// chunk, and to keep its seed's trained model; plus the requests about trained models (their
-// evaluation, attention, saving, loading and release), sent to the worker that holds them.
+// Training on the page's side: engine workers (made when first needed, kept for later runs),
+// seeds in parallel, a seed's run on one worker or, when there are more workers than seeds, on
+// a team of them that share each step (replica.js); each asked to train a chunk at a time, so
+// that pause and stop act within a chunk, and the first of each seed's workers to keep its
+// trained model; plus the requests about trained models (their evaluation, attention, saving,
+// loading and release), sent to the worker that holds them.
 import { createWorkerClient } from '../shared/worker/client.js';
+import { shardRanges } from './replica.js';
 import { taskOptions, trainerOptions } from './state.js';
 
 const CHUNK_MS = 50;  // of training per request: pause and stop wait at most this (or a checkpoint)
+// The most workers one run can use: the core's gradient shards a step (kGradientShards).
+export const MAX_TEAM = 8;
 
 /** What run `settings` are evaluated on after training: the options of the workers' evaluate. */
 export function evaluationOptions(settings, lengths) {
@@ -13,17 +18,29 @@ export function evaluationOptions(settings, lengths) {
 }
 
 /**
- * Trains runs in workers made by startWorker(); onWorkerReady(count) hears how many have loaded
- * the engine. Returns {train(run, {onCheckpoint,
- * onProgress}), pause(), resume(), stop(), training(), paused(), request(k, type, payload),
- * release(run), memory(), warm(seeds), ready()}. train resolves when every seed has finished
- * or stopped (with their evaluations in the run), and rejects with the first seed's error, the
+ * The workers of a run of `seeds` seeds, given `workers` to use: each seed's team (worker
+ * indices; its first holds the trained model). One worker per seed when seeds are as many as
+ * the workers or more; else each seed gets an equal team of the workers, at most MAX_TEAM.
+ */
+export function teamsFor(seeds, workers) {
+  const size = Math.max(1, Math.min(MAX_TEAM, Math.floor(workers / seeds)));
+  return Array.from({ length: seeds }, (_, k) => Array.from({ length: size }, (_, r) => k * size + r));
+}
+
+/**
+ * Trains runs in up to `workers` workers made by startWorker(); onWorkerReady(count) hears how
+ * many have loaded the engine. Returns {train(run, {onCheckpoint, onProgress}), pause(),
+ * resume(), stop(), training(), paused(), request(k, type, payload) (to worker k),
+ * requestModel(run, k, type, payload) (to the worker holding seed k's model), release(run),
+ * memory(), warm(seeds), ready(), workers}. train resolves when every seed has finished or
+ * stopped (with their evaluations in the run), and rejects with the first seed's error, the
  * others stopped and released.
  */
-export function createRunner({ startWorker, onWorkerReady }) {
+export function createRunner({ startWorker, onWorkerReady, workers }) {
   const clients = [];
   let ready = 0;  // workers whose engine has loaded
   let active = null;  // {run, paused, stopped, wake: [resolve…], activeSince, elapsed}
+  const holders = new Map();  // run id → the worker holding each seed's model
 
   function client(k) {
     while (clients.length <= k) {
@@ -52,11 +69,51 @@ export function createRunner({ startWorker, onWorkerReady }) {
   // While the run is paused (and not stopped): a promise that resolves when it resumes or stops.
   const untilResumed = () => (active.paused && !active.stopped ? new Promise((resolve) => active.wake.push(resolve)) : null);
 
-  async function trainSeed(k, { onCheckpoint, onProgress }) {
+  // Starts seed k's run on its team: alone, or as replicas joined by MessagePorts, each with a
+  // control port through which abandon() ends a replica that waits for a failed member.
+  async function startTeam(team, id, options) {
+    const lane = 'train';
+    if (team.length === 1) return { started: await request(team[0], 'start', { id, options }, { lane }), abandon() {} };
+    const ranges = shardRanges(MAX_TEAM, team.length);
+    const peers = team.map(() => team.map(() => null));  // peers[r][s]: r's port to s
+    for (let r = 0; r < team.length; ++r) {
+      for (let s = r + 1; s < team.length; ++s) {
+        const channel = new MessageChannel();
+        peers[r][s] = channel.port1;
+        peers[s][r] = channel.port2;
+      }
+    }
+    const controls = team.map(() => new MessageChannel());
+    const abandon = (reason) => controls.forEach(({ port1 }) => port1.postMessage({ reason }));
+    const starts = team.map((k, r) => {
+      const control = controls[r].port2;
+      const ports = peers[r].filter((port) => port !== null);
+      return request(k, 'start', { id, options, team: { rank: r, ranges, peers: peers[r], control } }, { lane, transfer: [...ports, control] });
+    });
+    const outcomes = await Promise.allSettled(starts);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) {
+      abandon('another worker of this run failed to start');
+      throw failed.reason;
+    }
+    return { started: outcomes[0].value, abandon };
+  }
+
+  // One chunk of the team's training: every member's advance, the leader's answer. A member
+  // that fails abandons the others, so that none waits for it.
+  async function advanceTeam(team, id, abandon) {
+    const chunks = team.map((k) => request(k, 'advance', { id, budgetMs: CHUNK_MS }, { lane: 'train' }));
+    chunks.forEach((chunk) => chunk.catch((error) => abandon(`another worker of this run failed: ${error.message}`)));
+    const outcomes = await Promise.allSettled(chunks);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    return outcomes[0].value;
+  }
+
+  async function trainSeed(k, team, { onCheckpoint, onProgress }) {
     const { run } = active;
     const seed = run.seeds[k];
-    const lane = 'train';
-    const started = await request(k, 'start', { id: run.id, options: trainerOptions(run.settings, seed.seed) }, { lane });
+    const { started, abandon } = await startTeam(team, run.id, trainerOptions(run.settings, seed.seed));
     seed.steps = started.steps;
     onProgress();
     while (!active.stopped) {
@@ -65,7 +122,7 @@ export function createRunner({ startWorker, onWorkerReady }) {
         await waiting;
         continue;
       }
-      const chunk = await request(k, 'advance', { id: run.id, budgetMs: CHUNK_MS }, { lane });
+      const chunk = await advanceTeam(team, run.id, abandon);
       seed.step = chunk.step;
       for (const checkpoint of chunk.checkpoints) {
         seed.checkpoints.push(checkpoint);
@@ -75,7 +132,9 @@ export function createRunner({ startWorker, onWorkerReady }) {
       onProgress();
       if (chunk.finished) break;
     }
-    const finished = await request(k, 'finish', { id: run.id, evaluation: evaluationOptions(run.settings, run.lengths) }, { lane });
+    const [leader, ...others] = team;
+    await Promise.all(others.map((member) => request(member, 'release', { id: run.id })));
+    const finished = await request(leader, 'finish', { id: run.id, evaluation: evaluationOptions(run.settings, run.lengths) }, { lane: 'train' });
     seed.evaluations = finished.evaluations;
   }
 
@@ -83,10 +142,16 @@ export function createRunner({ startWorker, onWorkerReady }) {
     for (const resolve of active.wake.splice(0)) resolve();
   }
 
+  const teamsOf = (seeds) => teamsFor(seeds, workers);
+
   return {
+    workers,
     async train(run, handlers) {
       active = { run, paused: false, stopped: false, wake: [], activeSince: performance.now(), elapsed: 0 };
-      const seeds = run.seeds.map((_, k) => trainSeed(k, handlers).catch((error) => {
+      const teams = teamsOf(run.seeds.length);
+      holders.set(run.id, teams.map(([leader]) => leader));
+      run.team = teams[0].length;
+      const seeds = teams.map((team, k) => trainSeed(k, team, handlers).catch((error) => {
         active.stopped = true;
         wakeAll();
         throw error;
@@ -96,7 +161,8 @@ export function createRunner({ startWorker, onWorkerReady }) {
         run.seconds = elapsedSeconds();
         const failed = outcomes.find((outcome) => outcome.status === 'rejected');
         if (failed) {
-          run.seeds.forEach((_, k) => request(k, 'release', { id: run.id }).catch(() => {}));
+          teams.flat().forEach((k) => request(k, 'release', { id: run.id }).catch(() => {}));
+          holders.delete(run.id);
           throw failed.reason;
         }
         run.status = run.seeds.every((s) => s.step >= s.steps) ? 'finished' : 'stopped';
@@ -129,15 +195,21 @@ export function createRunner({ startWorker, onWorkerReady }) {
       wakeAll();
     },
     request,
+    /** A request about seed k's model of `run`, to the worker that holds it (a loaded model: worker 0). */
+    requestModel(run, k, type, payload) {
+      return request(holders.get(run.id)?.[k] ?? 0, type, payload);
+    },
     /** Frees a run's models in the workers that hold them. */
     release(run) {
-      return Promise.all(run.seeds.map((_, k) => request(k, 'release', { id: run.id })));
+      const held = holders.get(run.id) ?? [0];
+      holders.delete(run.id);
+      return Promise.all(held.map((k) => request(k, 'release', { id: run.id })));
     },
     /** The wasm memory of each worker, in bytes, as last reported. */
     memory: () => [...memory.entries()].sort(([a], [b]) => a - b).map(([, bytes]) => bytes),
-    /** Starts the workers of `seeds` seeds now, so that a run does not wait for them. */
+    /** Starts the workers a run of `seeds` seeds uses now, so that it does not wait for them. */
     warm(seeds) {
-      for (let k = 0; k < seeds; ++k) client(k);
+      for (const k of teamsOf(seeds).flat()) client(k);
     },
     /** Resolves when the first worker's engine is ready: {version, simd}. */
     ready: () => client(0).ready,

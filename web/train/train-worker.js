@@ -1,12 +1,13 @@
-// The Train page's engine thread. The page runs one per seed, so that a multi-core machine
-// trains seeds in parallel. Each holds at most one RetrievalTrainer (the run being trained)
-// and the trained models of the runs the page keeps, by run id; everything it stops using is
-// deleted, since wasm memory is not garbage-collected. Training goes in chunks of about
-// `budgetMs` of work, so that the page's pause and stop take effect within one chunk.
-// Messages: shared/worker/client.js.
+// The Train page's engine thread. The page runs seeds in parallel, a seed's run on one
+// worker or, when there are more workers than seeds, on a team of them (replica.js). Each
+// holds at most one RetrievalTrainer (the run being trained) and the trained models of the
+// runs the page keeps, by run id; everything it stops using is deleted, since wasm memory is
+// not garbage-collected. Training goes in chunks of about `budgetMs` of work, so that the
+// page's pause and stop take effect within one chunk. Messages: shared/worker/client.js.
 import { serveEngine } from '../shared/worker/server.js';
+import { createReplica } from './replica.js';
 
-let training = null;       // {id, trainer}: the run being trained
+let training = null;       // {id, trainer, replica}: the run being trained (replica: in a team)
 const models = new Map();  // run id → TransformerModel
 
 const plainCheckpoint = ({ step, loss, accuracy, accuracyByPosition }) => ({
@@ -21,6 +22,7 @@ const plainEvaluation = ({ pairs, accuracy, loss, accuracyByPosition, attention 
 });
 
 function dropTraining() {
+  training?.replica?.close();
   training?.trainer.delete();
   training = null;
 }
@@ -31,9 +33,9 @@ function release(id) {
   if (training?.id === id) dropTraining();
 }
 
-function trainerOf(id) {
+function trainingOf(id) {
   if (training?.id !== id) throw new Error(`run ${id} is not being trained in this worker`);
-  return training.trainer;
+  return training;
 }
 
 function modelOf(id) {
@@ -48,23 +50,30 @@ function evaluate(engine, model, { task, lengths, sequences, context }) {
 }
 
 const handlers = {
-  // A new trainer for run `id` (its model is drawn from options.training.seed).
-  start(engine, { id, options }) {
+  // A new trainer for run `id` (its model is drawn from options.training.seed); with `team`
+  // ({rank, ranges, peers, control}: replica.js), a replica of the run a team trains.
+  start(engine, { id, options, team }) {
     dropTraining();
     release(id);
     const trainer = engine.retrievalTrainer(options);
-    training = { id, trainer };
+    training = { id, trainer, replica: null };
+    if (team) training.replica = createReplica(trainer, team);
     return { step: trainer.step, steps: trainer.steps, memoryBytes: engine.memoryBytes };
   },
 
-  // Trains until about budgetMs have passed, the next checkpoint (returned), or the end.
-  advance(engine, { id, budgetMs }) {
-    const trainer = trainerOf(id);
-    const started = performance.now();
-    const checkpoints = [];
-    while (!trainer.finished && checkpoints.length === 0 && performance.now() - started < budgetMs) {
-      const checkpoint = trainer.advance(1);
-      if (checkpoint) checkpoints.push(plainCheckpoint(checkpoint));
+  // Trains until about budgetMs have passed (the leader's, in a team), the next checkpoint
+  // (returned), or the end.
+  async advance(engine, { id, budgetMs }) {
+    const { trainer, replica } = trainingOf(id);
+    let checkpoints = [];
+    if (replica) {
+      checkpoints = (await replica.advance(budgetMs)).map(plainCheckpoint);
+    } else {
+      const started = performance.now();
+      while (!trainer.finished && checkpoints.length === 0 && performance.now() - started < budgetMs) {
+        const checkpoint = trainer.advance(1);
+        if (checkpoint) checkpoints.push(plainCheckpoint(checkpoint));
+      }
     }
     return { step: trainer.step, steps: trainer.steps, finished: trainer.finished, checkpoints };
   },
@@ -72,7 +81,7 @@ const handlers = {
   // Ends the training of run `id` where it is (finished, or stopped): keeps its model, frees
   // the trainer, and measures the model at each evaluation length.
   finish(engine, { id, evaluation }) {
-    const model = trainerOf(id).model();
+    const model = trainingOf(id).trainer.model();
     dropTraining();
     models.set(id, model);
     return { evaluations: evaluate(engine, model, evaluation), memoryBytes: engine.memoryBytes };

@@ -1,5 +1,5 @@
-// Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in one engine
-// worker per seed (runner.js) → the charts, live at every checkpoint and after training; the
+// Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in engine workers,
+// seeds in parallel and a seed on several when they outnumber the seeds (runner.js) → the charts, live at every checkpoint and after training; the
 // runs table; the trained model's panel (saving and loading a model); exports.
 import { createSettingsLink } from '../shared/page/link.js';
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
@@ -8,7 +8,7 @@ import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
-import { createRunner } from './runner.js';
+import { createRunner, MAX_TEAM } from './runner.js';
 import { createRun } from './runs.js';
 import { parseHash, runSeeds, taskOptions, toHash } from './state.js';
 import { createAttentionMap } from './views/attention-map.js';
@@ -31,6 +31,7 @@ const link = createSettingsLink({ notices: createNotices($('link-notices')), par
 const status = createProgressLine($('train-progress'), $('train-status'));
 const settings = link.read();
 const runner = createRunner({
+  workers: Math.max(1, (navigator.hardwareConcurrency || 1) - 1),
   startWorker: () => new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' }),
   onWorkerReady(count) {
     document.documentElement.dataset.workers = String(count);
@@ -87,7 +88,7 @@ async function drawAttention() {
   const { run, k, pairs } = shown;
   const ticket = ++attentionRequest;
   try {
-    const sequence = await runner.request(k, 'attention', {
+    const sequence = await runner.requestModel(run, k, 'attention', {
       id: run.id, task: taskOptions(run.settings), pairs, seed: settings.example, context: run.settings.context,
     });
     if (ticket === attentionRequest && shown?.run === run) attentionMap.draw(sequence, run);
@@ -140,10 +141,16 @@ function nextFrame(what, draw) {
   frames.set(what, draw);
 }
 
+// The seeds of a run and the workers each trains on: "seed 0 on 2 workers", "3 seeds side by side".
+function seedsText(run, one) {
+  const team = run.team > 1 ? `${run.seeds.length === 1 ? ' on' : ','} ${run.team} workers${run.seeds.length === 1 ? '' : ' each'}` : '';
+  return `${run.seeds.length === 1 ? one : `${run.seeds.length} seeds side by side`}${team}`;
+}
+
 function progressText(run) {
   const step = Math.min(...run.seeds.map((s) => s.step));
   const total = run.settings.steps;
-  const seeds = run.seeds.length === 1 ? `seed ${run.seeds[0].seed}` : `${run.seeds.length} seeds side by side`;
+  const seeds = seedsText(run, `seed ${run.seeds[0].seed}`);
   const word = run.status === 'paused' ? 'Paused' : 'Training';
   return [`${word} (${seeds}): step ${countFormat(step)} of ${countFormat(total)}, ${run.seconds.toFixed(1)} s`, step / total];
 }
@@ -169,7 +176,7 @@ async function train() {
     runsTable.overlay(run);
     const step = Math.min(...run.seeds.map((s) => s.step));
     status.done(run.status === 'finished'
-      ? `Trained ${countFormat(run.settings.steps)} steps (${run.seeds.length === 1 ? 'one seed' : `${run.seeds.length} seeds side by side`}) in ${run.seconds.toFixed(1)} s.`
+      ? `Trained ${countFormat(run.settings.steps)} steps (${seedsText(run, 'one seed')}) in ${run.seconds.toFixed(1)} s.`
       : `Stopped at step ${countFormat(step)} of ${countFormat(run.settings.steps)} after ${run.seconds.toFixed(1)} s; the charts show the model as it was then.`);
     show(run);
   } catch (error) {
@@ -265,4 +272,6 @@ drawShown();
 runsTable.draw(runs, null);
 drawPublished(PUBLISHED_DOCUMENTS);
 runner.warm(settings.seeds);
-showEngineStatus($('engine-status'), runner.ready(), (engine) => `${engineReady(engine)} in one worker per seed.`);
+showEngineStatus($('engine-status'), runner.ready(), (engine) => (runner.workers === 1
+  ? `${engineReady(engine)} in one worker per seed.`
+  : `${engineReady(engine)} in ${runner.workers} workers: a run's seeds side by side, and when they are fewer than the workers, each seed's steps shared by ${Math.min(runner.workers, MAX_TEAM)} workers at most.`));

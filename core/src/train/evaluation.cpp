@@ -13,9 +13,19 @@ namespace {
 // are so long that so many would not fit the activation budget.
 constexpr long kMostPerChunk = 256;
 
-long chunk_size(const TransformerConfig& config, long length) {
-  const std::uint64_t per_sequence = activation_floats(config, 1, length, 1);
-  return long(std::clamp<std::uint64_t>(kMaxActivationFloats / per_sequence, 1, kMostPerChunk));
+// Adds the answers of the last forward (B sequences from `first` of the set) to `correct`,
+// and with `count`, the sequences asked about each position.
+void count_answers(const Transformer& model, const TaskBatch& set, long first, long B,
+                   std::vector<long>& correct, std::vector<long>* count) {
+  const long O = model.config().outputs;
+  const float* logits = model.logits();
+  for (long b = 0; b < B; ++b) {
+    const float* row = logits + b * O;
+    const long guess = std::max_element(row, row + O) - row;
+    const int query = set.queried[first + b];
+    correct[query] += guess == set.targets[first + b];
+    if (count != nullptr) ++(*count)[query];
+  }
 }
 
 void require_fits(const Transformer& model, const TaskOptions& task, long pairs, long sequences) {
@@ -43,13 +53,31 @@ void require_fits(const Transformer& model, const TaskOptions& task, long pairs,
 
 }  // namespace
 
+long evaluation_chunk(const TransformerConfig& config, long length) {
+  const std::uint64_t per_sequence = activation_floats(config, 1, length, 1);
+  return long(std::clamp<std::uint64_t>(kMaxActivationFloats / per_sequence, 1, kMostPerChunk));
+}
+
+std::vector<long> correct_by_position(Transformer& model, const TaskBatch& set, long first_chunk,
+                                      long end_chunk, Context context) {
+  const long chunk = evaluation_chunk(model.config(), set.T);
+  std::vector<long> correct(set.pairs, 0);
+  for (long first = first_chunk * chunk; first < std::min(end_chunk * chunk, set.B);
+       first += chunk) {
+    const long B = std::min(chunk, set.B - first);
+    model.forward(Batch{set.tokens.data() + first * set.T, nullptr, B, set.T, 1,
+                        prefix_length(context, set.pairs)});
+    count_answers(model, set, first, B, correct, nullptr);
+  }
+  return correct;
+}
+
 Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long pairs,
                               long sequences, Context context) {
   require_fits(model, task, pairs, sequences);
   const TaskBatch set = evaluation_set(task, pairs, sequences);
   const long T = set.T, L = model.config().layers, H = model.config().heads;
-  const long chunk = chunk_size(model.config(), T);
-  const long O = model.config().outputs;
+  const long chunk = evaluation_chunk(model.config(), T);
   Evaluation result;
   result.pairs = pairs;
   std::vector<long> correct(pairs, 0), count(pairs, 0);
@@ -63,14 +91,7 @@ Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long 
                       prefix_length(context, pairs)};
     loss += model.forward(batch) * B;
     // pass 1: the answers (arg-max of the logits), by the queried pair's position.
-    const float* logits = model.logits();
-    for (long b = 0; b < B; ++b) {
-      const float* row = logits + b * O;
-      const long guess = std::max_element(row, row + O) - row;
-      const int query = set.queried[first + b];
-      correct[query] += guess == set.targets[first + b];
-      ++count[query];
-    }
+    count_answers(model, set, first, B, correct, &count);
     // pass 2: the final position's row of each head's weights: on the queried value, key, token 0.
     for (long l = 0; l < L; ++l) {
       const float* weights = model.attention_weights(l);  // B×H×Tq×T

@@ -1,10 +1,12 @@
 #include "attn/train/trainer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
 #include "attn/errors.hpp"
+#include "buffers.hpp"
 
 namespace attn::train {
 
@@ -106,52 +108,136 @@ RetrievalTrainer::RetrievalTrainer(const TrainingOptions& options)
     : options_((validate(options), options)),
       model_(std::make_shared<Transformer>(model_config(options))),
       optimizer_(model_->parameter_count(), options.optimizer),
-      random_(options.seed, kTrainingStream) {
+      random_(options.seed, kTrainingStream),
+      held_out_(evaluation_set(options.task, options.task.pairs, options.sequences)),
+      asked_(options.task.pairs, 0) {
   options_.model = model_->config();
+  for (int query : held_out_.queried) ++asked_[query];
 }
 
-double RetrievalTrainer::train_step() {
+void RetrievalTrainer::sample_step() {
+  if (finished()) fail("the run has finished: it took all " + std::to_string(steps()) + " steps");
+  if (step_sampled_) return;
   const std::array<long, 3> counts = split_batch(options_);
+  step_batches_.resize(kObjectives.size());
+  for (std::size_t o = 0; o < kObjectives.size(); ++o) {
+    step_batches_[o] = counts[o] == 0 ? TaskBatch{}
+                                      : sample_batch(options_.task, kObjectives[o],
+                                                     options_.task.pairs, counts[o], random_);
+  }
+  step_sampled_ = true;
+}
+
+double RetrievalTrainer::shard_gradient(long shard, float* gradient) {
+  if (!step_sampled_) fail("shard_gradient needs the step's batches: call sample_step first");
+  require_whole_number("shard", shard, 0, kGradientShards - 1);
   double total_weight = 0.0;
   for (double weight : options_.task.mix) total_weight += weight;
   model_->zero_gradients();
   double loss = 0.0;
   for (std::size_t o = 0; o < kObjectives.size(); ++o) {
-    if (counts[o] == 0) continue;
-    const double weight = options_.task.mix[o] / total_weight;
-    const TaskBatch sampled =
-        sample_batch(options_.task, kObjectives[o], options_.task.pairs, counts[o], random_);
-    const Batch batch{sampled.tokens.data(),
-                      sampled.targets.data(),
-                      sampled.B,
-                      sampled.T,
-                      sampled.A,
-                      prefix_length(options_.context, sampled.pairs)};
-    loss += weight * model_->forward(batch);
-    model_->backward(batch, static_cast<float>(weight));
+    const TaskBatch& sampled = step_batches_[o];
+    const long first = shard * sampled.B / kGradientShards;
+    const long end = (shard + 1) * sampled.B / kGradientShards;
+    if (first == end) continue;
+    // the shard's rows' share of this objective's weighted mean loss
+    const double share = options_.task.mix[o] / total_weight * double(end - first) / sampled.B;
+    const Batch rows{sampled.tokens.data() + first * sampled.T,
+                     sampled.targets.data() + first * sampled.A,
+                     end - first,
+                     sampled.T,
+                     sampled.A,
+                     prefix_length(options_.context, sampled.pairs)};
+    loss += share * model_->forward(rows);
+    model_->backward(rows, static_cast<float>(share));
   }
+  std::copy_n(model_->gradients(), model_->parameter_count(), gradient);
+  return loss;
+}
+
+bool RetrievalTrainer::apply_shards(const float* gradients, const double* losses) {
+  if (!step_sampled_) fail("apply_shards needs the step's batches: call sample_step first");
+  step_sampled_ = false;
+  const std::size_t P = model_->parameter_count();
+  double loss = 0.0;
+  for (long s = 0; s < kGradientShards; ++s) loss += losses[s];
   if (!std::isfinite(loss)) {
     fail("training diverged at step " + std::to_string(step() + 1) + ": the loss is " +
          format_number(loss) + "; try a lower training.learningRate or clip");
   }
-  optimizer_.step(model_->values(), model_->gradients());
-  return loss;
+  float* sum = model_->gradients();
+  std::copy_n(gradients, P, sum);
+  for (long s = 1; s < kGradientShards; ++s) {
+    const float* shard = gradients + s * P;
+    for (std::size_t i = 0; i < P; ++i) sum[i] += shard[i];
+  }
+  // Shards that came from other replicas are checked here, before they reach the parameters.
+  for (const ParameterInfo& parameter : model_->parameters()) {
+    for (std::size_t i = 0; i < parameter.size(); ++i) {
+      const float value = sum[parameter.offset + i];
+      if (std::isfinite(value)) continue;
+      fail("the shards' gradients of step " + std::to_string(step() + 1) + " sum to " +
+           format_number(value) + " at " + parameter.name + "[" + std::to_string(i) +
+           "]; every shard's gradient must be finite");
+    }
+  }
+  optimizer_.step(model_->values(), sum);
+  loss_since_checkpoint_ += loss;
+  ++steps_since_checkpoint_;
+  checkpoint_due_ = step() % options_.every == 0 || finished();
+  return checkpoint_due_;
+}
+
+long RetrievalTrainer::evaluation_chunks() const {
+  const long chunk = evaluation_chunk(model_->config(), held_out_.T);
+  return (held_out_.B + chunk - 1) / chunk;
+}
+
+std::vector<long> RetrievalTrainer::correct_answers(long first, long end) {
+  require_whole_number("first", first, 0, evaluation_chunks() - 1);
+  require_whole_number("end", end, first + 1, evaluation_chunks());
+  return correct_by_position(*model_, held_out_, first, end, options_.context);
+}
+
+Checkpoint RetrievalTrainer::checkpoint(const std::vector<long>& correct) {
+  if (!checkpoint_due_) {
+    fail("checkpoint comes after a step that ends at one (step " + std::to_string(step()) +
+         " does not)");
+  }
+  const long pairs = options_.task.pairs;
+  if (long(correct.size()) != pairs) {
+    fail("correct must hold a count for each of the " + std::to_string(pairs) + " positions, got " +
+         std::to_string(correct.size()));
+  }
+  Checkpoint result;
+  result.step = step();
+  result.accuracy_by_position.resize(pairs);
+  long total = 0;
+  for (long i = 0; i < pairs; ++i) {
+    require_whole_number(("correct[" + std::to_string(i) + "]").c_str(), correct[i], 0, asked_[i]);
+    total += correct[i];
+    result.accuracy_by_position[i] = correct[i] / double(std::max<long>(asked_[i], 1));
+  }
+  result.accuracy = double(total) / held_out_.B;
+  result.loss = loss_since_checkpoint_ / steps_since_checkpoint_;
+  loss_since_checkpoint_ = 0.0;
+  steps_since_checkpoint_ = 0;
+  checkpoint_due_ = false;
+  return result;
 }
 
 std::optional<Checkpoint> RetrievalTrainer::advance(long max_steps) {
+  const std::size_t P = model_->parameter_count();
+  grow(shard_gradients_, kGradientShards * P);
+  std::array<double, kGradientShards> losses{};
   for (long taken = 0; taken < max_steps && !finished(); ++taken) {
-    loss_since_checkpoint_ += train_step();
-    ++steps_since_checkpoint_;
-    if (step() % options_.every != 0 && !finished()) continue;
-    const Evaluation evaluation = evaluate(options_.task.pairs);
-    Checkpoint checkpoint;
-    checkpoint.step = step();
-    checkpoint.loss = loss_since_checkpoint_ / steps_since_checkpoint_;
-    checkpoint.accuracy = evaluation.accuracy;
-    checkpoint.accuracy_by_position = evaluation.accuracy_by_position;
-    loss_since_checkpoint_ = 0.0;
-    steps_since_checkpoint_ = 0;
-    return checkpoint;
+    sample_step();
+    for (long s = 0; s < kGradientShards; ++s) {
+      losses[s] = shard_gradient(s, shard_gradients_.data() + s * P);
+    }
+    if (apply_shards(shard_gradients_.data(), losses.data())) {
+      return checkpoint(correct_answers(0, evaluation_chunks()));
+    }
   }
   return std::nullopt;
 }

@@ -19,8 +19,9 @@ export class Superseded extends Error {
 
 /**
  * Wraps a started module Worker: {ready: Promise<{version, simd}>, request(type, payload, {lane,
- * onProgress})}, where request resolves to {value, milliseconds} and onProgress(phase) hears
- * the worker's progress messages. Once the worker has failed, every request rejects.
+ * onProgress, transfer})}, where request resolves to {value, milliseconds}, onProgress(phase)
+ * hears the worker's progress messages, and transfer lists what the payload hands over (its
+ * MessagePorts, say). Once the worker has failed, every request rejects.
  */
 export function createWorkerClient(worker) {
   const waiting = [];     // [{type, payload, lane, onProgress, resolve, reject}]
@@ -42,7 +43,7 @@ export function createWorkerClient(worker) {
   function sendNext() {
     if (running || waiting.length === 0 || failure) return;
     running = { ...waiting.shift(), id: nextId++ };
-    worker.postMessage({ id: running.id, type: running.type, payload: running.payload });
+    worker.postMessage({ id: running.id, type: running.type, payload: running.payload }, running.transfer);
   }
 
   worker.addEventListener('message', ({ data }) => {
@@ -62,12 +63,12 @@ export function createWorkerClient(worker) {
   });
   worker.addEventListener('messageerror', () => fail(new Error('a message from the engine worker could not be read')));
 
-  function request(type, payload, { lane = type, onProgress } = {}) {
+  function request(type, payload, { lane = type, onProgress, transfer = [] } = {}) {
     if (failure) return Promise.reject(failure);
     return new Promise((resolve, reject) => {
       const queued = waiting.findIndex((r) => r.lane === lane);
       if (queued >= 0) waiting.splice(queued, 1)[0].reject(new Superseded(type));
-      waiting.push({ type, payload, lane, onProgress, resolve, reject });
+      waiting.push({ type, payload, lane, onProgress, transfer, resolve, reject });
       sendNext();
     });
   }

@@ -37,7 +37,7 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
     if (!shown) return;
     const { run, k } = shown;
     try {
-      const saved = await runner.request(k, 'save', { id: run.id, meta: modelMeta(run, k) });
+      const saved = await runner.requestModel(run, k, 'save', { id: run.id, meta: modelMeta(run, k) });
       download(new Blob([JSON.stringify(saved)], { type: 'application/json' }), modelFileName(run, k));
     } catch (error) {
       notices.add(`The model could not be saved: ${error.message}`);

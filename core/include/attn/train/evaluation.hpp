@@ -26,6 +26,16 @@ struct Evaluation {
 // The most held-out sequences one evaluation takes.
 constexpr long kMaxEvaluationSequences = 1L << 16;
 
+// The held-out set's forwards take `evaluation_chunk` sequences at a time (the last chunk
+// fewer). A chunk's logits are the same wherever it is computed, so that replicas of a trainer
+// can each count the answers of some chunks and add their counts up (trainer.hpp).
+long evaluation_chunk(const TransformerConfig& config, long length);
+
+// For each position i of the queried pair: how many of the set's sequences in chunks
+// [first_chunk, end_chunk) that ask about pair i the model answers right (arg-max).
+std::vector<long> correct_by_position(Transformer& model, const TaskBatch& set, long first_chunk,
+                                      long end_chunk, Context context);
+
 // `model` on `sequences` held-out retrieval sequences of `pairs` pairs (evaluation_set). Throws
 // attn::InvalidArgument naming the problem when the model's vocabulary or outputs do not fit
 // the task, or pairs, sequences or the length are out of range.
