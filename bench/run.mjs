@@ -8,6 +8,8 @@
 //              thread and N) and TensorFlow.js (wasm), with issue #13's targets
 //   train      train/run.mjs: the default training run (2 layers, dModel 32, 2 heads, batch 64,
 //              1,400 steps) in Node and natively, and side by side with TensorFlow.js
+//   team       train/team.mjs: the default run on one worker and on a team of two that share
+//              each step (web/train/replica.js), the same checkpoints
 //   pool       attention/pool.mjs: createAttentionPool with 1 and 2 workers against the
 //              one-thread engine
 //   presets    train/presets.mjs: the Train page's presets for each positional encoding, on 3
@@ -18,7 +20,7 @@
 // its relaxed-SIMD build, as Chromium, Firefox and Node 21+ load it, unless a part says
 // otherwise; in Node 20 the benchmark runs itself again with --experimental-wasm-relaxed-simd.
 //
-//   node bench/run.mjs [attention] [peers] [train] [pool] [presets] [first-call]    (default: all; a selection prints only)
+//   node bench/run.mjs [attention] [peers] [train] [team] [pool] [presets] [first-call]    (default: all; a selection prints only)
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -32,12 +34,14 @@ import { runPoolBenchmark } from './attention/pool.mjs';
 import { runAttentionBenchmark } from './attention/run.mjs';
 import { runPresetsBenchmark } from './train/presets.mjs';
 import { runTrainingBenchmark } from './train/run.mjs';
+import { runTeamBenchmark } from './train/team.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PARTS = {
   attention: { title: 'Attention', run: runAttentionBenchmark },
   peers: { title: 'Attention against its peers', run: runPeersBenchmark },
   train: { title: 'Training', run: runTrainingBenchmark },
+  team: { title: 'One training run on several workers', run: runTeamBenchmark },
   pool: { title: 'Attention on several workers', run: runPoolBenchmark },
   presets: { title: 'What the Train page\'s presets learn', run: runPresetsBenchmark },
   'first-call': { title: 'A fresh engine\'s first call', run: runFirstCallBenchmark },

@@ -217,7 +217,7 @@ describe('Train page', () => {
       }),
     });
     assert.match(await page.textContent('#engine-status'),
-      /ready: WebAssembly with relaxed SIMD in 4 workers: a run's seeds side by side, and when they are fewer than the workers, each seed's steps shared by 4 workers at most\.$/);
+      /ready: WebAssembly with relaxed SIMD in 4 workers \(up to 4 share a seed's steps when seeds are fewer\)\.$/);
     await page.click('[data-testid="train"]');
     await page.waitForFunction(() => [...document.querySelectorAll('#seed-progress li')].some((item) => Number(item.dataset.step) >= 60),
       null, { timeout: RUN_TIMEOUT_MS });

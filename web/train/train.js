@@ -274,4 +274,4 @@ drawPublished(PUBLISHED_DOCUMENTS);
 runner.warm(settings.seeds);
 showEngineStatus($('engine-status'), runner.ready(), (engine) => (runner.workers === 1
   ? `${engineReady(engine)} in one worker per seed.`
-  : `${engineReady(engine)} in ${runner.workers} workers: a run's seeds side by side, and when they are fewer than the workers, each seed's steps shared by ${Math.min(runner.workers, MAX_TEAM)} workers at most.`));
+  : `${engineReady(engine)} in ${runner.workers} workers (up to ${Math.min(runner.workers, MAX_TEAM)} share a seed's steps when seeds are fewer).`));
