@@ -555,26 +555,37 @@ export interface RetrievalTrainer {
 
   // One run on several workers (README "One run on several workers"): replicas made from the
   // same options take each step together, and give the bits of one trainer's advance.
-  /** S = 8: a step's gradient is the sum of S fixed shards of its batch, added in order. */
+  /** S = 8: a step's gradient is the sum of S fixed shards of its batch, added as a binary tree. */
   readonly shards: number;
-  /** P: the model's parameters, as many as its gradient's floats. */
+  /** P: the model's parameters, as many as a gradient's floats. */
   readonly parameterCount: number;
   /**
-   * Shards first..end−1 of the current step (drawing the step's batches first, when not yet):
-   * their gradients, shard-major ((end − first)·P), and their parts of the step's loss.
+   * Shards first..end−1 of the current step (drawing the step's batches first, when not yet),
+   * as the fewest aligned blocks that tile them (a power of two of shards, from a multiple of
+   * it), each with its shards' gradient summed and its part of the step's loss.
    */
-  computeShards(first?: number, end?: number): { gradients: Float32Array; losses: Float64Array };
+  computeShards(first?: number, end?: number): ShardBlock[];
   /**
-   * Takes the step from every shard's gradient (S·P, shard-major) and loss (S): sums them in
-   * order, checks them, and steps AdamW. True when the step ends at a checkpoint.
+   * Takes the step from blocks that tile the S shards (every replica's computeShards, in any
+   * order): sums them, checks them, and steps AdamW. True when the step ends at a checkpoint,
+   * which must then be taken (checkpoint) before the next step. A refused call leaves the step
+   * to be taken again.
    */
-  applyShards(gradients: Float32Array, losses: ArrayLike<number>): boolean;
+  applyShards(blocks: ShardBlock[]): boolean;
   /** The chunks of the held-out set a checkpoint measures. */
   readonly evaluationChunks: number;
   /** Right answers by the queried pair's position (task.pairs) in chunks first..end−1 of the held-out set. */
   correctAnswers(first?: number, end?: number): Int32Array;
   /** The checkpoint of a step that ended at one, from every chunk's right answers added up. */
   checkpoint(correct: Int32Array | number[]): Checkpoint;
+}
+
+/** Shards first..end−1 of a training step: their gradient summed (P floats) and their part of the loss. */
+export interface ShardBlock {
+  first: number;
+  end: number;
+  gradient: Float32Array;
+  loss: number;
 }
 
 /** A LabelledBatch too: it may be given to lossAndGradients, logits and Optimizer.step as it is. */

@@ -955,41 +955,52 @@ class TrainerHandle {
   double shards() const { return double(attn::train::kGradientShards); }
   double parameter_count() const { return double(trainer_->parameter_count()); }
 
-  // Shards first..end-1 of the step (sampled first when not yet): {gradients: Float32Array
-  // ((end−first)·P), losses: Float64Array(end−first)}. training.mjs checked first and end.
+  // Shards first..end-1 of the step (its batches drawn first when not yet), as the fewest
+  // blocks that tile them: [{first, end, gradient: Float32Array(P), loss}]. training.mjs
+  // checked first and end.
   val compute_shards(double first, double end) {
     return guarded([&] {
-      const std::size_t P = trainer_->parameter_count(), count = std::size_t(end - first);
-      std::vector<float> gradients(count * P);
-      std::vector<double> losses(count);
       trainer_->sample_step();
-      for (std::size_t s = 0; s < count; ++s) {
-        losses[s] = trainer_->shard_gradient(long(first) + long(s), gradients.data() + s * P);
+      val blocks = val::array();
+      std::vector<float> gradient(trainer_->parameter_count());
+      for (const attn::train::ShardRange block :
+           attn::train::shard_blocks(long(first), long(end))) {
+        const double loss = trainer_->block_gradient(block, gradient.data());
+        val result = val::object();
+        result.set("first", block.first);
+        result.set("end", block.end);
+        result.set("gradient", to_float32_array(gradient.data(), gradient.size()));
+        result.set("loss", loss);
+        blocks.call<void>("push", result);
       }
-      val result = val::object();
-      result.set("gradients", to_float32_array(gradients.data(), gradients.size()));
-      result.set("losses", to_float64_array(losses));
-      return result;
+      return blocks;
     });
   }
 
-  // The step from every shard: gradients a Float32Array of S·P, losses of S numbers (checked
-  // by training.mjs). Whether the step ends at a checkpoint.
-  val apply_shards(const val& gradients, const val& losses) {
+  // The step from blocks that tile the shards, in order: [{first, end, gradient, loss}], each
+  // checked by training.mjs (whole numbers, a Float32Array of P, a number). Whether the step
+  // ends at a checkpoint.
+  val apply_shards(const val& blocks) {
     return guarded([&] {
-      std::vector<float> all(attn::train::kGradientShards * trainer_->parameter_count());
-      if (gradients["length"].as<double>() != double(all.size())) {
-        throw std::invalid_argument("gradients must hold S·P = " + std::to_string(all.size()) +
-                                    " values");
+      const std::size_t count = blocks["length"].as<std::size_t>(), P = trainer_->parameter_count();
+      std::vector<attn::train::ShardRange> ranges(count);
+      std::vector<std::vector<float>> gradients(count, std::vector<float>(P));
+      std::vector<const float*> pointers(count);
+      std::vector<double> losses(count);
+      for (std::size_t b = 0; b < count; ++b) {
+        const val block = blocks[b];
+        ranges[b] = {long(block["first"].as<double>()), long(block["end"].as<double>())};
+        val(emscripten::typed_memory_view(P, gradients[b].data()))
+            .call<void>("set", block["gradient"]);
+        pointers[b] = gradients[b].data();
+        losses[b] = block["loss"].as<double>();
       }
-      val(emscripten::typed_memory_view(all.size(), all.data())).call<void>("set", gradients);
-      std::vector<double> parts(attn::train::kGradientShards);
-      for (std::size_t s = 0; s < parts.size(); ++s) parts[s] = losses[s].as<double>();
-      return val(trainer_->apply_shards(all.data(), parts.data()));
+      return val(trainer_->apply_blocks(ranges, pointers, losses));
     });
   }
 
   double evaluation_chunks() const { return double(trainer_->evaluation_chunks()); }
+  double pairs() const { return double(trainer_->options().task.pairs); }
 
   // Int32Array(task.pairs): right answers by position in chunks [first, end) of the held-out set.
   val correct_answers(double first, double end) {
@@ -1144,6 +1155,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("computeShards", &TrainerHandle::compute_shards)
       .function("applyShards", &TrainerHandle::apply_shards)
       .function("evaluationChunks", &TrainerHandle::evaluation_chunks)
+      .function("pairs", &TrainerHandle::pairs)
       .function("correctAnswers", &TrainerHandle::correct_answers)
       .function("checkpoint", &TrainerHandle::checkpoint);
   emscripten::class_<OptimizerHandle>("Optimizer")

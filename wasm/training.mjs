@@ -155,8 +155,8 @@ function retrievalOptions(options) {
   };
 }
 
-// A shard or chunk index, or the end of a range of them: a whole number from min to max.
-function requireShardIndex(name, value, min, max) {
+// An index (of a shard, a chunk), or the end of a range of them: a whole number from min to max.
+function requireIndex(name, value, min, max) {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     fail(`${name} must be a whole number from ${min} to ${max}, got ${describe(value)}`);
   }
@@ -267,6 +267,7 @@ export function trainingCalls(core) {
     const live = () => requireLive('trainer', deleted);
     const shards = handle.shards();
     const parameterCount = handle.parameterCount();
+    const pairs = handle.pairs();  // task.pairs: the positions a checkpoint counts answers at
     return Object.freeze({
       get step() { live(); return handle.step(); },
       get steps() { live(); return handle.steps(); },
@@ -278,40 +279,50 @@ export function trainingCalls(core) {
         return unwrap(handle.advance(requireCount('maxSteps', maxSteps, 1)));
       },
       // A step shared by replicas (README "One run on several workers"): each computes some of
-      // the step's shards, they exchange them, and each applies all of them; at a checkpoint,
-      // each counts the right answers of some chunks of the held-out set, and each takes the
-      // checkpoint from their sum.
+      // the step's shards, as blocks, they exchange them, and each applies all of them; at a
+      // checkpoint, each counts the right answers of some chunks of the held-out set, and each
+      // takes the checkpoint from their sum.
       computeShards(first = 0, end = shards) {
         live();
-        requireShardIndex('first', first, 0, shards - 1);
-        requireShardIndex('end', end, first + 1, shards);
-        if (handle.finished()) fail(`the run has finished: it took all ${handle.steps()} steps`);
+        requireIndex('first', first, 0, shards - 1);
+        requireIndex('end', end, first + 1, shards);
         return unwrap(handle.computeShards(first, end));
       },
-      applyShards(gradients, losses) {
+      applyShards(blocks) {
         live();
-        const size = shards * parameterCount;
-        if (!(gradients instanceof Float32Array) || gradients.length !== size) {
-          fail(`gradients must be a Float32Array of shards × parameterCount = ${shards} × ${parameterCount} = ${size} values, got ${describe(gradients)}`);
+        if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > shards) {
+          fail(`blocks must be an array of 1 to ${shards} blocks of shards, got ${describe(blocks)}`);
         }
-        if (losses?.length !== shards || !Array.from(losses).every((loss) => typeof loss === 'number')) {
-          fail(`losses must be ${shards} numbers, one per shard, got ${describe(losses)}`);
-        }
-        return unwrap(handle.applyShards(gradients, losses));
+        blocks.forEach((block, b) => {
+          const name = `blocks[${b}]`;
+          requireKnownKeys(name, block, ['first', 'end', 'gradient', 'loss']);
+          requireIndex(`${name}.first`, block.first, 0, shards - 1);
+          requireIndex(`${name}.end`, block.end, block.first + 1, shards);
+          if (!(block.gradient instanceof Float32Array) || block.gradient.length !== parameterCount) {
+            fail(`${name}.gradient must be a Float32Array of parameterCount = ${parameterCount} values, got ${describe(block.gradient)}`);
+          }
+          if (typeof block.loss !== 'number') fail(`${name}.loss must be a number, got ${describe(block.loss)}`);
+        });
+        return unwrap(handle.applyShards([...blocks].sort((a, b) => a.first - b.first)));
       },
       get evaluationChunks() { live(); return handle.evaluationChunks(); },
-      correctAnswers(first = 0, end = handle.evaluationChunks()) {
+      correctAnswers(first = 0, end = undefined) {
         live();
         const chunks = handle.evaluationChunks();
-        requireShardIndex('first', first, 0, chunks - 1);
-        requireShardIndex('end', end, first + 1, chunks);
-        return unwrap(handle.correctAnswers(first, end));
+        requireIndex('first', first, 0, chunks - 1);
+        requireIndex('end', end ?? chunks, first + 1, chunks);
+        return unwrap(handle.correctAnswers(first, end ?? chunks));
       },
       checkpoint(correct) {
         live();
-        if (!(correct instanceof Int32Array || Array.isArray(correct))
-          || !Array.from(correct).every((count) => Number.isSafeInteger(count) && count >= 0 && count <= MAX_COUNT)) {
-          fail(`correct must be an Int32Array or an array of whole numbers from 0 to ${MAX_COUNT}, one per position, got ${describe(correct)}`);
+        if (!(correct instanceof Int32Array || Array.isArray(correct)) || correct.length !== pairs) {
+          fail(`correct must be an Int32Array or an array of ${pairs} whole numbers, one per position, got ${describe(correct)}`);
+        }
+        for (let i = 0; i < correct.length; ++i) {
+          const count = correct[i];
+          if (!Number.isSafeInteger(count) || count < 0 || count > MAX_COUNT) {
+            fail(`correct[${i}] must be a whole number from 0 to ${MAX_COUNT}, got ${describe(count)}`);
+          }
         }
         return unwrap(handle.checkpoint(correct));
       },

@@ -5,8 +5,6 @@
 // The team's checkpoints must equal the worker's alone, or the benchmark stops. Prints the
 // medians and team ÷ alone; on a machine of two cores the team has them both.
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { shardRanges } from '../../web/train/replica.js';
-import { MAX_TEAM } from '../../web/train/runner.js';
 
 const ROUNDS = 3;
 const OPTIONS = {};  // trainRetrieval's defaults: the page's default run
@@ -34,7 +32,6 @@ function trainAlone(worker) {
 
 // The run on `workers` as one team: each member's answer.
 function trainTeam(workers) {
-  const ranges = shardRanges(MAX_TEAM, workers.length);
   const peers = workers.map(() => workers.map(() => null));
   for (let r = 0; r < workers.length; ++r) {
     for (let s = r + 1; s < workers.length; ++s) {
@@ -47,7 +44,7 @@ function trainTeam(workers) {
     const answered = answer(worker);
     const { port2: control } = new MessageChannel();
     const ports = peers[rank].filter((port) => port !== null);
-    worker.postMessage({ options: OPTIONS, team: { rank, ranges, peers: peers[rank], control } }, [...ports, control]);
+    worker.postMessage({ options: OPTIONS, team: { rank, peers: peers[rank], control } }, [...ports, control]);
     return answered;
   }));
 }

@@ -209,9 +209,10 @@ describe('Train page', () => {
     await close();
   });
 
-  test('more workers than seeds: each seed\'s steps shared by a team, the numbers those of one worker; pause and resume; each model where the page asks for it', async () => {
+  test('more workers than seeds: each seed\'s steps shared by a team, the numbers those of one worker; pause, resume and stop; each model where the page asks for it', async () => {
     // 5 cores: 4 workers, 2 seeds on 2 each
-    const { page, close } = await openPage(suite, `train.html${QUICK}&seeds=2`, {
+    // a long run first, paused and stopped; then the quick run to its end
+    const { page, close } = await openPage(suite, `train.html${QUICK.replace('steps=300', 'steps=20000')}&seeds=2`, {
       prepare: (context) => context.addInitScript(() => {
         Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 5 });
       }),
@@ -219,14 +220,23 @@ describe('Train page', () => {
     assert.match(await page.textContent('#engine-status'),
       /ready: WebAssembly with relaxed SIMD in 4 workers \(up to 4 share a seed's steps when seeds are fewer\)\.$/);
     await page.click('[data-testid="train"]');
-    await page.waitForFunction(() => [...document.querySelectorAll('#seed-progress li')].some((item) => Number(item.dataset.step) >= 60),
+    const steps = () => page.$$eval('#seed-progress li', (items) => items.map((item) => Number(item.dataset.step)));
+    await page.waitForFunction(() => [...document.querySelectorAll('#seed-progress li')].every((item) => Number(item.dataset.step) >= 60),
       null, { timeout: RUN_TIMEOUT_MS });
     await page.click('[data-testid="pause"]');
     assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(2 seeds side by side, 2 workers each\)/);
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(300);  // a chunk already asked for may still land
+    const paused = await steps();
+    await page.waitForTimeout(500);
+    assert.deepEqual(await steps(), paused, 'no step while paused');
     await page.click('[data-testid="pause"]');
-    await page.waitForFunction(() => ['finished', 'stopped', 'failed'].includes(document.documentElement.dataset.training),
-      null, { timeout: RUN_TIMEOUT_MS });
+    await page.waitForFunction((before) => [...document.querySelectorAll('#seed-progress li')]
+      .every((item, k) => Number(item.dataset.step) > before[k]), paused, { timeout: RUN_TIMEOUT_MS });
+    await page.click('[data-testid="stop"]');
+    await page.waitForFunction(() => document.documentElement.dataset.training === 'stopped', null, { timeout: RUN_TIMEOUT_MS });
+    await page.evaluate((hash) => { window.location.hash = hash; }, `${QUICK.slice(1)}&seeds=2`);
+    await page.waitForFunction(() => document.getElementById('steps').value === '300', null, { timeout: TIMEOUT_MS });
+    assert.equal(await trainAndWait(page), 'finished');
     assert.match(await page.textContent('[data-testid="train-status"]'), /^Trained 300 steps \(2 seeds side by side, 2 workers each\) in [\d.]+ s\.$/);
     assert.equal(await page.evaluate(() => document.documentElement.dataset.workers), '4');
 

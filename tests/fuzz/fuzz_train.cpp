@@ -7,7 +7,8 @@
 //   arbitrary token ids, targets, answers and prefix;
 //   a short RetrievalTrainer run (≤ 3 steps) with arbitrary task, model and training options,
 //   and as often the same run shared by two replicas (their shards and held-out chunks split
-//   at arbitrary points, some out of range), which must give the run's bits.
+//   at arbitrary points; a shard split out of range must be refused as a block), which must
+//   give the run's bits.
 //
 // A call may fail only with attn::InvalidArgument. When it succeeds: a batch with a token,
 // target, answers or prefix out of range was not accepted; with parameters of moderate size
@@ -213,48 +214,66 @@ void fuzz_model(FuzzedDataProvider& data) {
 }
 
 // The run of `options` taken step by step by two replicas, the first computing the shards
-// before `shard_split` and counting the held-out chunks before `chunk_split` (clamped), the
-// second the rest, against the trainer's own advance: the same checkpoints and parameters, to
-// the bit. A split out of range must be refused when asked for.
+// before `shard_split` and counting the held-out chunks before `chunk_split` (both clamped to
+// their range), the second the rest, each as the fewest blocks, against the trainer's own
+// advance: the same checkpoints and parameters, to the bit. A split out of range must be
+// refused as a block when asked for.
 void check_shared_run(const attn::train::TrainingOptions& options, long shard_split,
                       long chunk_split) {
   using attn::train::kGradientShards;
+  using attn::train::ShardRange;
   attn::train::RetrievalTrainer alone(options), first(options), second(options);
   const std::size_t P = alone.parameter_count();
-  std::vector<float> gradients(kGradientShards * P);
-  std::vector<double> losses(kGradientShards);
+  const long split = std::clamp(shard_split, 0L, kGradientShards);
   while (!alone.finished()) {
     const auto expected = alone.advance(1);
     first.sample_step();
     second.sample_step();
-    if (shard_split < 0 || shard_split > kGradientShards) {
+    std::vector<float> scratch(P);
+    if (shard_split != split) {
       bool refused = false;
       try {
-        first.shard_gradient(shard_split, gradients.data());
+        first.block_gradient({shard_split, shard_split + 1}, scratch.data());
       } catch (const attn::InvalidArgument&) {
         refused = true;
       }
-      expect(refused, "shard " + std::to_string(shard_split) + " was accepted");
+      expect(refused, "shard " + std::to_string(shard_split) + " was accepted as a block");
     }
-    for (long s = 0; s < kGradientShards; ++s) {
-      losses[s] = (s < shard_split ? first : second).shard_gradient(s, gradients.data() + s * P);
+    std::vector<ShardRange> blocks;
+    std::vector<std::vector<float>> gradients;
+    std::vector<double> losses;
+    for (const auto& [replica, from, to] :
+         {std::tuple{&first, 0L, split}, std::tuple{&second, split, kGradientShards}}) {
+      if (from == to) continue;
+      for (const ShardRange block : attn::train::shard_blocks(from, to)) {
+        blocks.push_back(block);
+        gradients.emplace_back(P);
+        losses.push_back(replica->block_gradient(block, gradients.back().data()));
+      }
     }
-    const bool due = first.apply_shards(gradients.data(), losses.data());
-    expect(second.apply_shards(gradients.data(), losses.data()) == due,
+    std::vector<const float*> pointers;
+    for (const auto& gradient : gradients) pointers.push_back(gradient.data());
+    const bool due = first.apply_blocks(blocks, pointers, losses);
+    expect(second.apply_blocks(blocks, pointers, losses) == due,
            "the replicas disagree on a checkpoint");
     expect(due == expected.has_value(), "a replica's checkpoint is not the trainer's");
     if (!due) continue;
     const long chunks = first.evaluation_chunks();
-    const long split = std::clamp(chunk_split, 0L, chunks);
+    const long chunk = std::clamp(chunk_split, 0L, chunks);
     std::vector<long> correct(options.task.pairs, 0);
     for (const auto& [replica, from, to] :
-         {std::tuple{&first, 0L, split}, std::tuple{&second, split, chunks}}) {
+         {std::tuple{&first, 0L, chunk}, std::tuple{&second, chunk, chunks}}) {
       if (from == to) continue;
       const std::vector<long> counted = replica->correct_answers(from, to);
       for (std::size_t i = 0; i < correct.size(); ++i) correct[i] += counted[i];
     }
     const attn::train::Checkpoint shared = first.checkpoint(correct);
-    expect(second.checkpoint(correct).loss == shared.loss && shared.loss == expected->loss &&
+    const attn::train::Checkpoint other = second.checkpoint(correct);
+    expect(std::isfinite(shared.loss) && shared.accuracy >= 0.0 && shared.accuracy <= 1.0,
+           "a shared checkpoint is not finite");
+    expect(shared.step == expected->step && other.step == shared.step &&
+               other.loss == shared.loss && shared.loss == expected->loss &&
+               shared.accuracy == expected->accuracy &&
                shared.accuracy_by_position == expected->accuracy_by_position,
            "a shared checkpoint differs from the trainer's");
   }
@@ -288,7 +307,7 @@ void fuzz_training(FuzzedDataProvider& data) {
   options.seed = data.ConsumeIntegral<std::uint32_t>();
   const bool shared = data.ConsumeBool();
   const long shard_split = data.ConsumeIntegralInRange<long>(-1, attn::train::kGradientShards + 1);
-  const long chunk_split = data.ConsumeIntegralInRange<long>(0, 2);
+  const long chunk_split = data.ConsumeIntegralInRange<long>(-1, 3);
   describe_call = [=] {
     const auto& t = options.task;
     return "training: " + describe(options.model, {}) + "; task pairs " + std::to_string(t.pairs) +

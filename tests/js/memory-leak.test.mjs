@@ -106,8 +106,7 @@ function trainingCycle() {
   const trainer = engine.retrievalTrainer({ task: { pairs: 4, keys: 8, values: 8 }, model: { dModel: 16 },
     training: { steps: 2, batch: 4 }, evaluation: { every: 1, sequences: 8 } });
   trainer.advance(1);
-  const { gradients, losses } = trainer.computeShards();
-  if (trainer.applyShards(gradients, losses)) trainer.checkpoint(trainer.correctAnswers());
+  if (trainer.applyShards(trainer.computeShards())) trainer.checkpoint(trainer.correctAnswers());
   const held = trainer.model();
   const loaded = engine.loadTransformer(held.save());
   for (const done of [optimizer, fresh, trainer, held, loaded]) done.delete();

@@ -1,14 +1,15 @@
 // One run trained by a team (web/train/replica.js, and the runner's teams in runner.js):
 // replicas joined by MessagePorts give the checkpoints and parameters of one trainer alone,
 // bit for bit, whatever the team's size and however the leader cuts the chunks; a member that
-// fails ends the others' advance with its message; an abandoned replica stops waiting.
+// fails ends the others' advance with its message; an abandoned or closed replica, or one
+// sent a message it cannot read, stops waiting.
 // The replicas run in this one thread: each awaits the others' shards, as workers would. A
 // replica that waited for ever would hang its test: each has a time limit instead.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
 import { createReplica, shardRanges } from '../../web/train/replica.js';
-import { MAX_TEAM, teamsFor } from '../../web/train/runner.js';
+import { teamsFor } from '../../web/train/runner.js';
 
 const engine = await createAttention();
 const LIMIT = { timeout: 60_000 };
@@ -21,9 +22,8 @@ const OPTIONS = {
   evaluation: { every: 10, sequences: 32, pairs: [4] },
 };
 
-// A team of `size` replicas of OPTIONS' run: {trainers, replicas, controls (the page's ends)}.
+// A team of `size` replicas of OPTIONS' run: {trainers, replicas, peers (each one's ports), controls (the page's ends)}.
 function team(size) {
-  const ranges = shardRanges(MAX_TEAM, size);
   const peers = Array.from({ length: size }, () => Array(size).fill(null));
   for (let r = 0; r < size; ++r) {
     for (let s = r + 1; s < size; ++s) {
@@ -34,8 +34,8 @@ function team(size) {
   }
   const channels = peers.map(() => new MessageChannel());
   const trainers = peers.map(() => engine.retrievalTrainer(OPTIONS));
-  const replicas = trainers.map((trainer, rank) => createReplica(trainer, { rank, ranges, peers: peers[rank], control: channels[rank].port2 }));
-  return { trainers, replicas, controls: channels.map(({ port1 }) => port1) };
+  const replicas = trainers.map((trainer, rank) => createReplica(trainer, { rank, peers: peers[rank], control: channels[rank].port2 }));
+  return { trainers, replicas, peers, controls: channels.map(({ port1 }) => port1) };
 }
 
 function close({ trainers, replicas, controls }) {
@@ -73,6 +73,7 @@ describe('a run trained by a team of replicas', () => {
       const members = team(size);
       const { checkpoints, chunkEnds } = await trainToEnd(members, 1e9);
       assert.deepEqual(chunkEnds, [10, 20, 25], 'chunks end at the checkpoints when time does not end them');
+      assert.equal(members.trainers[0].evaluationChunks, 1, 'one chunk of held-out sequences: the other members count none');
       checkpoints.forEach((got, r) => assert.deepEqual(got, alone.checkpoints, `replica ${r}'s checkpoints`));
       members.trainers.forEach((trainer, r) => {
         const model = trainer.model();
@@ -113,11 +114,25 @@ describe('a run trained by a team of replicas', () => {
     close(members);
   });
 
-  test('a team\'s ranges must cover the trainer\'s shards', () => {
+  test('a replica that is closed, or sent a message it cannot read, stops waiting', LIMIT, async () => {
+    const closed = team(2);
+    const waiting = closed.replicas[0].advance(1e9);
+    closed.replicas[0].close();
+    await assert.rejects(waiting, { message: 'this replica was closed' });
+    close(closed);
+    const unreadable = team(2);
+    const waits = unreadable.replicas[0].advance(1e9);
+    // what a port does with a message it cannot deserialize
+    unreadable.peers[0][1].dispatchEvent(new Event('messageerror'));
+    await assert.rejects(waits, { message: 'a message from worker 2 of this run could not be read' });
+    close(unreadable);
+  });
+
+  test('a team larger than the trainer\'s shards is refused', () => {
     const trainer = engine.retrievalTrainer(OPTIONS);
     const { port1, port2 } = new MessageChannel();
-    assert.throws(() => createReplica(trainer, { rank: 0, ranges: [[0, 4], [4, 6]], peers: [null, port1], control: port2 }),
-      { message: 'a team\'s ranges must cover the trainer\'s 8 shards, got [[0,4],[4,6]]' });
+    assert.throws(() => createReplica(trainer, { rank: 0, peers: Array(9).fill(null), control: port2 }),
+      { message: 'a team has at most 8 members (the step\'s shards), got 9' });
     port1.close();
     trainer.delete();
   });

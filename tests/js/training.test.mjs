@@ -180,7 +180,7 @@ describe('training', () => {
     assert.match(errorOf(() => model.getParameter('head.bias')).message, /this model was deleted/);
   });
 
-  test('one step shared by replicas: their shards give the bits of one trainer', () => {
+  test('one step shared by replicas: their blocks of shards give the bits of one trainer', () => {
     // retrieval and running span mixed (shards hold rows of both), checkpoints at 10 and 20
     const options = { ...SMALL_RUN, task: { ...SMALL_RUN.task, mix: { retrieval: 1, runningSpan: 1 }, span: 2 },
       training: { ...SMALL_RUN.training, steps: 20, batch: 20 }, evaluation: { every: 10, sequences: 300 } };
@@ -190,25 +190,20 @@ describe('training', () => {
     assert.equal(shards, 8);
     assert.equal(parameterCount, alone.model.parameterNames()
       .reduce((count, name) => count + alone.model.getParameter(name).data.length, 0));
-    // the shards split 3, 3, 2 between the replicas, as three workers would
+    // the shards split 3, 3, 2 between the replicas, as three workers would: blocks 0–2 and
+    // 2–3, 3–4 and 4–6, 6–8
     const ranges = [[0, 3], [3, 6], [6, 8]];
     const checkpoints = replicas.map(() => []);
     while (!replicas[0].finished) {
-      const gradients = new Float32Array(shards * parameterCount);
-      const losses = new Float64Array(shards);
-      replicas.forEach((replica, r) => {
-        const [first, end] = ranges[r];
-        const part = replica.computeShards(first, end);
-        assert.equal(part.gradients.length, (end - first) * parameterCount);
-        gradients.set(part.gradients, first * parameterCount);
-        losses.set(part.losses, first);
-      });
-      const due = replicas.map((replica) => replica.applyShards(gradients, losses));
+      const blocks = replicas.flatMap((replica, r) => replica.computeShards(...ranges[r]));
+      assert.deepEqual(blocks.map(({ first, end }) => [first, end]), [[0, 2], [2, 3], [3, 4], [4, 6], [6, 8]]);
+      assert.ok(blocks.every(({ gradient, loss }) => gradient.length === parameterCount && loss > 0));
+      const due = replicas.map((replica) => replica.applyShards([...blocks].reverse()));  // any order
       assert.ok(due.every((d) => d === due[0]));
       if (!due[0]) continue;
       // at a checkpoint, the held-out set's 2 chunks (of 256 and 44) counted by two replicas
       assert.equal(replicas[0].evaluationChunks, 2);
-      const [head, tail] = [replicas[0].correctAnswers(0, 1), replicas[2].correctAnswers(1, 2)];
+      const [head, tail] = [replicas[0].correctAnswers(0, 1), replicas[2].correctAnswers(1)];
       assert.ok(head instanceof Int32Array && head.length === 4);
       const correct = head.map((count, i) => count + tail[i]);
       replicas.forEach((replica, r) => checkpoints[r].push(replica.checkpoint(correct)));
@@ -226,41 +221,52 @@ describe('training', () => {
     alone.model.delete();
   });
 
-  test('a shared step\'s bad calls are Errors naming the argument, and the trainer goes on', () => {
-    const trainer = engine.retrievalTrainer({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 2 }, evaluation: { every: 1, sequences: 8 } });
-    const size = trainer.shards * trainer.parameterCount;
+  test('a shared step\'s bad calls are Errors naming the argument; a refused step is taken again as if nothing happened', () => {
+    const options = { ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 2 }, evaluation: { every: 1, sequences: 8 } };
+    const alone = engine.trainRetrieval(options);
+    const trainer = engine.retrievalTrainer(options);
+    const P = trainer.parameterCount;
     const messageOf = (call) => errorOf(call).message;
     assert.equal(messageOf(() => trainer.computeShards(8)), 'first must be a whole number from 0 to 7, got 8');
     assert.equal(messageOf(() => trainer.computeShards(2, 2)), 'end must be a whole number from 3 to 8, got 2');
     assert.equal(messageOf(() => trainer.computeShards(0.5)), 'first must be a whole number from 0 to 7, got 0.5');
-    assert.equal(messageOf(() => trainer.applyShards(new Float32Array(size), new Float64Array(8))),
-      "apply_shards needs the step's batches: call sample_step first");
-    const { gradients, losses } = trainer.computeShards(0, 8);
-    assert.equal(gradients.length, size);
-    assert.match(messageOf(() => trainer.applyShards(gradients.subarray(1), losses)),
-      new RegExp(`^gradients must be a Float32Array of shards × parameterCount = 8 × ${trainer.parameterCount} = ${size} values, got a Float32Array of ${size - 1}$`));
-    assert.match(messageOf(() => trainer.applyShards(Array.from(gradients), losses)), /gradients must be a Float32Array/);
-    assert.equal(messageOf(() => trainer.applyShards(gradients, [1, 2])), 'losses must be 8 numbers, one per shard, got an array of 2');
-    const poisoned = gradients.slice();
-    poisoned[7 * trainer.parameterCount] = NaN;
-    assert.match(messageOf(() => trainer.applyShards(poisoned, losses)),
-      /^the shards' gradients of step 1 sum to NaN at embedding\.weight\[0\]; every shard's gradient must be finite$/);
-    assert.equal(trainer.step, 0);
+    const blocks = trainer.computeShards(0, 8);
+    assert.deepEqual(blocks.map(({ first, end }) => [first, end]), [[0, 8]]);
+    const [block] = blocks;
+    assert.equal(messageOf(() => trainer.applyShards([])), 'blocks must be an array of 1 to 8 blocks of shards, got an array of 0');
+    assert.equal(messageOf(() => trainer.applyShards(block)), 'blocks must be an array of 1 to 8 blocks of shards, got an object');
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, end: 9 }])), 'blocks[0].end must be a whole number from 1 to 8, got 9');
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, gradient: block.gradient.subarray(1) }])),
+      `blocks[0].gradient must be a Float32Array of parameterCount = ${P} values, got a Float32Array of ${P - 1}`);
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, loss: '1' }])), 'blocks[0].loss must be a number, got the string "1"');
+    assert.match(messageOf(() => trainer.applyShards([{ ...block, extra: 1 }])), /^unknown option 'extra' in blocks\[0\]/);
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, end: 4 }])), 'the blocks must add up to shards 0 to 8, got shards 0 to 4');
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, first: 1, end: 4 }])),
+      'a block must be a block of the 8 shards (a power of two of them, from a multiple of that number), got shards 1 to 4');
+    const poisoned = block.gradient.slice();
+    poisoned[3] = NaN;
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, gradient: poisoned }])),
+      "the shards' gradients of step 1 sum to NaN at embedding.weight[3]; every shard's gradient must be finite");
     assert.equal(messageOf(() => trainer.checkpoint([0, 0, 0, 0])), 'checkpoint comes after a step that ends at one (step 0 does not)');
-    // the failed step's batches are spent: the next step draws new ones, and the run goes on
-    const again = trainer.computeShards();
-    assert.equal(trainer.applyShards(again.gradients, again.losses), true);
+    assert.equal(trainer.step, 0);
+    // the refused step is taken with the same batches
+    assert.equal(trainer.applyShards(blocks), true);
+    assert.match(messageOf(() => trainer.computeShards()), /^step 1 ended at a checkpoint, which must be taken before the next step$/);
     assert.equal(messageOf(() => trainer.correctAnswers(0, 2)), 'end must be a whole number from 1 to 1, got 2');
-    assert.equal(messageOf(() => trainer.checkpoint([1, 2])), 'correct must hold a count for each of the 4 positions, got 2');
+    assert.equal(messageOf(() => trainer.checkpoint([1, 2])), 'correct must be an Int32Array or an array of 4 whole numbers, one per position, got an array of 2');
     assert.equal(messageOf(() => trainer.checkpoint([0, 3, 0, 0])), 'correct[1] must be a whole number from 0 to 2, got 3');
-    assert.match(messageOf(() => trainer.checkpoint([0, 2 ** 40, 0, 0])), /^correct must be an Int32Array or an array of whole numbers from 0 to 2147483647, one per position, got an array of 4$/);
-    assert.match(messageOf(() => trainer.checkpoint(new Float64Array(4))), /^correct must be an Int32Array or an array/);
-    const checkpoint = trainer.checkpoint([2, 1, 0, 2]);
-    assert.deepEqual({ ...checkpoint, accuracyByPosition: Array.from(checkpoint.accuracyByPosition) },
-      { step: 1, loss: checkpoint.loss, accuracy: 5 / 8, accuracyByPosition: [1, 0.5, 0, 1] });
+    assert.equal(messageOf(() => trainer.checkpoint([0, 2 ** 40, 0, 0])), 'correct[1] must be a whole number from 0 to 2147483647, got 1099511627776');
+    assert.match(messageOf(() => trainer.checkpoint(new Float64Array(4))), /^correct must be an Int32Array or an array of 4/);
+    const checkpoint = trainer.checkpoint(trainer.correctAnswers());
+    assert.deepEqual(checkpoint, alone.checkpoints[0]);
     assert.equal(trainer.advance(5).step, 2);
     assert.equal(messageOf(() => trainer.computeShards()), 'the run has finished: it took all 2 steps');
+    const model = trainer.model();
+    assert.deepEqual(model.getParameter('head.weight'), alone.model.getParameter('head.weight'));
+    model.delete();
     trainer.delete();
+    assert.match(messageOf(() => trainer.correctAnswers()), /this trainer was deleted/);
+    alone.model.delete();
   });
 
   test('the optimiser: three steps equal torch.optim.AdamW with warm-up and clipping', () => {

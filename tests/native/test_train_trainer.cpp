@@ -144,6 +144,9 @@ TEST_CASE("trainer: bad options fail naming the option", "[train][trainer][error
 
 namespace {
 
+using attn::train::kGradientShards;
+using attn::train::ShardRange;
+
 // Every shard's gradient and loss of the trainer's sampled step: S×P floats and S losses.
 struct Shards {
   std::vector<float> gradients;
@@ -152,16 +155,97 @@ struct Shards {
 
 Shards all_shards(RetrievalTrainer& trainer) {
   const std::size_t P = trainer.parameter_count();
-  Shards shards{std::vector<float>(attn::train::kGradientShards * P),
-                std::vector<double>(attn::train::kGradientShards)};
+  Shards shards{std::vector<float>(kGradientShards * P), std::vector<double>(kGradientShards)};
   trainer.sample_step();
-  for (long s = 0; s < attn::train::kGradientShards; ++s) {
-    shards.losses[s] = trainer.shard_gradient(s, shards.gradients.data() + s * P);
+  for (long s = 0; s < kGradientShards; ++s) {
+    shards.losses[s] = trainer.block_gradient({s, s + 1}, shards.gradients.data() + s * P);
   }
   return shards;
 }
 
+// A replica's blocks of a step: their ranges, gradients (P floats each) and losses.
+struct Blocks {
+  std::vector<ShardRange> ranges;
+  std::vector<std::vector<float>> gradients;
+  std::vector<double> losses;
+};
+
+// The blocks of shards [first, end) of the trainer's step, added to `blocks`.
+void compute_blocks(RetrievalTrainer& trainer, long first, long end, Blocks& blocks) {
+  trainer.sample_step();
+  for (const ShardRange block : attn::train::shard_blocks(first, end)) {
+    blocks.ranges.push_back(block);
+    blocks.gradients.emplace_back(trainer.parameter_count());
+    blocks.losses.push_back(trainer.block_gradient(block, blocks.gradients.back().data()));
+  }
+}
+
+bool apply(RetrievalTrainer& trainer, const Blocks& blocks) {
+  std::vector<const float*> gradients;
+  for (const auto& gradient : blocks.gradients) gradients.push_back(gradient.data());
+  return trainer.apply_blocks(blocks.ranges, gradients, blocks.losses);
+}
+
 }  // namespace
+
+TEST_CASE("shard blocks: the fewest aligned blocks tile a range; sums merge as a binary tree",
+          "[train][shards]") {
+  using attn::train::shard_blocks;
+  const auto ranges = [](long first, long end) {
+    std::vector<std::pair<long, long>> result;
+    for (const ShardRange block : shard_blocks(first, end))
+      result.emplace_back(block.first, block.end);
+    return result;
+  };
+  using Pairs = std::vector<std::pair<long, long>>;
+  CHECK(ranges(0, 8) == Pairs{{0, 8}});
+  CHECK(ranges(0, 3) == Pairs{{0, 2}, {2, 3}});
+  CHECK(ranges(3, 8) == Pairs{{3, 4}, {4, 8}});
+  CHECK(ranges(1, 7) == Pairs{{1, 2}, {2, 4}, {4, 6}, {6, 7}});
+  CHECK(ranges(5, 6) == Pairs{{5, 6}});
+  CHECK_THROWS_WITH(shard_blocks(3, 3), Contains("end must be a whole number from 4 to 8, got 3"));
+  CHECK_THROWS_WITH(shard_blocks(8, 9),
+                    Contains("first must be a whole number from 0 to 7, got 8"));
+
+  // one value per shard: 1, 2^-24, 2^-24, … The binary tree adds the seven small ones among
+  // themselves before they meet the 1, so they survive; one left-to-right pass would lose
+  // every one of them (1 + 2^-24 rounds back to 1).
+  attn::train::ShardSum sum(1);
+  const float tiny = std::ldexp(1.0f, -24);
+  sum.clear(0);
+  for (long s = 0; s < kGradientShards; ++s) {
+    const float value = s == 0 ? 1.0f : tiny;
+    sum.add({s, s + 1}, &value, double(s));
+  }
+  CHECK(*sum.gradient({0, 8}) == 1.0f + 4 * tiny + 2 * tiny);  // 1 + 6·2^-24 exactly
+  CHECK(sum.loss({0, 8}) == 28.0);
+  // the same sum from blocks [0, 1), [1, 2), [2, 4), [4, 8) that were summed the same way
+  const float quarter = tiny + tiny, half = quarter + quarter;
+  const float one = 1.0f;
+  sum.clear(0);
+  sum.add({0, 1}, &one, 0);
+  sum.add({1, 2}, &tiny, 1);
+  sum.add({2, 4}, &quarter, 5);
+  sum.add({4, 8}, &half, 22);
+  CHECK(*sum.gradient({0, 8}) == 1.0f + 4 * tiny + 2 * tiny);
+
+  // blocks out of order, not aligned, or not adding up to what is asked
+  sum.clear(0);
+  CHECK_THROWS_WITH(
+      sum.add({1, 2}, &one, 0),
+      Contains("blocks must follow one another: shards 1 to 2 came where shard 0 was due"));
+  CHECK_THROWS_WITH(
+      sum.add({0, 3}, &one, 0),
+      Contains("a block must be a block of the 8 shards (a power of two of them, from a "
+               "multiple of that number), got shards 0 to 3"));
+  sum.add({0, 2}, &one, 0);
+  CHECK_THROWS_WITH(sum.gradient({0, 8}),
+                    Contains("the blocks must add up to shards 0 to 8, got shards 0 to 2"));
+  sum.add({2, 3}, &one, 0);
+  CHECK_THROWS_WITH(
+      sum.loss({0, 4}),
+      Contains("the blocks must add up to shards 0 to 4, got shards 0 to 2, shards 2 to 3"));
+}
 
 TEST_CASE("trainer: a step's shards add up to the gradient of its whole batch",
           "[train][trainer][shards]") {
@@ -208,7 +292,7 @@ TEST_CASE("trainer: a step's shards add up to the gradient of its whole batch",
   for (long s = 0; s < attn::train::kGradientShards; ++s) CHECK(shards.losses[s] > 0.0);
 }
 
-TEST_CASE("trainer: replicas that share each step's shards give the bits of one trainer",
+TEST_CASE("trainer: replicas that share each step's blocks give the bits of one trainer",
           "[train][trainer][shards]") {
   TrainingOptions options = small_run();
   options.optimizer.schedule.steps = 40;
@@ -220,19 +304,15 @@ TEST_CASE("trainer: replicas that share each step's shards give the bits of one 
   REQUIRE(first.evaluation_chunks() == 3);
   const auto expected = run(alone);
   const std::size_t P = first.parameter_count();
-  std::vector<float> gradients(attn::train::kGradientShards * P);
-  std::vector<double> losses(attn::train::kGradientShards);
   std::vector<Checkpoint> firsts, seconds;
   while (!first.finished()) {
-    first.sample_step();
-    second.sample_step();
-    // the first replica computes shard 0, the second shards 1 to 7
-    losses[0] = first.shard_gradient(0, gradients.data());
-    for (long s = 1; s < attn::train::kGradientShards; ++s) {
-      losses[s] = second.shard_gradient(s, gradients.data() + s * P);
-    }
-    const bool due = first.apply_shards(gradients.data(), losses.data());
-    REQUIRE(second.apply_shards(gradients.data(), losses.data()) == due);
+    // the first replica computes shards 0 to 2 (blocks 0–2 and 2–3), the second 3 to 8 (3–4, 4–8)
+    Blocks blocks;
+    compute_blocks(first, 0, 3, blocks);
+    compute_blocks(second, 3, 8, blocks);
+    REQUIRE(blocks.ranges.size() == 4);
+    const bool due = apply(first, blocks);
+    REQUIRE(apply(second, blocks) == due);
     if (!due) continue;
     // the first counts the answers of the held-out set's first chunk, the second of the rest
     const long chunks = first.evaluation_chunks();
@@ -259,39 +339,52 @@ TEST_CASE("trainer: a shared step's calls out of order fail, and the trainer goe
   TrainingOptions options = small_run();
   options.optimizer.schedule.steps = 4;
   options.every = 2;
-  RetrievalTrainer trainer(options);
-  std::vector<float> gradients(attn::train::kGradientShards * trainer.parameter_count());
-  std::vector<double> losses(attn::train::kGradientShards);
-  CHECK_THROWS_WITH(trainer.shard_gradient(0, gradients.data()),
-                    Contains("shard_gradient needs the step's batches: call sample_step first"));
-  CHECK_THROWS_WITH(trainer.apply_shards(gradients.data(), losses.data()),
-                    Contains("apply_shards needs the step's batches: call sample_step first"));
-  trainer.sample_step();
-  CHECK_THROWS_WITH(trainer.shard_gradient(8, gradients.data()),
-                    Contains("shard must be a whole number from 0 to 7, got 8"));
-  CHECK_THROWS_WITH(trainer.shard_gradient(-1, gradients.data()), Contains("got -1"));
-  losses[2] = NAN;
-  CHECK_THROWS_WITH(trainer.apply_shards(gradients.data(), losses.data()),
-                    Contains("training diverged at step 1: the loss is NaN"));
-  losses[2] = 0.0;
-  gradients[5 * trainer.parameter_count() + 3] = INFINITY;  // embedding.weight[3] of shard 5
-  CHECK_THROWS_WITH(trainer.apply_shards(gradients.data(), losses.data()),
-                    Contains("apply_shards needs the step's batches"));
+  RetrievalTrainer alone(options), trainer(options);
+  run(alone);
+  const std::size_t P = trainer.parameter_count();
+  std::vector<float> gradient(P);
+  Blocks none;
+  CHECK_THROWS_WITH(trainer.block_gradient({0, 1}, gradient.data()),
+                    Contains("block_gradient needs the step's batches: call sample_step first"));
+  CHECK_THROWS_WITH(apply(trainer, none),
+                    Contains("a step's shards can be applied only once its batches are drawn"));
   trainer.sample_step();
   CHECK_THROWS_WITH(
-      trainer.apply_shards(gradients.data(), losses.data()),
-      Contains("the shards' gradients of step 1 sum to Infinity at embedding.weight[3]"));
+      trainer.block_gradient({8, 9}, gradient.data()),
+      Contains("block must be a block of the 8 shards (a power of two of them, from a "
+               "multiple of that number), got shards 8 to 9"));
+  CHECK_THROWS_WITH(trainer.block_gradient({2, 5}, gradient.data()), Contains("got shards 2 to 5"));
+  // refused steps: blocks that do not tile the shards, a loss or a sum that is not finite;
+  // each leaves the step's batches drawn, and the step is then taken as if nothing happened
+  Blocks blocks;
+  compute_blocks(trainer, 0, 8, blocks);
+  Blocks partial = blocks;
+  partial.ranges = {{0, 4}};
+  CHECK_THROWS_WITH(apply(trainer, partial),
+                    Contains("the blocks must add up to shards 0 to 8, got shards 0 to 4"));
+  Blocks diverged = blocks;
+  diverged.losses[0] = NAN;
+  CHECK_THROWS_WITH(apply(trainer, diverged),
+                    Contains("training diverged at step 1: the loss is NaN"));
+  Blocks poisoned = blocks;
+  poisoned.gradients[0][3] = INFINITY;  // embedding.weight[3]
+  CHECK_THROWS_WITH(
+      apply(trainer, poisoned),
+      Contains("the shards' gradients of step 1 sum to Infinity at embedding.weight[3]; every "
+               "shard's gradient must be finite"));
   CHECK(trainer.step() == 0);
+  CHECK_FALSE(apply(trainer, blocks));
+  // a checkpoint: taken before the next step, from counts that fit the held-out set
   CHECK_THROWS_WITH(trainer.checkpoint({}),
-                    Contains("checkpoint comes after a step that ends at one (step 0 does not)"));
+                    Contains("checkpoint comes after a step that ends at one (step 1 does not)"));
   CHECK_THROWS_WITH(trainer.correct_answers(0, 2),
                     Contains("end must be a whole number from 1 to 1, got 2"));
-  // zero gradients: steps 1 and 2, which ends at a checkpoint
-  trainer.sample_step();
-  std::fill(gradients.begin(), gradients.end(), 0.0f);
-  CHECK_FALSE(trainer.apply_shards(gradients.data(), losses.data()));
-  trainer.sample_step();
-  CHECK(trainer.apply_shards(gradients.data(), losses.data()));
+  Blocks second;
+  compute_blocks(trainer, 0, 8, second);
+  CHECK(apply(trainer, second));
+  CHECK_THROWS_WITH(
+      trainer.sample_step(),
+      Contains("step 2 ended at a checkpoint, which must be taken before the next step"));
   CHECK_THROWS_WITH(trainer.checkpoint({1, 2}),
                     Contains("correct must hold a count for each of the 4 positions, got 2"));
   CHECK_THROWS_WITH(trainer.checkpoint({0, 0, 65, 0}),
@@ -304,4 +397,6 @@ TEST_CASE("trainer: a shared step's calls out of order fail, and the trainer goe
   run(trainer);
   CHECK(trainer.step() == 4);
   CHECK_THROWS_WITH(trainer.sample_step(), Contains("the run has finished: it took all 4 steps"));
+  // after every refusal, the run is the one of a trainer that met none
+  CHECK(std::equal(alone.model().values(), alone.model().values() + P, trainer.model().values()));
 }

@@ -5,11 +5,11 @@
 // trained model; plus the requests about trained models (their evaluation, attention, saving,
 // loading and release), sent to the worker that holds them.
 import { createWorkerClient } from '../shared/worker/client.js';
-import { shardRanges } from './replica.js';
 import { taskOptions, trainerOptions } from './state.js';
 
 const CHUNK_MS = 50;  // of training per request: pause and stop wait at most this (or a checkpoint)
-// The most workers one run can use: the core's gradient shards a step (kGradientShards).
+// The most workers one run uses: the step's gradient shards (the core's kGradientShards; a
+// replica refuses a larger team).
 export const MAX_TEAM = 8;
 
 /** What run `settings` are evaluated on after training: the options of the workers' evaluate. */
@@ -28,8 +28,8 @@ export function teamsFor(seeds, workers) {
 }
 
 /**
- * Trains runs in up to `workers` workers made by startWorker(); onWorkerReady(count) hears how
- * many have loaded the engine. Returns {train(run, {onCheckpoint, onProgress}), pause(),
+ * Trains runs in workers made by startWorker(): `workers` of them, or one per seed when the
+ * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns {train(run, {onCheckpoint, onProgress}), pause(),
  * resume(), stop(), training(), paused(), request(k, type, payload) (to worker k),
  * requestModel(run, k, type, payload) (to the worker holding seed k's model), release(run),
  * memory(), warm(seeds), ready(), workers}. train resolves when every seed has finished or
@@ -69,12 +69,14 @@ export function createRunner({ startWorker, onWorkerReady, workers }) {
   // While the run is paused (and not stopped): a promise that resolves when it resumes or stops.
   const untilResumed = () => (active.paused && !active.stopped ? new Promise((resolve) => active.wake.push(resolve)) : null);
 
-  // Starts seed k's run on its team: alone, or as replicas joined by MessagePorts, each with a
-  // control port through which abandon() ends a replica that waits for a failed member.
+  // Starts a seed's run on its team of workers: alone, or as replicas joined by MessagePorts,
+  // each with a control port through which abandon() ends a replica that waits for a failed
+  // member. Resolves to {started: the first worker's answer, abandon, close}.
   async function startTeam(team, id, options) {
     const lane = 'train';
-    if (team.length === 1) return { started: await request(team[0], 'start', { id, options }, { lane }), abandon() {} };
-    const ranges = shardRanges(MAX_TEAM, team.length);
+    if (team.length === 1) {
+      return { started: await request(team[0], 'start', { id, options }, { lane }), abandon() {}, close() {} };
+    }
     const peers = team.map(() => team.map(() => null));  // peers[r][s]: r's port to s
     for (let r = 0; r < team.length; ++r) {
       for (let s = r + 1; s < team.length; ++s) {
@@ -85,55 +87,70 @@ export function createRunner({ startWorker, onWorkerReady, workers }) {
     }
     const controls = team.map(() => new MessageChannel());
     const abandon = (reason) => controls.forEach(({ port1 }) => port1.postMessage({ reason }));
+    const close = () => controls.forEach(({ port1 }) => port1.close());
     const starts = team.map((k, r) => {
       const control = controls[r].port2;
       const ports = peers[r].filter((port) => port !== null);
-      return request(k, 'start', { id, options, team: { rank: r, ranges, peers: peers[r], control } }, { lane, transfer: [...ports, control] });
+      return request(k, 'start', { id, options, team: { rank: r, peers: peers[r], control } }, { lane, transfer: [...ports, control] });
     });
     const outcomes = await Promise.allSettled(starts);
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) {
       abandon('another worker of this run failed to start');
+      close();
       throw failed.reason;
     }
-    return { started: outcomes[0].value, abandon };
+    return { started: outcomes[0].value, abandon, close };
   }
 
-  // One chunk of the team's training: every member's advance, the leader's answer. A member
-  // that fails abandons the others, so that none waits for it.
+  // One chunk of the team's training: every member's advance, the leader's answer. The first
+  // member to fail abandons the others, so that none waits for it, and its error is the chunk's.
   async function advanceTeam(team, id, abandon) {
-    const chunks = team.map((k) => request(k, 'advance', { id, budgetMs: CHUNK_MS }, { lane: 'train' }));
-    chunks.forEach((chunk) => chunk.catch((error) => abandon(`another worker of this run failed: ${error.message}`)));
-    const outcomes = await Promise.allSettled(chunks);
-    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
-    return outcomes[0].value;
+    let failure = null;
+    const chunks = team.map((k) => request(k, 'advance', { id, budgetMs: CHUNK_MS }, { lane: 'train' }).catch((error) => {
+      if (failure === null) {
+        failure = error;
+        abandon(`another worker of this run failed: ${error.message}`);
+      }
+      return null;
+    }));
+    const [leader] = await Promise.all(chunks);
+    if (failure !== null) throw failure;
+    return leader;
   }
+
+  // Frees run `id`'s trainer or model in worker k (each run its own lane, so that releases
+  // waiting together do not supersede one another).
+  const releaseIn = (k, id) => request(k, 'release', { id }, { lane: `release ${id}` });
 
   async function trainSeed(k, team, { onCheckpoint, onProgress }) {
     const { run } = active;
     const seed = run.seeds[k];
-    const { started, abandon } = await startTeam(team, run.id, trainerOptions(run.settings, seed.seed));
-    seed.steps = started.steps;
-    onProgress();
-    while (!active.stopped) {
-      const waiting = untilResumed();
-      if (waiting) {
-        await waiting;
-        continue;
-      }
-      const chunk = await advanceTeam(team, run.id, abandon);
-      seed.step = chunk.step;
-      for (const checkpoint of chunk.checkpoints) {
-        seed.checkpoints.push(checkpoint);
-        onCheckpoint(k);
-      }
-      run.seconds = elapsedSeconds();
+    const { started, abandon, close } = await startTeam(team, run.id, trainerOptions(run.settings, seed.seed));
+    try {
+      seed.steps = started.steps;
       onProgress();
-      if (chunk.finished) break;
+      while (!active.stopped) {
+        const waiting = untilResumed();
+        if (waiting) {
+          await waiting;
+          continue;
+        }
+        const chunk = await advanceTeam(team, run.id, abandon);
+        seed.step = chunk.step;
+        for (const checkpoint of chunk.checkpoints) {
+          seed.checkpoints.push(checkpoint);
+          onCheckpoint(k);
+        }
+        run.seconds = elapsedSeconds();
+        onProgress();
+        if (chunk.finished) break;
+      }
+    } finally {
+      close();
     }
     const [leader, ...others] = team;
-    await Promise.all(others.map((member) => request(member, 'release', { id: run.id })));
+    await Promise.all(others.map((member) => releaseIn(member, run.id)));
     const finished = await request(leader, 'finish', { id: run.id, evaluation: evaluationOptions(run.settings, run.lengths) }, { lane: 'train' });
     seed.evaluations = finished.evaluations;
   }
@@ -161,7 +178,7 @@ export function createRunner({ startWorker, onWorkerReady, workers }) {
         run.seconds = elapsedSeconds();
         const failed = outcomes.find((outcome) => outcome.status === 'rejected');
         if (failed) {
-          teams.flat().forEach((k) => request(k, 'release', { id: run.id }).catch(() => {}));
+          teams.flat().forEach((k) => releaseIn(k, run.id).catch(() => {}));
           holders.delete(run.id);
           throw failed.reason;
         }
@@ -203,7 +220,7 @@ export function createRunner({ startWorker, onWorkerReady, workers }) {
     release(run) {
       const held = holders.get(run.id) ?? [0];
       holders.delete(run.id);
-      return Promise.all(held.map((k) => request(k, 'release', { id: run.id })));
+      return Promise.all(held.map((k) => releaseIn(k, run.id)));
     },
     /** The wasm memory of each worker, in bytes, as last reported. */
     memory: () => [...memory.entries()].sort(([a], [b]) => a - b).map(([, bytes]) => bytes),

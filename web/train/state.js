@@ -153,7 +153,7 @@ export function taskOptions(settings) {
   };
 }
 
-/** The seeds of a run: seed, seed + 1, … (one per worker). */
+/** The seeds of a run: seed, seed + 1, … (side by side, each on its own worker or team). */
 export function runSeeds(settings) {
   return Array.from({ length: settings.seeds }, (_, k) => settings.seed + k);
 }

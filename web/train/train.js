@@ -1,6 +1,7 @@
-// Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in engine workers,
-// seeds in parallel and a seed on several when they outnumber the seeds (runner.js) → the charts, live at every checkpoint and after training; the
-// runs table; the trained model's panel (saving and loading a model); exports.
+// Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in engine workers
+// (runner.js: seeds side by side, a seed on a team when the workers outnumber the seeds) →
+// the charts, live at every checkpoint and after training; the runs table; the trained
+// model's panel (saving and loading a model); exports.
 import { createSettingsLink } from '../shared/page/link.js';
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
 import { createNotices, createProgressLine, engineReady, showEngineStatus } from '../shared/page/status.js';

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "attn/errors.hpp"
-#include "buffers.hpp"
 
 namespace attn::train {
 
@@ -109,6 +108,8 @@ RetrievalTrainer::RetrievalTrainer(const TrainingOptions& options)
       model_(std::make_shared<Transformer>(model_config(options))),
       optimizer_(model_->parameter_count(), options.optimizer),
       random_(options.seed, kTrainingStream),
+      step_sum_(model_->parameter_count()),
+      block_sum_(model_->parameter_count()),
       held_out_(evaluation_set(options.task, options.task.pairs, options.sequences)),
       asked_(options.task.pairs, 0) {
   options_.model = model_->config();
@@ -117,6 +118,10 @@ RetrievalTrainer::RetrievalTrainer(const TrainingOptions& options)
 
 void RetrievalTrainer::sample_step() {
   if (finished()) fail("the run has finished: it took all " + std::to_string(steps()) + " steps");
+  if (checkpoint_due_) {
+    fail("step " + std::to_string(step()) +
+         " ended at a checkpoint, which must be taken before the next step");
+  }
   if (step_sampled_) return;
   const std::array<long, 3> counts = split_batch(options_);
   step_batches_.resize(kObjectives.size());
@@ -128,9 +133,7 @@ void RetrievalTrainer::sample_step() {
   step_sampled_ = true;
 }
 
-double RetrievalTrainer::shard_gradient(long shard, float* gradient) {
-  if (!step_sampled_) fail("shard_gradient needs the step's batches: call sample_step first");
-  require_whole_number("shard", shard, 0, kGradientShards - 1);
+double RetrievalTrainer::compute_shard(long shard) {
   double total_weight = 0.0;
   for (double weight : options_.task.mix) total_weight += weight;
   model_->zero_gradients();
@@ -151,25 +154,38 @@ double RetrievalTrainer::shard_gradient(long shard, float* gradient) {
     loss += share * model_->forward(rows);
     model_->backward(rows, static_cast<float>(share));
   }
-  std::copy_n(model_->gradients(), model_->parameter_count(), gradient);
   return loss;
 }
 
-bool RetrievalTrainer::apply_shards(const float* gradients, const double* losses) {
-  if (!step_sampled_) fail("apply_shards needs the step's batches: call sample_step first");
-  step_sampled_ = false;
-  const std::size_t P = model_->parameter_count();
-  double loss = 0.0;
-  for (long s = 0; s < kGradientShards; ++s) loss += losses[s];
+double RetrievalTrainer::block_gradient(ShardRange block, float* gradient) {
+  if (!step_sampled_) fail("block_gradient needs the step's batches: call sample_step first");
+  require_block("block", block);
+  block_sum_.clear(block.first);
+  for (long s = block.first; s < block.end; ++s) {
+    const double loss = compute_shard(s);
+    block_sum_.add({s, s + 1}, model_->gradients(), loss);
+  }
+  std::copy_n(block_sum_.gradient(block), model_->parameter_count(), gradient);
+  return block_sum_.loss(block);
+}
+
+bool RetrievalTrainer::apply_blocks(const std::vector<ShardRange>& blocks,
+                                    const std::vector<const float*>& gradients,
+                                    const std::vector<double>& losses) {
+  if (!step_sampled_) {
+    fail("a step's shards can be applied only once its batches are drawn (by computing shards)");
+  }
+  step_sum_.clear(0);
+  for (std::size_t b = 0; b < blocks.size(); ++b) step_sum_.add(blocks[b], gradients[b], losses[b]);
+  const ShardRange all{0, kGradientShards};
+  const double loss = step_sum_.loss(all);
+  return take_step(step_sum_.gradient(all), loss);
+}
+
+bool RetrievalTrainer::take_step(float* sum, double loss) {
   if (!std::isfinite(loss)) {
     fail("training diverged at step " + std::to_string(step() + 1) + ": the loss is " +
          format_number(loss) + "; try a lower training.learningRate or clip");
-  }
-  float* sum = model_->gradients();
-  std::copy_n(gradients, P, sum);
-  for (long s = 1; s < kGradientShards; ++s) {
-    const float* shard = gradients + s * P;
-    for (std::size_t i = 0; i < P; ++i) sum[i] += shard[i];
   }
   // Shards that came from other replicas are checked here, before they reach the parameters.
   for (const ParameterInfo& parameter : model_->parameters()) {
@@ -182,6 +198,7 @@ bool RetrievalTrainer::apply_shards(const float* gradients, const double* losses
     }
   }
   optimizer_.step(model_->values(), sum);
+  step_sampled_ = false;
   loss_since_checkpoint_ += loss;
   ++steps_since_checkpoint_;
   checkpoint_due_ = step() % options_.every == 0 || finished();
@@ -227,15 +244,15 @@ Checkpoint RetrievalTrainer::checkpoint(const std::vector<long>& correct) {
 }
 
 std::optional<Checkpoint> RetrievalTrainer::advance(long max_steps) {
-  const std::size_t P = model_->parameter_count();
-  grow(shard_gradients_, kGradientShards * P);
-  std::array<double, kGradientShards> losses{};
+  const ShardRange all{0, kGradientShards};
   for (long taken = 0; taken < max_steps && !finished(); ++taken) {
     sample_step();
+    step_sum_.clear(0);
     for (long s = 0; s < kGradientShards; ++s) {
-      losses[s] = shard_gradient(s, shard_gradients_.data() + s * P);
+      const double loss = compute_shard(s);
+      step_sum_.add({s, s + 1}, model_->gradients(), loss);
     }
-    if (apply_shards(shard_gradients_.data(), losses.data())) {
+    if (take_step(step_sum_.gradient(all), step_sum_.loss(all))) {
       return checkpoint(correct_answers(0, evaluation_chunks()));
     }
   }

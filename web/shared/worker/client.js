@@ -24,7 +24,7 @@ export class Superseded extends Error {
  * MessagePorts, say). Once the worker has failed, every request rejects.
  */
 export function createWorkerClient(worker) {
-  const waiting = [];     // [{type, payload, lane, onProgress, resolve, reject}]
+  const waiting = [];     // [{type, payload, lane, onProgress, transfer, resolve, reject}]
   let running = null;     // the request the worker is working on, with its id
   let nextId = 1;
   let failure = null;     // an Error once the worker cannot answer any more

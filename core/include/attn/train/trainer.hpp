@@ -3,8 +3,9 @@
 //
 // Each step draws a batch per objective (round(batch·w) sequences for weight w of the
 // normalised mix), minimises Σ w·loss with AdamW, after warm-up and global-norm clipping.
-// The step's gradient is the sum of kGradientShards shards' gradients (see below), so that
-// replicas of a trainer on several threads can share a step's work and still give its bits.
+// The step's gradient is a sum over fixed shards of its batch in a fixed order
+// (shard_sum.hpp), so that replicas of a trainer on several threads can share a step's work
+// and still give its bits.
 // Checkpoints measure the model on a fixed held-out retrieval set whose queried pair cycles
 // through every position, so accuracy by position is exact to the set, not to a sample.
 #pragma once
@@ -17,17 +18,17 @@
 #include "attn/train/evaluation.hpp"
 #include "attn/train/optimizer.hpp"
 #include "attn/train/retrieval.hpp"
+#include "attn/train/shard_sum.hpp"
 #include "attn/train/transformer.hpp"
 
 namespace attn::train {
 
-// A step's gradient is the sum of the gradients of S = kGradientShards fixed shards, each
-// computed from zero over its rows of every objective's batch (shard s holds rows
-// [s·n/S, (s+1)·n/S) of an objective's n), added in the order 0, 1, …, S−1; a shard's loss is
-// its rows' share of the mean. Float sums depend on their order, so fixing the shards, not
+// A step's shard s holds rows [s·n/S, (s+1)·n/S) of each objective's batch of n sequences; its
+// gradient is computed from zero over those rows, and its loss is their share of the mean.
+// Float sums depend on their order, so fixing the shards and their sum (shard_sum.hpp), not
 // the threads, is what makes a step's bits the same whether one trainer computes every shard
-// or several replicas each compute some and exchange them (the Train page's workers).
-constexpr long kGradientShards = 8;
+// or several replicas each compute some blocks of them and exchange those (the Train page's
+// workers).
 
 struct TrainingOptions {
   TaskOptions task;
@@ -71,19 +72,26 @@ class RetrievalTrainer {
 
   // One step shared by replicas (trainers made from the same options, stepped alike); advance
   // makes the same calls alone. Each replica calls sample_step (which draws the step's
-  // batches, unless drawn already), computes some shards with shard_gradient and sends them to
-  // the others, and, holding every shard, calls apply_shards. At a checkpoint each counts the
-  // right answers of some chunks of the held-out set (correct_answers), and with every chunk's
-  // counts added up, calls checkpoint.
+  // batches, unless drawn already), computes some blocks of shards with block_gradient and
+  // sends them to the others, and, holding blocks that tile all S shards, calls apply_blocks.
+  // At a checkpoint each counts the right answers of some chunks of the held-out set
+  // (correct_answers), and with every chunk's counts added up, calls checkpoint.
+
+  // Draws the step's batches, unless drawn already. Throws when the run has finished, or when
+  // the last step ended at a checkpoint not yet taken.
   void sample_step();
-  // Writes shard `shard`'s gradient (parameter_count() floats, in the model's flat order) to
-  // `gradient`, and returns the shard's part of the step's loss. Throws unless 0 ≤ shard < S.
-  double shard_gradient(long shard, float* gradient);
-  // Takes the step from every shard's gradient (S×parameter_count() floats, shard-major) and
-  // loss (S): sums them in order, checks that the loss and the sum are finite, and steps the
-  // optimizer. Returns whether the step ends at a checkpoint (every `every` steps and the
-  // last). Throws unless a step was sampled.
-  bool apply_shards(const float* gradients, const double* losses);
+  // Writes block `block`'s gradient (parameter_count() floats, in the model's flat order), the
+  // sum of its shards' (shard_sum.hpp), to `gradient`, and returns its part of the step's loss.
+  // Throws unless the step's batches are drawn and `block` is a block of the S shards.
+  double block_gradient(ShardRange block, float* gradient);
+  // Takes the step from blocks that tile the S shards, in order (gradients: parameter_count()
+  // floats each; losses): sums them, checks that the loss and the sum are finite, and steps
+  // the optimizer. Returns whether the step ends at a checkpoint (every `every` steps and the
+  // last), which must then be taken before the next step. Throws, and leaves the step to be
+  // taken again, unless the batches are drawn, the blocks tile the shards and their sum is
+  // finite.
+  bool apply_blocks(const std::vector<ShardRange>& blocks,
+                    const std::vector<const float*>& gradients, const std::vector<double>& losses);
   std::size_t parameter_count() const { return model_->parameter_count(); }
   // The chunks of the held-out set a checkpoint measures (evaluation_chunk sequences each).
   long evaluation_chunks() const;
@@ -109,10 +117,16 @@ class RetrievalTrainer {
   TaskRandom random_;
   std::vector<TaskBatch> step_batches_;  // the sampled step's batch of each objective (or empty)
   bool step_sampled_ = false;
-  std::vector<float> shard_gradients_;  // S×P: advance's shards
-  bool checkpoint_due_ = false;         // the last step ended at a checkpoint not yet taken
-  TaskBatch held_out_;                  // what checkpoints measure: evaluation_set at task.pairs
-  std::vector<long> asked_;             // the held-out sequences asking about each position
+  // The gradient and part of the loss of shard `shard`, left in the model's gradients().
+  double compute_shard(long shard);
+  // Steps the optimizer with the step's gradient `sum` (P floats) and loss; checks them first.
+  bool take_step(float* sum, double loss);
+
+  ShardSum step_sum_;            // the step's blocks (apply_blocks) or shards (advance)
+  ShardSum block_sum_;           // one block's shards (block_gradient)
+  bool checkpoint_due_ = false;  // the last step ended at a checkpoint not yet taken
+  TaskBatch held_out_;           // what checkpoints measure: evaluation_set at task.pairs
+  std::vector<long> asked_;      // the held-out sequences asking about each position
   double loss_since_checkpoint_ = 0.0;
   long steps_since_checkpoint_ = 0;
 };

@@ -1,0 +1,133 @@
+// The Train page's runner (web/train/runner.js) with scripted workers in place of engine
+// workers: which workers a run's seeds get, what each member of a team is sent (its rank,
+// its ports), which worker a seed's model requests go to, and what happens when a member
+// fails to start, fails in a chunk or stops: the others are abandoned through their control
+// ports, the run rejects with the member's message, and every member frees its replica.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createRunner } from '../../web/train/runner.js';
+import { createRun } from '../../web/train/runs.js';
+import { DEFAULTS } from '../../web/train/state.js';
+
+const STEPS = 20;
+const settings = { ...structuredClone(DEFAULTS), steps: STEPS };
+
+/**
+ * A scripted engine worker (the protocol of web/shared/worker/client.js): it answers start,
+ * release, finish and the model requests at once, and advance by `onAdvance(worker)`, which
+ * resolves to a chunk or rejects. It records every request and keeps a team's control port.
+ */
+function scriptedWorker(index, onAdvance, startError) {
+  const listeners = { message: [], error: [] };
+  const worker = {
+    index, requests: [], control: null, step: 0,
+    addEventListener(type, listener) { listeners[type]?.push(listener); },
+    emit(type, event) { for (const listener of listeners[type]) listener(event); },
+    answer(id, outcome) {
+      outcome.then(
+        (value) => worker.emit('message', { data: { id, status: 'ok', value, milliseconds: 0 } }),
+        (error) => worker.emit('message', { data: { id, status: 'error', message: error.message } }),
+      );
+    },
+    postMessage({ id, type, payload }) {
+      worker.requests.push({ type, payload });
+      if (type === 'start' && payload.team) {
+        worker.control = payload.team.control;
+        worker.control.start();
+      }
+      if (type === 'advance') return worker.answer(id, onAdvance(worker));
+      if (type === 'start' && startError) return worker.answer(id, Promise.reject(new Error(startError)));
+      const values = { start: { step: 0, steps: STEPS }, finish: { evaluations: [] } };
+      return worker.answer(id, Promise.resolve(values[type] ?? {}));
+    },
+  };
+  queueMicrotask(() => worker.emit('message', { data: { status: 'ready', version: 'test', simd: 'simd128' } }));
+  return worker;
+}
+
+// A whole chunk to the end of the run.
+const toTheEnd = async (worker) => {
+  worker.step = STEPS;
+  return { step: STEPS, steps: STEPS, finished: true, checkpoints: [] };
+};
+
+// A chunk that waits for the control port's word, then fails with its reason.
+const untilAbandoned = (worker) => new Promise((_, reject) => {
+  worker.control.addEventListener('message', ({ data }) => reject(new Error(data.reason)), { once: true });
+});
+
+// A runner on `workers` scripted workers; startErrors[k]: worker k's start fails with it.
+function runnerOf(workers, onAdvance, startErrors = []) {
+  const started = [];
+  const runner = createRunner({
+    workers,
+    startWorker: () => {
+      const worker = scriptedWorker(started.length, (w) => onAdvance(w), startErrors[started.length]);
+      started.push(worker);
+      return worker;
+    },
+  });
+  return { runner, started };
+}
+
+const handlers = { onCheckpoint() {}, onProgress() {} };
+const typesOf = (worker) => worker.requests.map(({ type }) => type);
+
+describe('the Train page\'s runner', { timeout: 10_000 }, () => {
+  test('a seed on a team of 3: each member started with its rank, ports to the others and a control port; the model kept by the first', async () => {
+    const { runner, started } = runnerOf(3, toTheEnd);
+    const run = createRun({ id: 7, settings, seeds: [0] });
+    await runner.train(run, handlers);
+    assert.equal(run.status, 'finished');
+    assert.equal(run.team, 3);
+    assert.equal(started.length, 3);
+    for (const [rank, worker] of started.entries()) {
+      const { team } = worker.requests[0].payload;
+      assert.equal(team.rank, rank);
+      assert.deepEqual(team.peers.map((port) => port !== null), [0, 1, 2].map((r) => r !== rank));
+      assert.ok(team.control);
+    }
+    assert.deepEqual(typesOf(started[0]), ['start', 'advance', 'finish']);
+    assert.deepEqual(typesOf(started[1]), ['start', 'advance', 'release']);
+    assert.deepEqual(typesOf(started[2]), ['start', 'advance', 'release']);
+    // the seed's model lives in its first worker; releasing the run frees it there
+    await runner.requestModel(run, 0, 'save', { id: 7 });
+    await runner.release(run);
+    assert.deepEqual(typesOf(started[0]).slice(-2), ['save', 'release']);
+  });
+
+  test('two seeds on four workers: teams of two; a seed\'s model requests go to its team\'s first worker', async () => {
+    const { runner, started } = runnerOf(4, toTheEnd);
+    const run = createRun({ id: 8, settings, seeds: [0, 1] });
+    await runner.train(run, handlers);
+    assert.equal(run.team, 2);
+    assert.deepEqual(started.map((worker) => worker.requests[0].payload.options.training.seed), [0, 0, 1, 1]);
+    await runner.requestModel(run, 1, 'attention', { id: 8 });
+    assert.equal(typesOf(started[2]).at(-1), 'attention');
+  });
+
+  test('a member that fails in a chunk: the others are abandoned, the run rejects with its message, every member frees its replica', async () => {
+    const { runner, started } = runnerOf(3, (worker) => (worker.index === 1 ? Promise.reject(new Error('out of memory')) : untilAbandoned(worker)));
+    const run = createRun({ id: 9, settings, seeds: [0] });
+    await assert.rejects(runner.train(run, handlers), { message: 'out of memory' });
+    for (const worker of started) assert.equal(typesOf(worker).at(-1), 'release', `worker ${worker.index}`);
+  });
+
+  test('a member whose worker stops: the same, with the worker\'s message', async () => {
+    const { runner, started } = runnerOf(2, (worker) => {
+      if (worker.index === 0) queueMicrotask(() => worker.emit('error', { message: 'the tab ran out of memory', preventDefault() {} }));
+      return worker.index === 0 ? new Promise(() => {}) : untilAbandoned(worker);
+    });
+    const run = createRun({ id: 10, settings, seeds: [0] });
+    await assert.rejects(runner.train(run, handlers), { message: 'the engine worker stopped: the tab ran out of memory' });
+    assert.equal(typesOf(started[1]).at(-1), 'release');
+  });
+
+  test('a member that fails to start: the run rejects, and nothing trains', async () => {
+    const { runner, started } = runnerOf(2, toTheEnd, [undefined, 'no memory for the model']);
+    const run = createRun({ id: 11, settings, seeds: [0] });
+    await assert.rejects(runner.train(run, handlers), { message: 'no memory for the model' });
+    assert.deepEqual(typesOf(started[0]), ['start', 'release']);
+    assert.deepEqual(typesOf(started[1]), ['start', 'release']);
+  });
+});
