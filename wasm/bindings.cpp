@@ -978,24 +978,22 @@ class TrainerHandle {
   }
 
   // The step from blocks that tile the shards, in order: [{first, end, gradient, loss}], each
-  // checked by training.mjs (whole numbers, a Float32Array of P, a number). Whether the step
-  // ends at a checkpoint.
+  // checked by training.mjs (whole numbers, a Float32Array of P, a finite number); each
+  // gradient copied in when the core reads it. Whether the step ends at a checkpoint.
   val apply_shards(const val& blocks) {
     return guarded([&] {
-      const std::size_t count = blocks["length"].as<std::size_t>(), P = trainer_->parameter_count();
+      const std::size_t count = blocks["length"].as<std::size_t>();
       std::vector<attn::train::ShardRange> ranges(count);
-      std::vector<std::vector<float>> gradients(count, std::vector<float>(P));
-      std::vector<const float*> pointers(count);
       std::vector<double> losses(count);
       for (std::size_t b = 0; b < count; ++b) {
         const val block = blocks[b];
         ranges[b] = {long(block["first"].as<double>()), long(block["end"].as<double>())};
-        val(emscripten::typed_memory_view(P, gradients[b].data()))
-            .call<void>("set", block["gradient"]);
-        pointers[b] = gradients[b].data();
         losses[b] = block["loss"].as<double>();
       }
-      return val(trainer_->apply_blocks(ranges, pointers, losses));
+      const std::size_t P = trainer_->parameter_count();
+      return val(trainer_->apply_blocks(ranges, losses, [&](std::size_t b, float* into) {
+        val(emscripten::typed_memory_view(P, into)).call<void>("set", blocks[b]["gradient"]);
+      }));
     });
   }
 

@@ -298,12 +298,25 @@ export function trainingCalls(core) {
           requireKnownKeys(name, block, ['first', 'end', 'gradient', 'loss']);
           requireIndex(`${name}.first`, block.first, 0, shards - 1);
           requireIndex(`${name}.end`, block.end, block.first + 1, shards);
+          const size = block.end - block.first;
+          if ((size & (size - 1)) !== 0 || block.first % size !== 0) {
+            fail(`${name} must be a block of shards (a power of two of them, from a multiple of that number), got shards ${block.first} to ${block.end}`);
+          }
           if (!(block.gradient instanceof Float32Array) || block.gradient.length !== parameterCount) {
             fail(`${name}.gradient must be a Float32Array of parameterCount = ${parameterCount} values, got ${describe(block.gradient)}`);
           }
-          if (typeof block.loss !== 'number') fail(`${name}.loss must be a number, got ${describe(block.loss)}`);
+          requireFiniteNumber(`${name}.loss`, block.loss);
         });
-        return unwrap(handle.applyShards([...blocks].sort((a, b) => a.first - b.first)));
+        const ordered = blocks.map((block, b) => ({ block, b })).sort((x, y) => x.block.first - y.block.first);
+        ordered.forEach(({ block, b }, i) => {
+          const due = i === 0 ? 0 : ordered[i - 1].block.end;
+          if (block.first !== due) {
+            fail(`blocks must tile shards 0 to ${shards} once each: blocks[${b}] (shards ${block.first} to ${block.end}) ${block.first < due ? 'overlaps another' : `leaves shards ${due} to ${block.first} out`}`);
+          }
+        });
+        const last = ordered.at(-1).block.end;
+        if (last !== shards) fail(`blocks must tile shards 0 to ${shards} once each: shards ${last} to ${shards} are left out`);
+        return unwrap(handle.applyShards(ordered.map(({ block }) => block)));
       },
       get evaluationChunks() { live(); return handle.evaluationChunks(); },
       correctAnswers(first = 0, end = undefined) {

@@ -251,10 +251,11 @@ void check_shared_run(const attn::train::TrainingOptions& options, long shard_sp
         losses.push_back(replica->block_gradient(block, gradients.back().data()));
       }
     }
-    std::vector<const float*> pointers;
-    for (const auto& gradient : gradients) pointers.push_back(gradient.data());
-    const bool due = first.apply_blocks(blocks, pointers, losses);
-    expect(second.apply_blocks(blocks, pointers, losses) == due,
+    const auto read = [&](std::size_t b, float* into) {
+      std::copy(gradients[b].begin(), gradients[b].end(), into);
+    };
+    const bool due = first.apply_blocks(blocks, losses, read);
+    expect(second.apply_blocks(blocks, losses, read) == due,
            "the replicas disagree on a checkpoint");
     expect(due == expected.has_value(), "a replica's checkpoint is not the trainer's");
     if (!due) continue;
@@ -306,6 +307,8 @@ void fuzz_training(FuzzedDataProvider& data) {
   options.evaluation_pairs = {data.ConsumeIntegralInRange<long>(-1, 8)};
   options.seed = data.ConsumeIntegral<std::uint32_t>();
   const bool shared = data.ConsumeBool();
+  // a shared run's held-out set in two chunks (of 256 and the rest) when asked
+  if (shared && data.ConsumeBool()) options.sequences += 256;
   const long shard_split = data.ConsumeIntegralInRange<long>(-1, attn::train::kGradientShards + 1);
   const long chunk_split = data.ConsumeIntegralInRange<long>(-1, 3);
   describe_call = [=] {

@@ -22,8 +22,8 @@ const OPTIONS = {
   evaluation: { every: 10, sequences: 32, pairs: [4] },
 };
 
-// A team of `size` replicas of OPTIONS' run: {trainers, replicas, peers (each one's ports), controls (the page's ends)}.
-function team(size) {
+// A team of `size` replicas of the run of `options` (OPTIONS'): {trainers, replicas, peers (each one's ports), controls (the page's ends)}.
+function team(size, options = OPTIONS) {
   const peers = Array.from({ length: size }, () => Array(size).fill(null));
   for (let r = 0; r < size; ++r) {
     for (let s = r + 1; s < size; ++s) {
@@ -33,7 +33,7 @@ function team(size) {
     }
   }
   const channels = peers.map(() => new MessageChannel());
-  const trainers = peers.map(() => engine.retrievalTrainer(OPTIONS));
+  const trainers = peers.map(() => engine.retrievalTrainer(options));
   const replicas = trainers.map((trainer, rank) => createReplica(trainer, { rank, peers: peers[rank], control: channels[rank].port2 }));
   return { trainers, replicas, peers, controls: channels.map(({ port1 }) => port1) };
 }
@@ -86,9 +86,21 @@ describe('a run trained by a team of replicas', () => {
 
   test('chunks the leader cuts short (a budget of 0 ms: one step each) end at the same step for every member', LIMIT, async () => {
     const members = team(3);
+    assert.equal(members.trainers[0].evaluationChunks, 1);
     const { checkpoints, chunkEnds } = await trainToEnd(members, 0);
     assert.deepEqual(chunkEnds, Array.from({ length: 25 }, (_, i) => i + 1));
     checkpoints.forEach((got) => assert.deepEqual(got, alone.checkpoints));
+    close(members);
+  });
+
+  test('a held-out set of 3 chunks counted by 3 members (one each) gives one trainer\'s checkpoints', LIMIT, async () => {
+    const options = { ...OPTIONS, evaluation: { ...OPTIONS.evaluation, sequences: 600 } };
+    const expected = engine.trainRetrieval(options);
+    const members = team(3, options);
+    assert.equal(members.trainers[0].evaluationChunks, 3);
+    const { checkpoints } = await trainToEnd(members, 1e9);
+    checkpoints.forEach((got) => assert.deepEqual(got, expected.checkpoints));
+    expected.model.delete();
     close(members);
   });
 

@@ -238,11 +238,17 @@ describe('training', () => {
     assert.equal(messageOf(() => trainer.applyShards([{ ...block, end: 9 }])), 'blocks[0].end must be a whole number from 1 to 8, got 9');
     assert.equal(messageOf(() => trainer.applyShards([{ ...block, gradient: block.gradient.subarray(1) }])),
       `blocks[0].gradient must be a Float32Array of parameterCount = ${P} values, got a Float32Array of ${P - 1}`);
-    assert.equal(messageOf(() => trainer.applyShards([{ ...block, loss: '1' }])), 'blocks[0].loss must be a number, got the string "1"');
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, loss: '1' }])), 'blocks[0].loss must be a finite number, got the string "1"');
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, loss: NaN }])), 'blocks[0].loss must be a finite number, got NaN');
     assert.match(messageOf(() => trainer.applyShards([{ ...block, extra: 1 }])), /^unknown option 'extra' in blocks\[0\]/);
-    assert.equal(messageOf(() => trainer.applyShards([{ ...block, end: 4 }])), 'the blocks must add up to shards 0 to 8, got shards 0 to 4');
+    assert.equal(messageOf(() => trainer.applyShards([{ ...block, end: 4 }])), 'blocks must tile shards 0 to 8 once each: shards 4 to 8 are left out');
     assert.equal(messageOf(() => trainer.applyShards([{ ...block, first: 1, end: 4 }])),
-      'a block must be a block of the 8 shards (a power of two of them, from a multiple of that number), got shards 1 to 4');
+      'blocks[0] must be a block of shards (a power of two of them, from a multiple of that number), got shards 1 to 4');
+    const half = (first) => ({ ...block, first, end: first + 4 });
+    assert.equal(messageOf(() => trainer.applyShards([half(4), half(0), half(4)])),
+      'blocks must tile shards 0 to 8 once each: blocks[2] (shards 4 to 8) overlaps another');
+    assert.equal(messageOf(() => trainer.applyShards([half(4), { ...block, first: 0, end: 2 }])),
+      'blocks must tile shards 0 to 8 once each: blocks[0] (shards 4 to 8) leaves shards 2 to 4 out');
     const poisoned = block.gradient.slice();
     poisoned[3] = NaN;
     assert.equal(messageOf(() => trainer.applyShards([{ ...block, gradient: poisoned }])),

@@ -140,6 +140,19 @@ TEST_CASE("trainer: bad options fail naming the option", "[train][trainer][error
   bad = small_run();
   bad.task.pairs = 9;
   fails_with(bad, "task.pairs must be from 1 to task.keys (8)");
+  // checkpoints measure task.pairs: every position must be asked, and fit maxLength
+  bad = small_run();
+  bad.sequences = 3;
+  bad.evaluation_pairs = {2};
+  fails_with(bad,
+             "evaluation.sequences (3) must be at least task.pairs (4), so that every "
+             "position is asked");
+  bad = small_run();
+  bad.task.mix = {0.0, 1.0, 0.0};
+  bad.task.span = 1;
+  bad.evaluation_pairs = {2};
+  bad.model.max_length = 9;  // running span of 4 pairs: 9 tokens; a checkpoint's retrieval: 10
+  fails_with(bad, "the longest sequence of this run has 10 tokens, more than model.maxLength (9)");
 }
 
 namespace {
@@ -181,9 +194,9 @@ void compute_blocks(RetrievalTrainer& trainer, long first, long end, Blocks& blo
 }
 
 bool apply(RetrievalTrainer& trainer, const Blocks& blocks) {
-  std::vector<const float*> gradients;
-  for (const auto& gradient : blocks.gradients) gradients.push_back(gradient.data());
-  return trainer.apply_blocks(blocks.ranges, gradients, blocks.losses);
+  return trainer.apply_blocks(blocks.ranges, blocks.losses, [&](std::size_t b, float* into) {
+    std::copy(blocks.gradients[b].begin(), blocks.gradients[b].end(), into);
+  });
 }
 
 }  // namespace

@@ -51,8 +51,9 @@ export function createReplica(trainer, { rank, peers, control }) {
   // The next message of member r, which must be of `kind` for `step` (messages of a port
   // arrive in the order they were sent).
   async function receive(r, kind, step) {
-    while (inboxes[r].length === 0) {
+    for (;;) {
       if (abandoned) throw abandoned;
+      if (inboxes[r].length > 0) break;
       await new Promise((resolve) => { wake = resolve; });
     }
     const message = inboxes[r].shift();

@@ -36,7 +36,7 @@ export function teamsFor(seeds, workers) {
  * stopped (with their evaluations in the run), and rejects with the first seed's error, the
  * others stopped and released.
  */
-export function createRunner({ startWorker, onWorkerReady, workers }) {
+export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   const clients = [];
   let ready = 0;  // workers whose engine has loaded
   let active = null;  // {run, paused, stopped, wake: [resolve…], activeSince, elapsed}
@@ -149,8 +149,9 @@ export function createRunner({ startWorker, onWorkerReady, workers }) {
     } finally {
       close();
     }
+    // the other members' replicas freed (a member that cannot answer holds nothing the run needs)
     const [leader, ...others] = team;
-    await Promise.all(others.map((member) => releaseIn(member, run.id)));
+    await Promise.allSettled(others.map((member) => releaseIn(member, run.id)));
     const finished = await request(leader, 'finish', { id: run.id, evaluation: evaluationOptions(run.settings, run.lengths) }, { lane: 'train' });
     seed.evaluations = finished.evaluations;
   }

@@ -51,7 +51,7 @@ function evaluate(engine, model, { task, lengths, sequences, context }) {
 
 const handlers = {
   // A new trainer for run `id` (its model is drawn from options.training.seed); with `team`
-  // ({rank, ranges, peers, control}: replica.js), a replica of the run a team trains.
+  // ({rank, peers, control}: replica.js), a replica of the run a team trains.
   start(engine, { id, options, team }) {
     dropTraining();
     release(id);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attn/errors.hpp"
+#include "buffers.hpp"
 
 namespace attn::train {
 
@@ -27,6 +28,14 @@ std::array<long, 3> split_batch(const TrainingOptions& options) {
   return counts;
 }
 
+// The numbers of pairs a run evaluates at: task.pairs at every checkpoint, then
+// evaluation.pairs after training.
+std::vector<long> evaluated_pairs(const TrainingOptions& options) {
+  std::vector<long> pairs = options.evaluation_pairs;
+  pairs.insert(pairs.begin(), options.task.pairs);
+  return pairs;
+}
+
 // The longest sequence a run trains (on the objectives it mixes) or evaluates on.
 long longest_sequence(const TrainingOptions& options) {
   long longest = 0;
@@ -36,7 +45,7 @@ long longest_sequence(const TrainingOptions& options) {
           std::max(longest, sequence_length(kObjectives[o], options.task, options.task.pairs));
     }
   }
-  for (long pairs : options.evaluation_pairs) {
+  for (long pairs : evaluated_pairs(options)) {
     longest = std::max(longest, sequence_length(Objective::retrieval, options.task, pairs));
   }
   return longest;
@@ -92,10 +101,12 @@ void validate(const TrainingOptions& options) {
            std::to_string(kMaxActivationFloats * sizeof(float)) + "; use a smaller batch");
     }
   }
-  for (long pairs : options.evaluation_pairs) {
+  const std::vector<long> evaluated = evaluated_pairs(options);
+  for (std::size_t e = 0; e < evaluated.size(); ++e) {
+    const long pairs = evaluated[e];
     if (options.sequences < pairs) {
-      fail("evaluation.sequences (" + std::to_string(options.sequences) +
-           ") must be at least evaluation.pairs (" + std::to_string(pairs) +
+      fail("evaluation.sequences (" + std::to_string(options.sequences) + ") must be at least " +
+           (e == 0 ? "task.pairs" : "evaluation.pairs") + " (" + std::to_string(pairs) +
            "), so that every position is asked");
     }
     require_task_tokens("evaluation.sequences", options.sequences,
@@ -108,8 +119,7 @@ RetrievalTrainer::RetrievalTrainer(const TrainingOptions& options)
       model_(std::make_shared<Transformer>(model_config(options))),
       optimizer_(model_->parameter_count(), options.optimizer),
       random_(options.seed, kTrainingStream),
-      step_sum_(model_->parameter_count()),
-      block_sum_(model_->parameter_count()),
+      shard_sum_(model_->parameter_count()),
       held_out_(evaluation_set(options.task, options.task.pairs, options.sequences)),
       asked_(options.task.pairs, 0) {
   options_.model = model_->config();
@@ -160,41 +170,51 @@ double RetrievalTrainer::compute_shard(long shard) {
 double RetrievalTrainer::block_gradient(ShardRange block, float* gradient) {
   if (!step_sampled_) fail("block_gradient needs the step's batches: call sample_step first");
   require_block("block", block);
-  block_sum_.clear(block.first);
+  shard_sum_.clear(block.first);
   for (long s = block.first; s < block.end; ++s) {
     const double loss = compute_shard(s);
-    block_sum_.add({s, s + 1}, model_->gradients(), loss);
+    shard_sum_.add({s, s + 1}, model_->gradients(), loss);
   }
-  std::copy_n(block_sum_.gradient(block), model_->parameter_count(), gradient);
-  return block_sum_.loss(block);
+  std::copy_n(shard_sum_.gradient(block), model_->parameter_count(), gradient);
+  return shard_sum_.loss(block);
 }
 
-bool RetrievalTrainer::apply_blocks(const std::vector<ShardRange>& blocks,
-                                    const std::vector<const float*>& gradients,
-                                    const std::vector<double>& losses) {
+bool RetrievalTrainer::apply_blocks(
+    const std::vector<ShardRange>& blocks, const std::vector<double>& losses,
+    const std::function<void(std::size_t block, float* into)>& read_gradient) {
   if (!step_sampled_) {
     fail("a step's shards can be applied only once its batches are drawn (by computing shards)");
   }
-  step_sum_.clear(0);
-  for (std::size_t b = 0; b < blocks.size(); ++b) step_sum_.add(blocks[b], gradients[b], losses[b]);
+  if (losses.size() != blocks.size()) fail("apply_blocks needs a loss for each block");
+  float* buffer = grow(block_buffer_, model_->parameter_count());
+  shard_sum_.clear(0);
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    require_block("a block", blocks[b]);
+    read_gradient(b, buffer);
+    shard_sum_.add(blocks[b], buffer, losses[b]);
+  }
   const ShardRange all{0, kGradientShards};
-  const double loss = step_sum_.loss(all);
-  return take_step(step_sum_.gradient(all), loss);
+  const double loss = shard_sum_.loss(all);
+  return take_step(shard_sum_.gradient(all), loss, true);
 }
 
-bool RetrievalTrainer::take_step(float* sum, double loss) {
+bool RetrievalTrainer::take_step(float* sum, double loss, bool exchanged) {
   if (!std::isfinite(loss)) {
     fail("training diverged at step " + std::to_string(step() + 1) + ": the loss is " +
          format_number(loss) + "; try a lower training.learningRate or clip");
   }
-  // Shards that came from other replicas are checked here, before they reach the parameters.
+  // Every value is checked before it reaches the parameters (blocks may come from replicas).
   for (const ParameterInfo& parameter : model_->parameters()) {
     for (std::size_t i = 0; i < parameter.size(); ++i) {
       const float value = sum[parameter.offset + i];
       if (std::isfinite(value)) continue;
+      const std::string where = " at " + parameter.name + "[" + std::to_string(i) + "]";
+      if (!exchanged) {
+        fail("training diverged at step " + std::to_string(step() + 1) + ": the gradient is " +
+             format_number(value) + where + "; try a lower training.learningRate or clip");
+      }
       fail("the shards' gradients of step " + std::to_string(step() + 1) + " sum to " +
-           format_number(value) + " at " + parameter.name + "[" + std::to_string(i) +
-           "]; every shard's gradient must be finite");
+           format_number(value) + where + "; every shard's gradient must be finite");
     }
   }
   optimizer_.step(model_->values(), sum);
@@ -247,12 +267,12 @@ std::optional<Checkpoint> RetrievalTrainer::advance(long max_steps) {
   const ShardRange all{0, kGradientShards};
   for (long taken = 0; taken < max_steps && !finished(); ++taken) {
     sample_step();
-    step_sum_.clear(0);
+    shard_sum_.clear(0);
     for (long s = 0; s < kGradientShards; ++s) {
       const double loss = compute_shard(s);
-      step_sum_.add({s, s + 1}, model_->gradients(), loss);
+      shard_sum_.add({s, s + 1}, model_->gradients(), loss);
     }
-    if (take_step(step_sum_.gradient(all), step_sum_.loss(all))) {
+    if (take_step(shard_sum_.gradient(all), shard_sum_.loss(all), false)) {
       return checkpoint(correct_answers(0, evaluation_chunks()));
     }
   }

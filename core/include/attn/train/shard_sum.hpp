@@ -34,7 +34,7 @@ void require_block(const char* name, ShardRange range);
 std::vector<ShardRange> shard_blocks(long first, long end);
 
 // Adds up the gradients (P floats each) and losses of blocks given in order, merging a block
-// into its left sibling as soon as both are in, so that at most log2(S) + 1 sums wait at once
+// into its left sibling as soon as both are in, so that at most log2(S) sums wait at once
 // (P floats each, kept from call to call).
 class ShardSum {
  public:

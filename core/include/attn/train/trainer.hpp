@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -84,14 +85,15 @@ class RetrievalTrainer {
   // sum of its shards' (shard_sum.hpp), to `gradient`, and returns its part of the step's loss.
   // Throws unless the step's batches are drawn and `block` is a block of the S shards.
   double block_gradient(ShardRange block, float* gradient);
-  // Takes the step from blocks that tile the S shards, in order (gradients: parameter_count()
-  // floats each; losses): sums them, checks that the loss and the sum are finite, and steps
-  // the optimizer. Returns whether the step ends at a checkpoint (every `every` steps and the
-  // last), which must then be taken before the next step. Throws, and leaves the step to be
-  // taken again, unless the batches are drawn, the blocks tile the shards and their sum is
-  // finite.
-  bool apply_blocks(const std::vector<ShardRange>& blocks,
-                    const std::vector<const float*>& gradients, const std::vector<double>& losses);
+  // Takes the step from blocks that tile the S shards, in order, with their losses; each
+  // block's gradient (parameter_count() floats) is written by read_gradient(b, into) when its
+  // turn comes, so that the blocks need not all be in memory at once. Sums them, checks that
+  // the loss and the sum are finite, and steps the optimizer. Returns whether the step ends
+  // at a checkpoint (every `every` steps and the last), which must then be taken before the
+  // next step. Throws, and leaves the step to be taken again, unless the batches are drawn,
+  // the blocks tile the shards and their sum is finite.
+  bool apply_blocks(const std::vector<ShardRange>& blocks, const std::vector<double>& losses,
+                    const std::function<void(std::size_t block, float* into)>& read_gradient);
   std::size_t parameter_count() const { return model_->parameter_count(); }
   // The chunks of the held-out set a checkpoint measures (evaluation_chunk sequences each).
   long evaluation_chunks() const;
@@ -111,22 +113,23 @@ class RetrievalTrainer {
   std::shared_ptr<Transformer> shared_model() const { return model_; }
 
  private:
+  // The gradient and part of the loss of shard `shard`, left in the model's gradients().
+  double compute_shard(long shard);
+  // Steps the optimizer with the step's gradient `sum` (P floats) and loss; checks them first
+  // (`exchanged`: whether the sum came from blocks given to apply_blocks, for the message).
+  bool take_step(float* sum, double loss, bool exchanged);
+
   TrainingOptions options_;
   std::shared_ptr<Transformer> model_;
   Optimizer optimizer_;
   TaskRandom random_;
   std::vector<TaskBatch> step_batches_;  // the sampled step's batch of each objective (or empty)
   bool step_sampled_ = false;
-  // The gradient and part of the loss of shard `shard`, left in the model's gradients().
-  double compute_shard(long shard);
-  // Steps the optimizer with the step's gradient `sum` (P floats) and loss; checks them first.
-  bool take_step(float* sum, double loss);
-
-  ShardSum step_sum_;            // the step's blocks (apply_blocks) or shards (advance)
-  ShardSum block_sum_;           // one block's shards (block_gradient)
-  bool checkpoint_due_ = false;  // the last step ended at a checkpoint not yet taken
-  TaskBatch held_out_;           // what checkpoints measure: evaluation_set at task.pairs
-  std::vector<long> asked_;      // the held-out sequences asking about each position
+  ShardSum shard_sum_;               // one block's shards, or the step's blocks or shards
+  std::vector<float> block_buffer_;  // P: apply_blocks's block being read
+  bool checkpoint_due_ = false;      // the last step ended at a checkpoint not yet taken
+  TaskBatch held_out_;               // what checkpoints measure: evaluation_set at task.pairs
+  std::vector<long> asked_;          // the held-out sequences asking about each position
   double loss_since_checkpoint_ = 0.0;
   long steps_since_checkpoint_ = 0;
 };
