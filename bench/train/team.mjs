@@ -5,6 +5,7 @@
 // The team's checkpoints must equal the worker's alone, or the benchmark stops. Prints the
 // medians and team ÷ alone; on a machine of two cores the team has them both.
 import { MessageChannel, Worker } from 'node:worker_threads';
+import { connectTeam } from '../../web/train/replica.js';
 
 const ROUNDS = 3;
 const OPTIONS = {};  // trainRetrieval's defaults: the page's default run
@@ -32,14 +33,7 @@ function trainAlone(worker) {
 
 // The run on `workers` as one team: each member's answer.
 function trainTeam(workers) {
-  const peers = workers.map(() => workers.map(() => null));
-  for (let r = 0; r < workers.length; ++r) {
-    for (let s = r + 1; s < workers.length; ++s) {
-      const { port1, port2 } = new MessageChannel();
-      peers[r][s] = port1;
-      peers[s][r] = port2;
-    }
-  }
+  const peers = connectTeam(workers.length);
   return Promise.all(workers.map((worker, rank) => {
     const answered = answer(worker);
     const { port2: control } = new MessageChannel();

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { createReplica, shardRanges } from '../../web/train/replica.js';
+import { connectTeam, createReplica, shardRanges } from '../../web/train/replica.js';
 import { teamsFor } from '../../web/train/runner.js';
 
 const engine = await createAttention();
@@ -24,14 +24,7 @@ const OPTIONS = {
 
 // A team of `size` replicas of the run of `options` (OPTIONS'): {trainers, replicas, peers (each one's ports), controls (the page's ends)}.
 function team(size, options = OPTIONS) {
-  const peers = Array.from({ length: size }, () => Array(size).fill(null));
-  for (let r = 0; r < size; ++r) {
-    for (let s = r + 1; s < size; ++s) {
-      const { port1, port2 } = new MessageChannel();
-      peers[r][s] = port1;
-      peers[s][r] = port2;
-    }
-  }
+  const peers = connectTeam(size);
   const channels = peers.map(() => new MessageChannel());
   const trainers = peers.map(() => engine.retrievalTrainer(options));
   const replicas = trainers.map((trainer, rank) => createReplica(trainer, { rank, peers: peers[rank], control: channels[rank].port2 }));

@@ -14,6 +14,19 @@ export function shardRanges(count, size) {
   return Array.from({ length: size }, (_, r) => [Math.floor((r * count) / size), Math.floor(((r + 1) * count) / size)]);
 }
 
+/** The MessagePorts that join a team of `size` members: ports[r][s] is r's port to s (null where r = s). */
+export function connectTeam(size) {
+  const ports = Array.from({ length: size }, () => Array(size).fill(null));
+  for (let r = 0; r < size; ++r) {
+    for (let s = r + 1; s < size; ++s) {
+      const { port1, port2 } = new MessageChannel();
+      ports[r][s] = port1;
+      ports[s][r] = port2;
+    }
+  }
+  return ports;
+}
+
 /**
  * A replica of one run: `trainer` (engine.retrievalTrainer, made from the same options by every
  * member), its `rank` (0 leads), `peers` (by rank, a MessagePort to that member; null at its own

@@ -5,6 +5,7 @@
 // trained model; plus the requests about trained models (their evaluation, attention, saving,
 // loading and release), sent to the worker that holds them.
 import { createWorkerClient } from '../shared/worker/client.js';
+import { connectTeam } from './replica.js';
 import { taskOptions, trainerOptions } from './state.js';
 
 const CHUNK_MS = 50;  // of training per request: pause and stop wait at most this (or a checkpoint)
@@ -77,14 +78,7 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
     if (team.length === 1) {
       return { started: await request(team[0], 'start', { id, options }, { lane }), abandon() {}, close() {} };
     }
-    const peers = team.map(() => team.map(() => null));  // peers[r][s]: r's port to s
-    for (let r = 0; r < team.length; ++r) {
-      for (let s = r + 1; s < team.length; ++s) {
-        const channel = new MessageChannel();
-        peers[r][s] = channel.port1;
-        peers[s][r] = channel.port2;
-      }
-    }
+    const peers = connectTeam(team.length);
     const controls = team.map(() => new MessageChannel());
     const abandon = (reason) => controls.forEach(({ port1 }) => port1.postMessage({ reason }));
     const close = () => controls.forEach(({ port1 }) => port1.close());

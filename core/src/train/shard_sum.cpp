@@ -19,6 +19,12 @@ bool is_block(ShardRange range) {
          range.first % size == 0;
 }
 
+// Whether `right` is the right half of the block whose left half is `left`.
+bool is_right_sibling(ShardRange left, ShardRange right) {
+  return left.size() == right.size() && left.end == right.first &&
+         left.first % (2 * left.size()) == 0;
+}
+
 }  // namespace
 
 void require_block(const char* name, ShardRange range) {
@@ -52,19 +58,10 @@ void ShardSum::add(ShardRange block, const float* gradient, double loss) {
          std::to_string(next_) + " was due");
   }
   next_ = block.end;
-  // A block whose left sibling waits adds into it (left + right, elementwise), and the sum
-  // then merges upwards while it finds its own left sibling.
-  const auto merges = [&](ShardRange right) {
-    if (pending_.empty()) return false;
-    const ShardRange left = pending_.back().range;
-    return left.size() == right.size() && left.end == right.first &&
-           left.first % (2 * left.size()) == 0;
-  };
-  if (merges(block)) {
-    float* left = buffers_[pending_.size() - 1].data();
-    for (std::size_t i = 0; i < parameters_; ++i) left[i] += gradient[i];
-    pending_.back().range.end = block.end;
-    pending_.back().loss += loss;
+  // A block whose left sibling waits adds into it (left + right, elementwise); the sum then
+  // merges upwards while it finds its own left sibling waiting.
+  if (!pending_.empty() && is_right_sibling(pending_.back().range, block)) {
+    merge_into_last(block, gradient, loss);
   } else {
     if (buffers_.size() <= pending_.size()) buffers_.emplace_back();
     std::vector<float>& buffer = buffers_[pending_.size()];
@@ -72,19 +69,19 @@ void ShardSum::add(ShardRange block, const float* gradient, double loss) {
     std::copy_n(gradient, parameters_, buffer.data());
     pending_.push_back({block, loss});
   }
-  while (pending_.size() >= 2) {
+  while (pending_.size() >= 2 &&
+         is_right_sibling(pending_[pending_.size() - 2].range, pending_.back().range)) {
     const Pending right = pending_.back();
     pending_.pop_back();
-    if (!merges(right.range)) {
-      pending_.push_back(right);
-      break;
-    }
-    float* left = buffers_[pending_.size() - 1].data();
-    const float* sum = buffers_[pending_.size()].data();
-    for (std::size_t i = 0; i < parameters_; ++i) left[i] += sum[i];
-    pending_.back().range.end = right.range.end;
-    pending_.back().loss += right.loss;
+    merge_into_last(right.range, buffers_[pending_.size()].data(), right.loss);
   }
+}
+
+void ShardSum::merge_into_last(ShardRange right, const float* gradient, double loss) {
+  float* left = buffers_[pending_.size() - 1].data();
+  for (std::size_t i = 0; i < parameters_; ++i) left[i] += gradient[i];
+  pending_.back().range.end = right.end;
+  pending_.back().loss += loss;
 }
 
 void ShardSum::require_sum_of(ShardRange range) const {

@@ -170,13 +170,17 @@ double RetrievalTrainer::compute_shard(long shard) {
 double RetrievalTrainer::block_gradient(ShardRange block, float* gradient) {
   if (!step_sampled_) fail("block_gradient needs the step's batches: call sample_step first");
   require_block("block", block);
+  sum_shards(block);
+  std::copy_n(shard_sum_.gradient(block), model_->parameter_count(), gradient);
+  return shard_sum_.loss(block);
+}
+
+void RetrievalTrainer::sum_shards(ShardRange block) {
   shard_sum_.clear(block.first);
   for (long s = block.first; s < block.end; ++s) {
     const double loss = compute_shard(s);
     shard_sum_.add({s, s + 1}, model_->gradients(), loss);
   }
-  std::copy_n(shard_sum_.gradient(block), model_->parameter_count(), gradient);
-  return shard_sum_.loss(block);
 }
 
 bool RetrievalTrainer::apply_blocks(
@@ -189,7 +193,6 @@ bool RetrievalTrainer::apply_blocks(
   float* buffer = grow(block_buffer_, model_->parameter_count());
   shard_sum_.clear(0);
   for (std::size_t b = 0; b < blocks.size(); ++b) {
-    require_block("a block", blocks[b]);
     read_gradient(b, buffer);
     shard_sum_.add(blocks[b], buffer, losses[b]);
   }
@@ -267,11 +270,7 @@ std::optional<Checkpoint> RetrievalTrainer::advance(long max_steps) {
   const ShardRange all{0, kGradientShards};
   for (long taken = 0; taken < max_steps && !finished(); ++taken) {
     sample_step();
-    shard_sum_.clear(0);
-    for (long s = 0; s < kGradientShards; ++s) {
-      const double loss = compute_shard(s);
-      shard_sum_.add({s, s + 1}, model_->gradients(), loss);
-    }
+    sum_shards(all);
     if (take_step(shard_sum_.gradient(all), shard_sum_.loss(all), false)) {
       return checkpoint(correct_answers(0, evaluation_chunks()));
     }

@@ -57,6 +57,8 @@ class ShardSum {
     double loss = 0.0;
   };
   void require_sum_of(ShardRange range) const;
+  // Adds block `right` (its gradient and loss) into the last waiting sum, its left sibling.
+  void merge_into_last(ShardRange right, const float* gradient, double loss);
 
   std::size_t parameters_;
   long next_ = 0;                            // where the next block must start

@@ -115,6 +115,8 @@ class RetrievalTrainer {
  private:
   // The gradient and part of the loss of shard `shard`, left in the model's gradients().
   double compute_shard(long shard);
+  // Computes the shards of `block` and adds them up in shard_sum_, which then holds its sum.
+  void sum_shards(ShardRange block);
   // Steps the optimizer with the step's gradient `sum` (P floats) and loss; checks them first
   // (`exchanged`: whether the sum came from blocks given to apply_blocks, for the message).
   bool take_step(float* sum, double loss, bool exchanged);
