@@ -537,6 +537,29 @@ export interface Evaluation {
   attention: { toValue: Float64Array[][]; toKey: Float64Array[][]; toFirst: Float64Array[][] };
 }
 
+/** The fixed held-out retrieval set a model is measured on (evaluateRetrieval and its parts). */
+export interface HeldOutSet {
+  task?: TaskOptions;
+  /** Default task.pairs. */
+  pairs?: number;
+  /** Default 2048; at least pairs. */
+  sequences?: number;
+  /** Default 'causal'. A saved model does not record its context: give the one it was trained with. */
+  context?: 'causal' | 'prefix';
+}
+
+/** The sums of one chunk of a held-out set, from which joinRetrievalEvaluation makes an Evaluation. */
+export interface EvaluationChunk {
+  /** Its index: sequences [chunk·size, (chunk + 1)·size) of the set. */
+  chunk: number;
+  /** Its sequences' cross-entropies, summed. */
+  loss: number;
+  /** Right answers by the queried pair's position. */
+  correct: Int32Array;
+  /** As Evaluation's, summed over the chunk's sequences that ask about each position instead of averaged. */
+  attention: { toValue: Float64Array[][]; toKey: Float64Array[][]; toFirst: Float64Array[][] };
+}
+
 /** Trains step by step (for a page that pauses and resumes); engine.trainRetrieval runs one to the end. */
 export interface RetrievalTrainer {
   readonly step: number;
@@ -749,15 +772,21 @@ export interface AttentionEngine {
   /** The same run step by step (a page pauses and resumes between advance calls). */
   retrievalTrainer(options?: RetrievalOptions): RetrievalTrainer;
   /** Any model measured on the fixed held-out retrieval set, as the trainer measures its own. */
-  evaluateRetrieval(model: TransformerModel, options?: {
-    task?: TaskOptions;
-    /** Default task.pairs. */
-    pairs?: number;
-    /** Default 2048; at least pairs. */
-    sequences?: number;
-    /** Default 'causal'. A saved model does not record its context: give the one it was trained with. */
-    context?: 'causal' | 'prefix';
-  }): Evaluation;
+  evaluateRetrieval(model: TransformerModel, options?: HeldOutSet): Evaluation;
+  // An evaluation in parts (README "One run on several workers"): replicas of a model each
+  // measure some chunks of the held-out set, and one joins every chunk's sums into
+  // evaluateRetrieval's result, to the bit.
+  /** How many chunks evaluateRetrieval measures this set in (up to 256 sequences each). */
+  retrievalEvaluationChunks(model: TransformerModel, options?: HeldOutSet): number;
+  /** The sums of chunks [first, end) of the set (default: every chunk), one per chunk, in order. */
+  evaluateRetrievalChunks(model: TransformerModel, options?: HeldOutSet & { first?: number; end?: number }): EvaluationChunk[];
+  /**
+   * evaluateRetrieval(model, options) from every chunk's sums, given in any order; each is
+   * checked against the set (its chunk, the shapes, counts and sums no larger than the chunk's
+   * sequences that ask about each position, a loss of at least 0) and an Error names the first
+   * problem.
+   */
+  joinRetrievalEvaluation(model: TransformerModel, options: HeldOutSet, chunks: EvaluationChunk[]): Evaluation;
   /** Sequences of the task drawn from a seed (a stream of its own: not the trainer's batches). */
   retrievalBatch(options?: {
     task?: TaskOptions;

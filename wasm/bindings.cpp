@@ -1056,15 +1056,93 @@ val create_optimizer(const ModelHandle& model, val training) {
   return guarded([&] { return val(OptimizerHandle(model, to_optimizer(training))); });
 }
 
-val evaluate_retrieval(const ModelHandle& model, val options) {
-  return guarded([&] {
-    const attn::train::TaskOptions task = to_task(options["task"]);
-    long pairs = task.pairs, sequences = attn::train::TrainingOptions{}.sequences;
-    attn::train::Context context = attn::train::Context::causal;
+// evaluateRetrieval's options: {task, pairs, sequences, context}, checked by training.mjs.
+struct HeldOutSet {
+  attn::train::TaskOptions task;
+  long pairs = 0;
+  long sequences = attn::train::TrainingOptions{}.sequences;
+  attn::train::Context context = attn::train::Context::causal;
+
+  explicit HeldOutSet(const val& options) : task(to_task(options["task"])), pairs(task.pairs) {
     read(options, "pairs", pairs);
     read(options, "sequences", sequences);
     read(options, "context", context);
-    return to_js(attn::train::evaluate_retrieval(*model.model(), task, pairs, sequences, context));
+  }
+};
+
+val evaluate_retrieval(const ModelHandle& model, val options) {
+  return guarded([&] {
+    const HeldOutSet set(options);
+    return to_js(attn::train::evaluate_retrieval(*model.model(), set.task, set.pairs, set.sequences,
+                                                 set.context));
+  });
+}
+
+val retrieval_evaluation_chunks(const ModelHandle& model, val options) {
+  return guarded([&] {
+    const HeldOutSet set(options);
+    return val(
+        double(attn::train::evaluation_chunks(*model.model(), set.task, set.pairs, set.sequences)));
+  });
+}
+
+// [layer][head] → Float64Array of JavaScript, checked by training.mjs to be arrays of them.
+attn::train::AttentionByPosition to_table(const val& layers) {
+  attn::train::AttentionByPosition table(layers["length"].as<std::size_t>());
+  for (std::size_t l = 0; l < table.size(); ++l) {
+    const val heads = layers[l];
+    table[l].resize(heads["length"].as<std::size_t>());
+    for (std::size_t h = 0; h < table[l].size(); ++h) {
+      table[l][h] = emscripten::convertJSArrayToNumberVector<double>(heads[h]);
+    }
+  }
+  return table;
+}
+
+// Chunks [first, end) of the held-out set: [{chunk, loss, correct, attention: {toValue, toKey,
+// toFirst}}], the sums of evaluation.hpp's EvaluationSums.
+val evaluate_retrieval_chunks(const ModelHandle& model, val options, double first, double end) {
+  return guarded([&] {
+    const HeldOutSet set(options);
+    val chunks = val::array();
+    for (const attn::train::EvaluationSums& sums :
+         attn::train::evaluation_sums(*model.model(), set.task, set.pairs, set.sequences,
+                                      set.context, long(first), long(end))) {
+      val chunk = val::object();
+      chunk.set("chunk", sums.chunk);
+      chunk.set("loss", sums.loss);
+      chunk.set("correct", to_int32_array(sums.correct));
+      val attention = val::object();
+      attention.set("toValue", to_js(sums.to_value));
+      attention.set("toKey", to_js(sums.to_key));
+      attention.set("toFirst", to_js(sums.to_first));
+      chunk.set("attention", attention);
+      chunks.call<void>("push", chunk);
+    }
+    return chunks;
+  });
+}
+
+// The evaluation from every chunk's sums, as evaluate_retrieval_chunks gives them (their
+// types checked by training.mjs; their sizes and values by the core).
+val join_retrieval_evaluation(const ModelHandle& model, val options, val chunks) {
+  return guarded([&] {
+    const HeldOutSet set(options);
+    std::vector<attn::train::EvaluationSums> sums(chunks["length"].as<std::size_t>());
+    for (std::size_t c = 0; c < sums.size(); ++c) {
+      const val chunk = chunks[c];
+      sums[c].chunk = long(chunk["chunk"].as<double>());
+      sums[c].loss = chunk["loss"].as<double>();
+      const std::vector<double> correct =
+          emscripten::convertJSArrayToNumberVector<double>(chunk["correct"]);
+      sums[c].correct.assign(correct.begin(), correct.end());
+      const val attention = chunk["attention"];
+      sums[c].to_value = to_table(attention["toValue"]);
+      sums[c].to_key = to_table(attention["toKey"]);
+      sums[c].to_first = to_table(attention["toFirst"]);
+    }
+    return to_js(
+        attn::train::join_evaluation(*model.model(), set.task, set.pairs, set.sequences, sums));
   });
 }
 
@@ -1163,5 +1241,8 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("createRetrievalTrainer", &create_retrieval_trainer);
   emscripten::function("createOptimizer", &create_optimizer);
   emscripten::function("evaluateRetrieval", &evaluate_retrieval);
+  emscripten::function("retrievalEvaluationChunks", &retrieval_evaluation_chunks);
+  emscripten::function("evaluateRetrievalChunks", &evaluate_retrieval_chunks);
+  emscripten::function("joinRetrievalEvaluation", &join_retrieval_evaluation);
   emscripten::function("retrievalBatch", &retrieval_batch);
 }

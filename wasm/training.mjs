@@ -411,19 +411,74 @@ export function trainingCalls(core) {
     });
   }
 
-  /** Any model measured on the fixed held-out retrieval set (as the trainer measures its own). */
-  function evaluateRetrieval(model, options = {}) {
-    requireKnownKeys('evaluateRetrieval options', options, ['task', 'pairs', 'sequences', 'context']);
-    return unwrap(core.evaluateRetrieval(handleOf(model), {
+  // evaluateRetrieval's options {task, pairs, sequences, context}, checked, as the core reads them.
+  function heldOutSet(name, options, keys = []) {
+    requireKnownKeys(name, options, ['task', 'pairs', 'sequences', 'context', ...keys]);
+    return {
       task: taskOptions(options.task ?? {}),
       pairs: optional(options.pairs, (pairs) => requireCount('pairs', pairs, 1)),
       sequences: optional(options.sequences, (sequences) => requireCount('sequences', sequences, 1)),
       context: optional(options.context, (context) => requireName('context', context)),
-    }));
+    };
+  }
+
+  /** Any model measured on the fixed held-out retrieval set (as the trainer measures its own). */
+  function evaluateRetrieval(model, options = {}) {
+    return unwrap(core.evaluateRetrieval(handleOf(model), heldOutSet('evaluateRetrieval options', options)));
+  }
+
+  // An evaluation in parts (README "One run on several workers"): the chunks of the held-out
+  // set, the sums of some of them (each from zero), and the evaluation joined from every
+  // chunk's sums, which is evaluateRetrieval's to the bit wherever the chunks were computed.
+
+  /** How many chunks evaluateRetrieval(model, options) measures its held-out set in. */
+  function retrievalEvaluationChunks(model, options = {}) {
+    return unwrap(core.retrievalEvaluationChunks(handleOf(model), heldOutSet('retrievalEvaluationChunks options', options)));
+  }
+
+  /** The sums of chunks [first, end) of that set (by default all), one per chunk, in order. */
+  function evaluateRetrievalChunks(model, options = {}) {
+    const set = heldOutSet('evaluateRetrievalChunks options', options, ['first', 'end']);
+    const handle = handleOf(model);
+    const chunks = unwrap(core.retrievalEvaluationChunks(handle, set));
+    const first = requireIndex('first', options.first ?? 0, 0, chunks - 1);
+    const end = requireIndex('end', options.end ?? chunks, first + 1, chunks);
+    return unwrap(core.evaluateRetrievalChunks(handle, set, first, end));
+  }
+
+  /** evaluateRetrieval's result from every chunk's sums (evaluateRetrievalChunks'), in any order. */
+  function joinRetrievalEvaluation(model, options, chunks) {
+    const set = heldOutSet('joinRetrievalEvaluation options', options ?? {});
+    const handle = handleOf(model);
+    const count = unwrap(core.retrievalEvaluationChunks(handle, set));
+    if (!Array.isArray(chunks)) fail(`chunks must be an array of the set's ${count} chunks' sums, got ${describe(chunks)}`);
+    chunks.forEach((chunk, c) => {
+      const name = `chunks[${c}]`;
+      requireKnownKeys(name, chunk, ['chunk', 'loss', 'correct', 'attention']);
+      requireIndex(`${name}.chunk`, chunk.chunk, 0, count - 1);
+      if (typeof chunk.loss !== 'number') fail(`${name}.loss must be a number, got ${describe(chunk.loss)}`);
+      if (!(chunk.correct instanceof Int32Array)) fail(`${name}.correct must be an Int32Array, got ${describe(chunk.correct)}`);
+      requireKnownKeys(`${name}.attention`, chunk.attention, ['toValue', 'toKey', 'toFirst']);
+      for (const table of ['toValue', 'toKey', 'toFirst']) {
+        const layers = chunk.attention[table];
+        const tableName = `${name}.attention.${table}`;
+        const tabled = Array.isArray(layers) &&
+          layers.every((heads) => Array.isArray(heads) && heads.every((values) => values instanceof Float64Array));
+        if (!tabled) fail(`${tableName} must be an array of layers, each an array of Float64Array per head, got ${describe(layers)}`);
+      }
+    });
+    const ordered = [...chunks].sort((a, b) => a.chunk - b.chunk);
+    ordered.forEach(({ chunk }, c) => {
+      if (chunk !== c) {
+        fail(`chunks must hold each of the set's ${count} chunks once: chunk ${chunk < c ? `${chunk} comes twice` : `${c} is missing`}`);
+      }
+    });
+    if (ordered.length !== count) fail(`chunks must hold each of the set's ${count} chunks once: chunk ${ordered.length} is missing`);
+    return unwrap(core.joinRetrievalEvaluation(handle, set, ordered));
   }
 
   return {
-    createTransformer, loadTransformer, retrievalTrainer, trainRetrieval, evaluateRetrieval, retrievalBatch,
-    createOptimizer,
+    createTransformer, loadTransformer, retrievalTrainer, trainRetrieval, evaluateRetrieval, retrievalEvaluationChunks,
+    evaluateRetrievalChunks, joinRetrievalEvaluation, retrievalBatch, createOptimizer,
   };
 }

@@ -252,7 +252,10 @@ describe('Train page', () => {
         assertClose(seed.checkpoints[i].accuracyByPosition, Array.from(checkpoint.accuracyByPosition), TOLERANCE, `seed ${k}, checkpoint ${i}`);
         assert.ok(Math.abs(seed.checkpoints[i].loss - checkpoint.loss) <= TOLERANCE, `seed ${k}'s loss at checkpoint ${i}`);
       }
+      // measured by the team's two workers on a chunk each, joined: the engine's numbers to the bit
       assert.deepEqual(seed.evaluations.map((e) => e.pairs), [4, 6, 8]);
+      const plain = JSON.parse(JSON.stringify(expected.evaluations, (key, value) => (ArrayBuffer.isView(value) ? Array.from(value) : value)));
+      assert.deepEqual(seed.evaluations, plain, `seed ${k}'s evaluations`);
       // the model kept by the seed's first worker: saved, it holds the engine's parameters
       await page.selectOption('#shown-seed', String(k));
       await page.waitForFunction(() => document.getElementById('attention-map').dataset.rows === '10', null, { timeout: TIMEOUT_MS });

@@ -8,7 +8,8 @@
 //   a short RetrievalTrainer run (≤ 3 steps) with arbitrary task, model and training options,
 //   and as often the same run shared by two replicas (their shards and held-out chunks split
 //   at arbitrary points; a shard split out of range must be refused as a block), which must
-//   give the run's bits.
+//   give the run's bits, and its final evaluation measured in parts by both and joined, which
+//   must give the trainer's.
 //
 // A call may fail only with attn::InvalidArgument. When it succeeds: a batch with a token,
 // target, answers or prefix out of range was not accepted; with parameters of moderate size
@@ -24,6 +25,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "attn/errors.hpp"
@@ -284,6 +286,36 @@ void check_shared_run(const attn::train::TrainingOptions& options, long shard_sp
         std::equal(alone.model().values(), alone.model().values() + P, replica->model().values()),
         "a replica's parameters differ from the trainer's");
   }
+  // the final evaluation measured in parts by the replicas (cut at the same chunk) and joined
+  const attn::train::TaskOptions& task = options.task;
+  const long pairs = options.evaluation_pairs[0], sequences = options.sequences;
+  const long chunks = attn::train::evaluation_chunks(first.model(), task, pairs, sequences);
+  const long chunk = std::clamp(chunk_split, 0L, chunks);
+  std::vector<attn::train::EvaluationSums> sums;
+  for (const auto& [replica, from, to] :
+       {std::tuple{&first, 0L, chunk}, std::tuple{&second, chunk, chunks}}) {
+    if (from == to) continue;
+    const auto part = attn::train::evaluation_sums(replica->model(), task, pairs, sequences,
+                                                   options.context, from, to);
+    sums.insert(sums.end(), part.begin(), part.end());
+  }
+  const auto joined = attn::train::join_evaluation(second.model(), task, pairs, sequences, sums);
+  const auto expected = alone.evaluate(pairs);
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  bool equal = same(joined.loss, expected.loss) && joined.accuracy == expected.accuracy &&
+               joined.accuracy_by_position == expected.accuracy_by_position;
+  for (const auto& [mine, theirs] : {std::pair{&joined.to_value, &expected.to_value},
+                                     std::pair{&joined.to_key, &expected.to_key},
+                                     std::pair{&joined.to_first, &expected.to_first}}) {
+    for (std::size_t l = 0; l < mine->size(); ++l) {
+      for (std::size_t h = 0; h < (*mine)[l].size(); ++h) {
+        for (std::size_t i = 0; i < (*mine)[l][h].size(); ++i) {
+          equal = equal && same((*mine)[l][h][i], (*theirs)[l][h][i]);
+        }
+      }
+    }
+  }
+  expect(equal, "the replicas' joined evaluation differs from the trainer's");
 }
 
 void fuzz_training(FuzzedDataProvider& data) {

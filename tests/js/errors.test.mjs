@@ -23,6 +23,15 @@ const rope = (extra) => ({ positional: { type: 'rope', ...extra } });
 const config = (extra) => ({ vocab: 12, outputs: 5, dModel: 8, maxLength: 16, ...extra });
 const model = engine.createTransformer(config({}));
 const batch = (extra) => ({ tokens: [0, 1, 2, 3, 4, 5], batch: 2, targets: [1, 2], ...extra });
+// its task (4 keys and 5 values: 12 tokens) on 300 held-out sequences of 3 pairs: chunks of 256
+// and 44 (position 0 asked 86 and 14 times, positions 1 and 2 85 and 15)
+const HELD_OUT = { task: { pairs: 3, keys: 4, values: 5 }, sequences: 300 };
+// the sums of both chunks, `change` applied to them
+const chunkSums = (change) => {
+  const chunks = engine.evaluateRetrievalChunks(model, HELD_OUT);
+  change(chunks);
+  return () => engine.joinRetrievalEvaluation(model, HELD_OUT, chunks);
+};
 
 // [what is wrong, the call, words the message must contain (strings or RegExps)]
 const CASES = [
@@ -227,6 +236,32 @@ const CASES = [
   ['evaluateRetrieval on a task the model was not made for', () => engine.evaluateRetrieval(model, { task: { pairs: 3, keys: 4, values: 6 } }),
     ['vocabulary of 12 tokens and 5 outputs', '4 keys and 6 values needs 13 and 6']],
   ['loadTransformer of a string', () => engine.loadTransformer('{}'), ['saved model', 'object', 'string']],
+  ['retrievalEvaluationChunks without a model', () => engine.retrievalEvaluationChunks(null, HELD_OUT), ['model', 'createTransformer', 'null']],
+  ['evaluateRetrievalChunks past the last chunk', () => engine.evaluateRetrievalChunks(model, { ...HELD_OUT, first: 2 }),
+    ['first must be a whole number from 0 to 1, got 2']],
+  ['evaluateRetrievalChunks of no chunk', () => engine.evaluateRetrievalChunks(model, { ...HELD_OUT, first: 1, end: 1 }),
+    ['end must be a whole number from 2 to 2, got 1']],
+  ['evaluateRetrievalChunks with a misspelt option', () => engine.evaluateRetrievalChunks(model, { ...HELD_OUT, last: 1 }),
+    ["unknown option 'last'", 'evaluateRetrievalChunks options']],
+  ['joinRetrievalEvaluation of an object', () => engine.joinRetrievalEvaluation(model, HELD_OUT, {}), ['chunks must be an array', "2 chunks' sums"]],
+  ['joinRetrievalEvaluation without a chunk', chunkSums((chunks) => chunks.shift()), ["each of the set's 2 chunks once", 'chunk 0 is missing']],
+  ['joinRetrievalEvaluation with a chunk twice', chunkSums((chunks) => { chunks[1] = chunks[0]; }), ['chunk 0 comes twice']],
+  ['joinRetrievalEvaluation with a chunk past the last', chunkSums((chunks) => { chunks[1].chunk = 2; }),
+    ['chunks[1].chunk must be a whole number from 0 to 1, got 2']],
+  ['joinRetrievalEvaluation with counts in a plain array', chunkSums((chunks) => { chunks[0].correct = [0, 0, 0]; }),
+    ['chunks[0].correct must be an Int32Array']],
+  ['joinRetrievalEvaluation with more right answers than asked', chunkSums((chunks) => { chunks[0].correct[0] = 87; }),
+    ["chunk 0's correct[0] must be a whole number from 0 to 86, got 87"]],
+  ['joinRetrievalEvaluation with counts for another number of pairs', chunkSums((chunks) => { chunks[1].correct = new Int32Array(4); }),
+    ["chunk 1's correct must hold a count for each of the 3 positions, got 4"]],
+  ['joinRetrievalEvaluation with a negative loss', chunkSums((chunks) => { chunks[1].loss = -0.5; }),
+    ["chunk 1's loss must be a sum of cross-entropies, at least 0, got -0.5"]],
+  ['joinRetrievalEvaluation with a sum of weights past its count', chunkSums((chunks) => { chunks[1].attention.toValue[0][1][1] = 15.5; }),
+    ["chunk 1's toValue[0][1][1] must be a sum of 15 weights, from 0 to 15, got 15.5"]],
+  ['joinRetrievalEvaluation with a layer missing', chunkSums((chunks) => { chunks[0].attention.toKey.pop(); }),
+    ["chunk 0's toKey must be 2 layers of 2 heads of 3 sums"]],
+  ['joinRetrievalEvaluation with sums in a plain array', chunkSums((chunks) => { chunks[0].attention.toFirst[1][0] = [0, 0, 0]; }),
+    ['chunks[0].attention.toFirst must be an array of layers, each an array of Float64Array per head']],
 ];
 
 

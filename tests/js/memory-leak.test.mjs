@@ -109,6 +109,8 @@ function trainingCycle() {
   if (trainer.applyShards(trainer.computeShards())) trainer.checkpoint(trainer.correctAnswers());
   const held = trainer.model();
   const loaded = engine.loadTransformer(held.save());
+  const set = { task: { pairs: 4, keys: 8, values: 8 }, sequences: 300 };
+  engine.joinRetrievalEvaluation(loaded, set, engine.evaluateRetrievalChunks(held, set));
   for (const done of [optimizer, fresh, trainer, held, loaded]) done.delete();
 }
 

@@ -1,8 +1,9 @@
 // The Train page's runner (web/train/runner.js) with scripted workers in place of engine
 // workers: which workers a run's seeds get, what each member of a team is sent (its rank,
-// its ports), which worker a seed's model requests go to, and what happens when a member
-// fails to start, fails in a chunk or stops: the others are abandoned through their control
-// ports, the run rejects with the member's message, and every member frees its replica.
+// its ports, its share of the final evaluation), which worker joins the evaluation and which
+// a seed's model requests go to, and what happens when a member fails to start, fails in a
+// chunk or in the evaluation, or stops: the others are abandoned through their control ports,
+// the run rejects with the member's message, and every member frees its replica.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createRunner } from '../../web/train/runner.js';
@@ -14,10 +15,12 @@ const settings = { ...structuredClone(DEFAULTS), steps: STEPS };
 
 /**
  * A scripted engine worker (the protocol of web/shared/worker/client.js): it answers start,
- * release, finish and the model requests at once, and advance by `onAdvance(worker)`, which
- * resolves to a chunk or rejects. It records every request and keeps a team's control port.
+ * release, finish (in a team, with its rank's "sums" at each length), join (the sums it was
+ * given, as evaluations) and the model requests at once, and advance by `onAdvance(worker)`,
+ * which resolves to a chunk or rejects; errors[type] makes that request fail with it. It
+ * records every request and keeps a team's control port.
  */
-function scriptedWorker(index, onAdvance, startError) {
+function scriptedWorker(index, onAdvance, errors = {}) {
   const listeners = { message: [], error: [] };
   const worker = {
     index, requests: [], control: null, step: 0,
@@ -36,8 +39,11 @@ function scriptedWorker(index, onAdvance, startError) {
         worker.control.start();
       }
       if (type === 'advance') return worker.answer(id, onAdvance(worker));
-      if (type === 'start' && startError) return worker.answer(id, Promise.reject(new Error(startError)));
-      const values = { start: { step: 0, steps: STEPS }, finish: { evaluations: [] } };
+      if (errors[type]) return worker.answer(id, Promise.reject(new Error(errors[type])));
+      const finished = payload.share
+        ? { chunks: payload.evaluation.lengths.map((pairs) => [`rank ${payload.share.rank} of ${payload.share.size} at ${pairs}`]) }
+        : { evaluations: [] };
+      const values = { start: { step: 0, steps: STEPS }, finish: finished, join: { evaluations: payload.chunks } };
       return worker.answer(id, Promise.resolve(values[type] ?? {}));
     },
   };
@@ -56,13 +62,13 @@ const untilAbandoned = (worker) => new Promise((_, reject) => {
   worker.control.addEventListener('message', ({ data }) => reject(new Error(data.reason)), { once: true });
 });
 
-// A runner on `workers` scripted workers; startErrors[k]: worker k's start fails with it.
-function runnerOf(workers, onAdvance, startErrors = []) {
+// A runner on `workers` scripted workers; errors[k]: worker k's requests that fail, by type.
+function runnerOf(workers, onAdvance, errors = []) {
   const started = [];
   const runner = createRunner({
     workers,
     startWorker: () => {
-      const worker = scriptedWorker(started.length, (w) => onAdvance(w), startErrors[started.length]);
+      const worker = scriptedWorker(started.length, (w) => onAdvance(w), errors[started.length]);
       started.push(worker);
       return worker;
     },
@@ -87,9 +93,14 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
       assert.deepEqual(team.peers.map((port) => port !== null), [0, 1, 2].map((r) => r !== rank));
       assert.ok(team.control);
     }
-    assert.deepEqual(typesOf(started[0]), ['start', 'advance', 'finish']);
-    assert.deepEqual(typesOf(started[1]), ['start', 'advance', 'release']);
-    assert.deepEqual(typesOf(started[2]), ['start', 'advance', 'release']);
+    // every member measures its share of the held-out chunks; the first joins them and keeps the model
+    assert.deepEqual(typesOf(started[0]), ['start', 'advance', 'finish', 'join']);
+    assert.deepEqual(typesOf(started[1]), ['start', 'advance', 'finish', 'release']);
+    assert.deepEqual(typesOf(started[2]), ['start', 'advance', 'finish', 'release']);
+    started.forEach((worker, rank) => assert.deepEqual(worker.requests[2].payload.share, { rank, size: 3 }));
+    const lengths = started[0].requests[3].payload.evaluation.lengths;
+    assert.deepEqual(lengths, [16, 24, 32]);
+    assert.deepEqual(run.seeds[0].evaluations, lengths.map((pairs) => [0, 1, 2].map((rank) => `rank ${rank} of 3 at ${pairs}`)));
     // the seed's model lives in its first worker; releasing the run frees it there
     await runner.requestModel(run, 0, 'save', { id: 7 });
     await runner.release(run);
@@ -124,10 +135,28 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
   });
 
   test('a member that fails to start: the run rejects, and nothing trains', async () => {
-    const { runner, started } = runnerOf(2, toTheEnd, [undefined, 'no memory for the model']);
+    const { runner, started } = runnerOf(2, toTheEnd, [{}, { start: 'no memory for the model' }]);
     const run = createRun({ id: 11, settings, seeds: [0] });
     await assert.rejects(runner.train(run, handlers), { message: 'no memory for the model' });
     assert.deepEqual(typesOf(started[0]), ['start', 'release']);
     assert.deepEqual(typesOf(started[1]), ['start', 'release']);
+  });
+
+  test('a member that fails in its share of the evaluation: the run rejects with its message, every member frees its model', async () => {
+    const { runner, started } = runnerOf(3, toTheEnd, [{}, {}, { finish: 'the evaluation ran out of memory' }]);
+    const run = createRun({ id: 12, settings, seeds: [0] });
+    await assert.rejects(runner.train(run, handlers), { message: 'the evaluation ran out of memory' });
+    for (const worker of started) assert.equal(typesOf(worker).at(-1), 'release', `worker ${worker.index}`);
+    assert.ok(!typesOf(started[0]).includes('join'));
+  });
+
+  test('a seed alone on its worker: its own evaluation, no share and no join', async () => {
+    const { runner, started } = runnerOf(2, toTheEnd);
+    const run = createRun({ id: 13, settings, seeds: [0, 1] });
+    await runner.train(run, handlers);
+    for (const worker of started) {
+      assert.deepEqual(typesOf(worker), ['start', 'advance', 'finish']);
+      assert.equal(worker.requests[2].payload.share, undefined);
+    }
   });
 });

@@ -373,6 +373,35 @@ describe('the task', () => {
   });
 });
 
+describe('an evaluation in parts', () => {
+  test('chunks measured by two engines (a team\'s replicas) join to evaluateRetrieval\'s bits, in any order', async () => {
+    const { model } = engine.trainRetrieval({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 100 }, evaluation: { every: 100, sequences: 64 } });
+    const other = await createAttention();
+    const replica = other.loadTransformer(structuredClone(model.save()));
+    // 600 sequences of 6 pairs: chunks of 256, 256 and 88
+    const set = { task: SMALL_RUN.task, pairs: 6, sequences: 600 };
+    assert.equal(engine.retrievalEvaluationChunks(model, set), 3);
+    const whole = engine.evaluateRetrieval(model, set);
+    for (const cut of [1, 2]) {
+      const mine = engine.evaluateRetrievalChunks(model, { ...set, end: cut });
+      const theirs = structuredClone(other.evaluateRetrievalChunks(replica, { ...set, first: cut }));  // as a message carries them
+      assert.deepEqual(mine.map(({ chunk }) => chunk), Array.from({ length: cut }, (_, c) => c));
+      assert.deepEqual(engine.joinRetrievalEvaluation(model, set, [...theirs, ...mine]), whole);
+    }
+    // a chunk's sums: counts of its own sequences (chunk 2 asks about position 0 fourteen times)
+    const [last] = engine.evaluateRetrievalChunks(model, { ...set, first: 2 });
+    assert.equal(last.chunk, 2);
+    assert.ok(last.correct instanceof Int32Array && last.correct.length === 6);
+    assert.ok(last.correct[0] <= 14);
+    assert.ok(last.attention.toValue[1][0][0] > 0 && last.attention.toValue[1][0][0] <= 14);
+    const every = engine.evaluateRetrievalChunks(model, set);
+    assert.equal(whole.loss, every.reduce((sum, chunk) => sum + chunk.loss, 0) / 600);
+    assert.equal(whole.accuracy, every.reduce((sum, chunk) => sum + chunk.correct.reduce((a, b) => a + b), 0) / 600);
+    model.delete();
+    replica.delete();
+  });
+});
+
 test('every call of the engine is declared in wasm/attention.d.ts, and nothing more', () => {
   const declarations = readFileSync(new URL('../../wasm/attention.d.ts', import.meta.url), 'utf8');
   const body = declarations.slice(declarations.indexOf('export interface AttentionEngine {'));

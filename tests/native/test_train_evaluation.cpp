@@ -119,3 +119,118 @@ TEST_CASE(
     }
   }
 }
+
+namespace {
+
+// A model with the trained parameters of `trainer`'s: a replica holding its own copy.
+attn::train::Transformer copy_of(attn::train::Transformer& model) {
+  attn::train::Transformer copy(model.config());
+  for (const std::string& name : copy.parameter_names()) {
+    copy.set_parameter(name, model.parameter(name));
+  }
+  return copy;
+}
+
+}  // namespace
+
+TEST_CASE("evaluation in chunks: sums computed apart join to evaluate_retrieval's bits",
+          "[train][evaluation]") {
+  const TrainingOptions options = small_run();
+  RetrievalTrainer trainer(options);
+  run(trainer);
+  attn::train::Transformer& model = trainer.model();
+  attn::train::Transformer replica = copy_of(model);
+  const auto causal = attn::train::Context::causal;
+  // 600 sequences of 6 pairs: chunks of 256, 256 and 88; position 0 asked 43, 43 and 14 times
+  const long pairs = 6, sequences = 600;
+  REQUIRE(attn::train::evaluation_chunks(model, options.task, pairs, sequences) == 3);
+  const auto whole = attn::train::evaluate_retrieval(model, options.task, pairs, sequences, causal);
+  for (long cut : {1L, 2L}) {
+    std::vector<attn::train::EvaluationSums> sums =
+        attn::train::evaluation_sums(replica, options.task, pairs, sequences, causal, cut, 3);
+    const auto mine =
+        attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 0, cut);
+    sums.insert(sums.begin(), mine.begin(), mine.end());
+    REQUIRE(sums.size() == 3);
+    CHECK(sums[2].chunk == 2);
+    const auto joined = attn::train::join_evaluation(model, options.task, pairs, sequences, sums);
+    CHECK(joined.loss == whole.loss);
+    CHECK(joined.accuracy == whole.accuracy);
+    CHECK(joined.accuracy_by_position == whole.accuracy_by_position);
+    CHECK(joined.to_value == whole.to_value);
+    CHECK(joined.to_key == whole.to_key);
+    CHECK(joined.to_first == whole.to_first);
+  }
+  // the sums are of the chunk's own sequences: its right answers are at most those asked
+  const auto last =
+      attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 2, 3);
+  long answered = 0;
+  for (long count : last[0].correct) answered += count;
+  CHECK(answered <= 88);
+  CHECK(last[0].correct[0] <= 14);
+  CHECK(last[0].to_value[1][0][0] <= 14.0);
+  CHECK(last[0].loss > 0.0);
+  // and the whole set's mean loss is their sum over the sequences
+  const auto every =
+      attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 0, 3);
+  CHECK(whole.loss == (every[0].loss + every[1].loss + every[2].loss) / sequences);
+}
+
+TEST_CASE("evaluation in chunks: chunks out of range and sums that the set cannot give fail",
+          "[train][evaluation][errors]") {
+  const TrainingOptions options = small_run();
+  RetrievalTrainer trainer(options);
+  attn::train::Transformer& model = trainer.model();
+  const auto causal = attn::train::Context::causal;
+  const long pairs = 6, sequences = 600;
+  CHECK_THROWS_WITH(
+      attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 3, 4),
+      Contains("first must be a whole number from 0 to 2, got 3"));
+  CHECK_THROWS_WITH(
+      attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 1, 1),
+      Contains("end must be a whole number from 2 to 3, got 1"));
+  CHECK_THROWS_WITH(attn::train::evaluation_chunks(model, options.task, 9, sequences),
+                    Contains("pairs must be from 1 to task.keys (8)"));
+  const auto good =
+      attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 0, 3);
+  const auto join = [&](const std::vector<attn::train::EvaluationSums>& sums) {
+    return attn::train::join_evaluation(model, options.task, pairs, sequences, sums);
+  };
+  CHECK_NOTHROW(join(good));
+  CHECK_THROWS_WITH(join({good[0], good[1]}),
+                    Contains("chunks must hold the sums of each of the set's 3 chunks, got 2"));
+  CHECK_THROWS_WITH(join({good[0], good[2], good[1]}),
+                    Contains("chunks[1].chunk must be 1 (the chunks in order), got 2"));
+  auto bad = good;
+  bad[2].correct[0] = 15;  // the last chunk asks about position 0 fourteen times
+  CHECK_THROWS_WITH(join(bad), Contains("chunk 2's correct[0] must be a whole number from 0 to "
+                                        "14, got 15"));
+  bad = good;
+  bad[0].correct.pop_back();
+  CHECK_THROWS_WITH(join(bad), Contains("chunk 0's correct must hold a count for each of the 6 "
+                                        "positions, got 5"));
+  bad = good;
+  bad[1].loss = -1.0;
+  CHECK_THROWS_WITH(
+      join(bad), Contains("chunk 1's loss must be a sum of cross-entropies, at least 0, got -1"));
+  // not a number passes through, as one pass over a model whose logits overflow gives it
+  auto overflowed = good;
+  overflowed[1].loss = std::nan("");
+  overflowed[0].to_value[0][0][0] = std::nan("");
+  const auto measured = join(overflowed);
+  CHECK(std::isnan(measured.loss));
+  CHECK(std::isnan(measured.to_value[0][0][0]));
+  CHECK(measured.to_value[0][0][1] == join(good).to_value[0][0][1]);
+  bad = good;
+  bad[2].to_key[1][0][0] = 14.5;
+  CHECK_THROWS_WITH(join(bad), Contains("chunk 2's toKey[1][0][0] must be a sum of 14 weights, "
+                                        "from 0 to 14, got 14.5"));
+  bad = good;
+  bad[0].to_first[0][1][5] = -0.25;
+  CHECK_THROWS_WITH(join(bad), Contains("chunk 0's toFirst[0][1][5] must be a sum of 42 weights, "
+                                        "from 0 to 42, got -0.25"));
+  bad = good;
+  bad[0].to_value[1].pop_back();
+  CHECK_THROWS_WITH(join(bad), Contains("chunk 0's toValue must be 2 layers of 2 heads of 6 sums, "
+                                        "one per position"));
+}

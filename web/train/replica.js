@@ -7,7 +7,9 @@
 // the held-out set's chunks, and they add their counts up. The first replica (rank 0) decides
 // when a chunk of steps ends, and tells the others with its shards. A replica that fails tells
 // the others; a message that cannot be read, closing, or the page's word on the control port
-// abandons a replica, so that a team never waits for a worker that is gone.
+// abandons a replica, so that a team never waits for a worker that is gone. After training,
+// each member measures its range of the final evaluation's chunks, and one joins their sums
+// (evaluationShare).
 
 /** Rank r's [first, end) of `count` things (shards, chunks) for a team of `size`, as even as they divide. */
 export function shardRanges(count, size) {
@@ -25,6 +27,25 @@ export function connectTeam(size) {
     }
   }
   return ports;
+}
+
+/**
+ * A team member's share of a trained model's final measure (evaluation: {task, lengths,
+ * sequences, context}, as the workers' evaluate takes it): at each number of pairs in lengths,
+ * the sums of its rank's range of the held-out set's chunks. joinEvaluations makes the
+ * evaluations from every member's, to the bits of one worker's evaluateRetrieval.
+ */
+export function evaluationShare(engine, model, { task, lengths, sequences, context }, { rank, size }) {
+  return lengths.map((pairs) => {
+    const set = { task, pairs, sequences, context };
+    const [first, end] = shardRanges(engine.retrievalEvaluationChunks(model, set), size)[rank];
+    return first < end ? engine.evaluateRetrievalChunks(model, { ...set, first, end }) : [];
+  });
+}
+
+/** The evaluations at each length from every member's chunks there (chunks[e]: all of them at lengths[e], any order). */
+export function joinEvaluations(engine, model, { task, lengths, sequences, context }, chunks) {
+  return lengths.map((pairs, e) => engine.joinRetrievalEvaluation(model, { task, pairs, sequences, context }, chunks[e]));
 }
 
 /**

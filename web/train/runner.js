@@ -143,11 +143,25 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
     } finally {
       close();
     }
-    // the other members' replicas freed (a member that cannot answer holds nothing the run needs)
+    seed.evaluations = await finishTeam(team, run);
+  }
+
+  // The evaluations of a seed's trained model, by its worker or, in a team, by every member on
+  // its share of the held-out chunks, joined by the leader (which keeps the model; the others'
+  // models are freed).
+  async function finishTeam(team, run) {
+    const id = run.id, evaluation = evaluationOptions(run.settings, run.lengths), lane = 'train';
     const [leader, ...others] = team;
-    await Promise.allSettled(others.map((member) => releaseIn(member, run.id)));
-    const finished = await request(leader, 'finish', { id: run.id, evaluation: evaluationOptions(run.settings, run.lengths) }, { lane: 'train' });
-    seed.evaluations = finished.evaluations;
+    if (team.length === 1) return (await request(leader, 'finish', { id, evaluation }, { lane })).evaluations;
+    try {
+      const shares = await Promise.all(team.map((k, rank) =>
+        request(k, 'finish', { id, evaluation, share: { rank, size: team.length } }, { lane })));
+      const chunks = run.lengths.map((_, e) => shares.flatMap((share) => share.chunks[e]));
+      return (await request(leader, 'join', { id, evaluation, chunks }, { lane })).evaluations;
+    } finally {
+      // a member that cannot answer holds nothing the run needs
+      await Promise.allSettled(others.map((member) => releaseIn(member, id)));
+    }
   }
 
   function wakeAll() {

@@ -5,7 +5,7 @@
 // not garbage-collected. Training goes in chunks of about `budgetMs` of work, so that the
 // page's pause and stop take effect within one chunk. Messages: shared/worker/client.js.
 import { serveEngine } from '../shared/worker/server.js';
-import { createReplica } from './replica.js';
+import { createReplica, evaluationShare, joinEvaluations } from './replica.js';
 
 let training = null;       // {id, trainer, replica}: the run being trained (replica: in a team)
 const models = new Map();  // run id → TransformerModel
@@ -79,12 +79,19 @@ const handlers = {
   },
 
   // Ends the training of run `id` where it is (finished, or stopped): keeps its model, frees
-  // the trainer, and measures the model at each evaluation length.
-  finish(engine, { id, evaluation }) {
+  // the trainer, and measures the model at each evaluation length; in a team, with `share`
+  // ({rank, size}), measures its share of the chunks and answers their sums (join, below).
+  finish(engine, { id, evaluation, share }) {
     const model = trainingOf(id).trainer.model();
     dropTraining();
     models.set(id, model);
+    if (share) return { chunks: evaluationShare(engine, model, evaluation, share), memoryBytes: engine.memoryBytes };
     return { evaluations: evaluate(engine, model, evaluation), memoryBytes: engine.memoryBytes };
+  },
+
+  // Run `id`'s evaluations joined from every team member's sums: chunks[e] those at the e-th length.
+  join(engine, { id, evaluation, chunks }) {
+    return { evaluations: joinEvaluations(engine, modelOf(id), evaluation, chunks).map(plainEvaluation) };
   },
 
   // A model from a file's parsed JSON, checked by the engine, kept as run `id`.

@@ -13,18 +13,15 @@ namespace {
 // are so long that so many would not fit the activation budget.
 constexpr long kMostPerChunk = 256;
 
-// Adds the answers of the last forward (B sequences from `first` of the set) to `correct`,
-// and with `count`, the sequences asked about each position.
+// Adds the answers of the last forward (B sequences from `first` of the set) to `correct`.
 void count_answers(const Transformer& model, const TaskBatch& set, long first, long B,
-                   std::vector<long>& correct, std::vector<long>* count) {
+                   std::vector<long>& correct) {
   const long O = model.config().outputs;
   const float* logits = model.logits();
   for (long b = 0; b < B; ++b) {
     const float* row = logits + b * O;
     const long guess = std::max_element(row, row + O) - row;
-    const int query = set.queried[first + b];
-    correct[query] += guess == set.targets[first + b];
-    if (count != nullptr) ++(*count)[query];
+    correct[set.queried[first + b]] += guess == set.targets[first + b];
   }
 }
 
@@ -51,6 +48,42 @@ void require_fits(const Transformer& model, const TaskOptions& task, long pairs,
   require_task_tokens("sequences", sequences, length);
 }
 
+long held_out_length(const TaskOptions& task, long pairs) {
+  return sequence_length(Objective::retrieval, task, pairs);
+}
+
+AttentionByPosition zero_table(long L, long H, long pairs) {
+  return AttentionByPosition(L, std::vector<std::vector<double>>(H, std::vector<double>(pairs)));
+}
+
+// A chunk's table of summed weights: L × H × pairs, each a sum of at most as many weights
+// (each from 0 to 1) as the chunk's sequences that ask about that position, or not a number
+// (from a model whose weights are not).
+void require_sums(const std::string& name, const AttentionByPosition& table, long L, long H,
+                  const std::vector<long>& asked) {
+  const long pairs = long(asked.size());
+  bool shaped = long(table.size()) == L;
+  for (const auto& heads : table) {
+    shaped = shaped && long(heads.size()) == H;
+    for (const auto& values : heads) shaped = shaped && long(values.size()) == pairs;
+  }
+  if (!shaped) {
+    fail(name + " must be " + std::to_string(L) + " layers of " + std::to_string(H) + " heads of " +
+         std::to_string(pairs) + " sums, one per position");
+  }
+  for (long l = 0; l < L; ++l) {
+    for (long h = 0; h < H; ++h) {
+      for (long i = 0; i < pairs; ++i) {
+        const double sum = table[l][h][i];
+        if (!(sum < 0.0 || sum > double(asked[i]))) continue;
+        fail(name + "[" + std::to_string(l) + "][" + std::to_string(h) + "][" + std::to_string(i) +
+             "] must be a sum of " + std::to_string(asked[i]) + " weights, from 0 to " +
+             std::to_string(asked[i]) + ", got " + format_number(sum));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 long evaluation_chunk(const TransformerConfig& config, long length) {
@@ -67,32 +100,39 @@ std::vector<long> correct_by_position(Transformer& model, const TaskBatch& set, 
     const long B = std::min(chunk, set.B - first);
     model.forward(Batch{set.tokens.data() + first * set.T, nullptr, B, set.T, 1,
                         prefix_length(context, set.pairs)});
-    count_answers(model, set, first, B, correct, nullptr);
+    count_answers(model, set, first, B, correct);
   }
   return correct;
 }
 
-Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long pairs,
-                              long sequences, Context context) {
+long evaluation_chunks(const Transformer& model, const TaskOptions& task, long pairs,
+                       long sequences) {
   require_fits(model, task, pairs, sequences);
+  const long size = evaluation_chunk(model.config(), held_out_length(task, pairs));
+  return (sequences + size - 1) / size;
+}
+
+std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOptions& task, long pairs,
+                                            long sequences, Context context, long first_chunk,
+                                            long end_chunk) {
+  const long chunks = evaluation_chunks(model, task, pairs, sequences);
+  require_whole_number("first", first_chunk, 0, chunks - 1);
+  require_whole_number("end", end_chunk, first_chunk + 1, chunks);
   const TaskBatch set = evaluation_set(task, pairs, sequences);
   const long T = set.T, L = model.config().layers, H = model.config().heads;
-  const long chunk = evaluation_chunk(model.config(), T);
-  Evaluation result;
-  result.pairs = pairs;
-  std::vector<long> correct(pairs, 0), count(pairs, 0);
-  const auto zeros =
-      AttentionByPosition(L, std::vector<std::vector<double>>(H, std::vector<double>(pairs, 0.0)));
-  result.to_value = result.to_key = result.to_first = zeros;
-  double loss = 0.0;
-  for (long first = 0; first < set.B; first += chunk) {
-    const long B = std::min(chunk, set.B - first);
+  const long size = evaluation_chunk(model.config(), T);
+  std::vector<EvaluationSums> result;
+  for (long chunk = first_chunk; chunk < end_chunk; ++chunk) {
+    const long first = chunk * size, B = std::min(size, set.B - first);
+    EvaluationSums sums;
+    sums.chunk = chunk;
+    sums.correct.assign(pairs, 0);
+    sums.to_value = sums.to_key = sums.to_first = zero_table(L, H, pairs);
     const Batch batch{set.tokens.data() + first * T, set.targets.data() + first, B, T, 1,
                       prefix_length(context, pairs)};
-    loss += model.forward(batch) * B;
-    // pass 1: the answers (arg-max of the logits), by the queried pair's position.
-    count_answers(model, set, first, B, correct, &count);
-    // pass 2: the final position's row of each head's weights: on the queried value, key, token 0.
+    sums.loss = model.forward(batch) * B;
+    count_answers(model, set, first, B, sums.correct);
+    // the final position's row of each head's weights: on the queried value, key, token 0
     for (long l = 0; l < L; ++l) {
       const float* weights = model.attention_weights(l);  // B×H×Tq×T
       const long Tq = model.queries(l, batch);
@@ -100,19 +140,78 @@ Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long 
         const int query = set.queried[first + b];
         for (long h = 0; h < H; ++h) {
           const float* last_row = weights + ((b * H + h) * Tq + (Tq - 1)) * T;
-          result.to_value[l][h][query] += last_row[2 * query + 1];
-          result.to_key[l][h][query] += last_row[2 * query];
-          result.to_first[l][h][query] += last_row[0];
+          sums.to_value[l][h][query] += last_row[2 * query + 1];
+          sums.to_key[l][h][query] += last_row[2 * query];
+          sums.to_first[l][h][query] += last_row[0];
+        }
+      }
+    }
+    result.push_back(std::move(sums));
+  }
+  return result;
+}
+
+Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
+                           long sequences, const std::vector<EvaluationSums>& chunks) {
+  const long count = evaluation_chunks(model, task, pairs, sequences);
+  const long size = evaluation_chunk(model.config(), held_out_length(task, pairs));
+  const long L = model.config().layers, H = model.config().heads;
+  if (long(chunks.size()) != count) {
+    fail("chunks must hold the sums of each of the set's " + std::to_string(count) +
+         " chunks, got " + std::to_string(chunks.size()));
+  }
+  Evaluation result;
+  result.pairs = pairs;
+  result.to_value = result.to_key = result.to_first = zero_table(L, H, pairs);
+  std::vector<long> correct(pairs, 0), asked(pairs, 0);
+  double loss = 0.0;
+  for (long c = 0; c < count; ++c) {
+    const EvaluationSums& sums = chunks[c];
+    if (sums.chunk != c) {
+      fail("chunks[" + std::to_string(c) + "].chunk must be " + std::to_string(c) +
+           " (the chunks in order), got " + std::to_string(sums.chunk));
+    }
+    const std::string name = "chunk " + std::to_string(c) + "'s ";
+    // the chunk's sequences that ask about each position
+    std::vector<long> chunk_asked(pairs, 0);
+    for (long s = c * size; s < std::min((c + 1) * size, sequences); ++s) {
+      ++chunk_asked[evaluation_query(s, pairs)];
+    }
+    // (not a number passes, as from a model whose logits overflow: evaluate_retrieval's own)
+    if (sums.loss < 0.0) {
+      fail(name + "loss must be a sum of cross-entropies, at least 0, got " +
+           format_number(sums.loss));
+    }
+    if (long(sums.correct.size()) != pairs) {
+      fail(name + "correct must hold a count for each of the " + std::to_string(pairs) +
+           " positions, got " + std::to_string(sums.correct.size()));
+    }
+    for (long i = 0; i < pairs; ++i) {
+      require_whole_number((name + "correct[" + std::to_string(i) + "]").c_str(), sums.correct[i],
+                           0, chunk_asked[i]);
+    }
+    require_sums(name + "toValue", sums.to_value, L, H, chunk_asked);
+    require_sums(name + "toKey", sums.to_key, L, H, chunk_asked);
+    require_sums(name + "toFirst", sums.to_first, L, H, chunk_asked);
+    loss += sums.loss;
+    for (long i = 0; i < pairs; ++i) {
+      correct[i] += sums.correct[i];
+      asked[i] += chunk_asked[i];
+      for (long l = 0; l < L; ++l) {
+        for (long h = 0; h < H; ++h) {
+          result.to_value[l][h][i] += sums.to_value[l][h][i];
+          result.to_key[l][h][i] += sums.to_key[l][h][i];
+          result.to_first[l][h][i] += sums.to_first[l][h][i];
         }
       }
     }
   }
-  // pass 3: counts → fractions and means.
+  // counts → fractions and means
   result.accuracy_by_position.resize(pairs);
   long total_correct = 0;
   for (long i = 0; i < pairs; ++i) {
     total_correct += correct[i];
-    const double n = std::max<long>(count[i], 1);
+    const double n = std::max<long>(asked[i], 1);
     result.accuracy_by_position[i] = correct[i] / n;
     for (long l = 0; l < L; ++l) {
       for (long h = 0; h < H; ++h) {
@@ -122,9 +221,16 @@ Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long 
       }
     }
   }
-  result.accuracy = double(total_correct) / set.B;
-  result.loss = loss / set.B;
+  result.accuracy = double(total_correct) / sequences;
+  result.loss = loss / sequences;
   return result;
+}
+
+Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long pairs,
+                              long sequences, Context context) {
+  const long chunks = evaluation_chunks(model, task, pairs, sequences);
+  return join_evaluation(model, task, pairs, sequences,
+                         evaluation_sums(model, task, pairs, sequences, context, 0, chunks));
 }
 
 }  // namespace attn::train

@@ -192,7 +192,7 @@ TaskBatch sample_batch(const TaskOptions& task, Objective objective, long pairs,
 TaskBatch evaluation_set(const TaskOptions& task, long pairs, long sequences) {
   TaskRandom random(kEvaluationSeed, kEvaluationStream);
   std::vector<int> queried(sequences);
-  for (long s = 0; s < sequences; ++s) queried[s] = int(s % pairs);
+  for (long s = 0; s < sequences; ++s) queried[s] = evaluation_query(s, pairs);
   return sample_batch(task, Objective::retrieval, pairs, sequences, random, queried);
 }
 

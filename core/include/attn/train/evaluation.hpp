@@ -38,8 +38,39 @@ std::vector<long> correct_by_position(Transformer& model, const TaskBatch& set, 
 
 // `model` on `sequences` held-out retrieval sequences of `pairs` pairs (evaluation_set). Throws
 // attn::InvalidArgument naming the problem when the model's vocabulary or outputs do not fit
-// the task, or pairs, sequences or the length are out of range.
+// the task, or pairs, sequences or the length are out of range. It is the join of every
+// chunk's sums, below.
 Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long pairs,
                               long sequences, Context context);
+
+// An evaluation in parts, so that replicas of a model (a team of the Train page's workers) can
+// each measure some chunks of the held-out set: each chunk's sums are computed from zero, and
+// the join adds them in chunk order before dividing, so that chunks computed anywhere give
+// evaluate_retrieval's bits.
+struct EvaluationSums {
+  long chunk = 0;             // its index: sequences [chunk·size, (chunk + 1)·size) of the set
+  double loss = 0.0;          // the chunk's cross-entropies, summed
+  std::vector<long> correct;  // pairs: right answers by the queried pair's position
+  // [layer][head][i]: the weights of the final position (on the queried value, key, token 0)
+  // summed over the chunk's sequences that ask about pair i
+  AttentionByPosition to_value, to_key, to_first;
+};
+
+// The chunks of the held-out set of evaluate_retrieval with these arguments (checked as it
+// checks them).
+long evaluation_chunks(const Transformer& model, const TaskOptions& task, long pairs,
+                       long sequences);
+
+// The sums of chunks [first_chunk, end_chunk) of that set, one per chunk, in order.
+std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOptions& task, long pairs,
+                                            long sequences, Context context, long first_chunk,
+                                            long end_chunk);
+
+// The evaluation from every chunk's sums, in chunk order. Each is checked against the set:
+// its index, its tables' sizes, counts no larger than the chunk's sequences that ask about
+// each position (and the weights' sums likewise), a loss of at least 0 (sums that are not
+// numbers pass, as a model whose logits overflow gives them).
+Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
+                           long sequences, const std::vector<EvaluationSums>& chunks);
 
 }  // namespace attn::train

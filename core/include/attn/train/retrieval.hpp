@@ -107,5 +107,7 @@ TaskBatch sample_batch(const TaskOptions& task, Objective objective, long pairs,
 // The held-out retrieval set: `sequences` sequences with `pairs` pairs whose queried pair
 // cycles through 0..pairs-1, drawn from a fixed seed (the same for every training seed).
 TaskBatch evaluation_set(const TaskOptions& task, long pairs, long sequences);
+// The pair that sequence s of the held-out set with `pairs` pairs asks about.
+inline int evaluation_query(long s, long pairs) { return int(s % pairs); }
 
 }  // namespace attn::train
