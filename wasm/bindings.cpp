@@ -778,18 +778,33 @@ val to_js(const attn::train::Checkpoint& checkpoint) {
   return result;
 }
 
+// {toValue, toKey, toFirst}: an evaluation's (or a chunk's) measures of where the final position looks.
+template <class Measures>
+val attention_of(const Measures& measures) {
+  val attention = val::object();
+  attention.set("toValue", to_js(measures.to_value));
+  attention.set("toKey", to_js(measures.to_key));
+  attention.set("toFirst", to_js(measures.to_first));
+  return attention;
+}
+
 val to_js(const attn::train::Evaluation& evaluation) {
   val result = val::object();
   result.set("pairs", evaluation.pairs);
   result.set("accuracy", evaluation.accuracy);
   result.set("loss", evaluation.loss);
   result.set("accuracyByPosition", to_float64_array(evaluation.accuracy_by_position));
-  val attention = val::object();
-  attention.set("toValue", to_js(evaluation.to_value));
-  attention.set("toKey", to_js(evaluation.to_key));
-  attention.set("toFirst", to_js(evaluation.to_first));
-  result.set("attention", attention);
+  result.set("attention", attention_of(evaluation));
   return result;
+}
+
+val to_js(const attn::train::EvaluationSums& sums) {
+  val chunk = val::object();
+  chunk.set("chunk", sums.chunk);
+  chunk.set("loss", sums.loss);
+  chunk.set("correct", to_int32_array(sums.correct));
+  chunk.set("attention", attention_of(sums));
+  return chunk;
 }
 
 // A model that JavaScript holds (and must delete); trainers and optimizers share it.
@@ -1108,16 +1123,7 @@ val evaluate_retrieval_chunks(const ModelHandle& model, val options, double firs
     for (const attn::train::EvaluationSums& sums :
          attn::train::evaluation_sums(*model.model(), set.task, set.pairs, set.sequences,
                                       set.context, long(first), long(end))) {
-      val chunk = val::object();
-      chunk.set("chunk", sums.chunk);
-      chunk.set("loss", sums.loss);
-      chunk.set("correct", to_int32_array(sums.correct));
-      val attention = val::object();
-      attention.set("toValue", to_js(sums.to_value));
-      attention.set("toKey", to_js(sums.to_key));
-      attention.set("toFirst", to_js(sums.to_first));
-      chunk.set("attention", attention);
-      chunks.call<void>("push", chunk);
+      chunks.call<void>("push", to_js(sums));
     }
     return chunks;
   });
