@@ -552,6 +552,8 @@ export interface HeldOutSet {
 export interface EvaluationChunk {
   /** Its index: sequences [chunk·size, (chunk + 1)·size) of the set. */
   chunk: number;
+  /** How many: size, or fewer in the last chunk. */
+  sequences: number;
   /** Its sequences' cross-entropies, summed. */
   loss: number;
   /** Right answers by the queried pair's position. */
@@ -782,9 +784,9 @@ export interface AttentionEngine {
   evaluateRetrievalChunks(model: TransformerModel, options?: HeldOutSet & { first?: number; end?: number }): EvaluationChunk[];
   /**
    * evaluateRetrieval(model, options) from every chunk's sums, given in any order; each is
-   * checked against the set (its chunk, the shapes, counts and sums no larger than the chunk's
-   * sequences that ask about each position, a loss of at least 0) and an Error names the first
-   * problem.
+   * checked against the set (its chunk and sequences, the shapes, counts and sums no larger
+   * than the chunk's sequences that ask about each position, a loss of at least 0) and an
+   * Error names the first problem. Sums of another model or context cannot be told apart.
    */
   joinRetrievalEvaluation(model: TransformerModel, options: HeldOutSet, chunks: EvaluationChunk[]): Evaluation;
   /** Sequences of the task drawn from a seed (a stream of its own: not the trainer's batches). */

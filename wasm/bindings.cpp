@@ -801,6 +801,7 @@ val to_js(const attn::train::Evaluation& evaluation) {
 val to_js(const attn::train::EvaluationSums& sums) {
   val chunk = val::object();
   chunk.set("chunk", sums.chunk);
+  chunk.set("sequences", sums.sequences);
   chunk.set("loss", sums.loss);
   chunk.set("correct", to_int32_array(sums.correct));
   chunk.set("attention", attention_of(sums));
@@ -1093,15 +1094,19 @@ val evaluate_retrieval(const ModelHandle& model, val options) {
   });
 }
 
-val retrieval_evaluation_chunks(const ModelHandle& model, val options) {
+// {chunks, pairs}: how many chunks the held-out set is measured in, and of how many pairs.
+val held_out_chunks(const ModelHandle& model, val options) {
   return guarded([&] {
     const HeldOutSet set(options);
-    return val(
-        double(attn::train::evaluation_chunks(*model.model(), set.task, set.pairs, set.sequences)));
+    val result = val::object();
+    result.set("chunks", double(attn::train::evaluation_chunks(*model.model(), set.task, set.pairs,
+                                                               set.sequences)));
+    result.set("pairs", double(set.pairs));
+    return result;
   });
 }
 
-// [layer][head] → Float64Array of JavaScript, checked by training.mjs to be arrays of them.
+// [layer][head] → Float64Array of JavaScript, arrays of them read once by training.mjs.
 attn::train::AttentionByPosition to_table(const val& layers) {
   attn::train::AttentionByPosition table(layers["length"].as<std::size_t>());
   for (std::size_t l = 0; l < table.size(); ++l) {
@@ -1129,23 +1134,24 @@ val evaluate_retrieval_chunks(const ModelHandle& model, val options, double firs
   });
 }
 
-// The evaluation from every chunk's sums, as evaluate_retrieval_chunks gives them (their
-// types checked by training.mjs; their sizes and values by the core).
+// The evaluation from every chunk's sums, in chunk order: [{chunk, sequences, loss, correct,
+// toValue, toKey, toFirst}], objects training.mjs made of the checked values (their shapes
+// the model's); the core checks them against the set.
 val join_retrieval_evaluation(const ModelHandle& model, val options, val chunks) {
   return guarded([&] {
     const HeldOutSet set(options);
     std::vector<attn::train::EvaluationSums> sums(chunks["length"].as<std::size_t>());
     for (std::size_t c = 0; c < sums.size(); ++c) {
       const val chunk = chunks[c];
-      sums[c].chunk = long(chunk["chunk"].as<double>());
+      sums[c].chunk = to_long(chunk["chunk"]);
+      sums[c].sequences = to_long(chunk["sequences"]);
       sums[c].loss = chunk["loss"].as<double>();
       const std::vector<double> correct =
           emscripten::convertJSArrayToNumberVector<double>(chunk["correct"]);
       sums[c].correct.assign(correct.begin(), correct.end());
-      const val attention = chunk["attention"];
-      sums[c].to_value = to_table(attention["toValue"]);
-      sums[c].to_key = to_table(attention["toKey"]);
-      sums[c].to_first = to_table(attention["toFirst"]);
+      sums[c].to_value = to_table(chunk["toValue"]);
+      sums[c].to_key = to_table(chunk["toKey"]);
+      sums[c].to_first = to_table(chunk["toFirst"]);
     }
     return to_js(
         attn::train::join_evaluation(*model.model(), set.task, set.pairs, set.sequences, sums));
@@ -1247,7 +1253,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("createRetrievalTrainer", &create_retrieval_trainer);
   emscripten::function("createOptimizer", &create_optimizer);
   emscripten::function("evaluateRetrieval", &evaluate_retrieval);
-  emscripten::function("retrievalEvaluationChunks", &retrieval_evaluation_chunks);
+  emscripten::function("heldOutChunks", &held_out_chunks);
   emscripten::function("evaluateRetrievalChunks", &evaluate_retrieval_chunks);
   emscripten::function("joinRetrievalEvaluation", &join_retrieval_evaluation);
   emscripten::function("retrievalBatch", &retrieval_batch);

@@ -293,21 +293,24 @@ export function trainingCalls(core) {
         if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > shards) {
           fail(`blocks must be an array of 1 to ${shards} blocks of shards, got ${describe(blocks)}`);
         }
-        blocks.forEach((block, b) => {
+        // each block's values read once, into objects of our own
+        const read = Array.from({ length: blocks.length }, (_, b) => {
           const name = `blocks[${b}]`;
-          requireKnownKeys(name, block, ['first', 'end', 'gradient', 'loss']);
-          requireIndex(`${name}.first`, block.first, 0, shards - 1);
-          requireIndex(`${name}.end`, block.end, block.first + 1, shards);
-          const size = block.end - block.first;
-          if ((size & (size - 1)) !== 0 || block.first % size !== 0) {
-            fail(`${name} must be a block of shards (a power of two of them, from a multiple of that number), got shards ${block.first} to ${block.end}`);
+          requireKnownKeys(name, blocks[b], ['first', 'end', 'gradient', 'loss']);
+          const { first, end, gradient, loss } = blocks[b];
+          requireIndex(`${name}.first`, first, 0, shards - 1);
+          requireIndex(`${name}.end`, end, first + 1, shards);
+          const size = end - first;
+          if ((size & (size - 1)) !== 0 || first % size !== 0) {
+            fail(`${name} must be a block of shards (a power of two of them, from a multiple of that number), got shards ${first} to ${end}`);
           }
-          if (!(block.gradient instanceof Float32Array) || block.gradient.length !== parameterCount) {
-            fail(`${name}.gradient must be a Float32Array of parameterCount = ${parameterCount} values, got ${describe(block.gradient)}`);
+          if (!(gradient instanceof Float32Array) || gradient.length !== parameterCount) {
+            fail(`${name}.gradient must be a Float32Array of parameterCount = ${parameterCount} values, got ${describe(gradient)}`);
           }
-          requireFiniteNumber(`${name}.loss`, block.loss);
+          requireFiniteNumber(`${name}.loss`, loss);
+          return { block: { first, end, gradient, loss }, b };
         });
-        const ordered = blocks.map((block, b) => ({ block, b })).sort((x, y) => x.block.first - y.block.first);
+        const ordered = read.sort((x, y) => x.block.first - y.block.first);
         ordered.forEach(({ block, b }, i) => {
           const due = i === 0 ? 0 : ordered[i - 1].block.end;
           if (block.first !== due) {
@@ -433,47 +436,75 @@ export function trainingCalls(core) {
 
   /** How many chunks evaluateRetrieval(model, options) measures its held-out set in. */
   function retrievalEvaluationChunks(model, options = {}) {
-    return unwrap(core.retrievalEvaluationChunks(handleOf(model), heldOutSet('retrievalEvaluationChunks options', options)));
+    const set = heldOutSet('retrievalEvaluationChunks options', options);
+    return unwrap(core.heldOutChunks(handleOf(model), set)).chunks;
   }
 
   /** The sums of chunks [first, end) of that set (by default all), one per chunk, in order. */
   function evaluateRetrievalChunks(model, options = {}) {
     const set = heldOutSet('evaluateRetrievalChunks options', options, ['first', 'end']);
     const handle = handleOf(model);
-    const chunks = unwrap(core.retrievalEvaluationChunks(handle, set));
+    const { chunks } = unwrap(core.heldOutChunks(handle, set));
     const first = requireIndex('first', options.first ?? 0, 0, chunks - 1);
     const end = requireIndex('end', options.end ?? chunks, first + 1, chunks);
     return unwrap(core.evaluateRetrievalChunks(handle, set, first, end));
   }
 
+  // chunks[c].attention[table] of `layers` × `heads` Float64Arrays of `pairs` sums, read once
+  // into plain arrays (holes, getters and other lengths refused here, before the core copies
+  // anything).
+  function summedTable(name, table, layers, heads, pairs) {
+    const shape = `an array of ${layers} layers, each an array of ${heads} Float64Arrays of ${pairs} sums (one per position)`;
+    if (!Array.isArray(table) || table.length !== layers) fail(`${name} must be ${shape}, got ${describe(table)}`);
+    return Array.from({ length: layers }, (_, l) => {
+      const row = table[l];
+      if (!Array.isArray(row) || row.length !== heads) fail(`${name}[${l}] must be an array of ${heads} Float64Arrays, got ${describe(row)}`);
+      return Array.from({ length: heads }, (__, h) => {
+        const sums = row[h];
+        if (!(sums instanceof Float64Array) || sums.length !== pairs) {
+          fail(`${name}[${l}][${h}] must be a Float64Array of ${pairs} sums, got ${describe(sums)}`);
+        }
+        return sums;
+      });
+    });
+  }
+
   /** evaluateRetrieval's result from every chunk's sums (evaluateRetrievalChunks'), in any order. */
   function joinRetrievalEvaluation(model, options, chunks) {
-    const set = heldOutSet('joinRetrievalEvaluation options', options ?? {});
+    const set = heldOutSet('joinRetrievalEvaluation options', options);
     const handle = handleOf(model);
-    const count = unwrap(core.retrievalEvaluationChunks(handle, set));
-    if (!Array.isArray(chunks)) fail(`chunks must be an array of the set's ${count} chunks' sums, got ${describe(chunks)}`);
-    chunks.forEach((chunk, c) => {
+    const { chunks: count, pairs } = unwrap(core.heldOutChunks(handle, set));
+    const { layers, heads } = model.config;
+    if (!Array.isArray(chunks) || chunks.length !== count) {
+      fail(`chunks must be an array of the set's ${count} chunks' sums, got ${describe(chunks)}`);
+    }
+    // each chunk's values read once, into objects of our own
+    const read = Array.from({ length: count }, (_, c) => {
       const name = `chunks[${c}]`;
-      requireKnownKeys(name, chunk, ['chunk', 'loss', 'correct', 'attention']);
-      requireIndex(`${name}.chunk`, chunk.chunk, 0, count - 1);
-      if (typeof chunk.loss !== 'number') fail(`${name}.loss must be a number, got ${describe(chunk.loss)}`);
-      if (!(chunk.correct instanceof Int32Array)) fail(`${name}.correct must be an Int32Array, got ${describe(chunk.correct)}`);
-      requireKnownKeys(`${name}.attention`, chunk.attention, ['toValue', 'toKey', 'toFirst']);
-      for (const table of ['toValue', 'toKey', 'toFirst']) {
-        const layers = chunk.attention[table];
-        const tableName = `${name}.attention.${table}`;
-        const tabled = Array.isArray(layers) &&
-          layers.every((heads) => Array.isArray(heads) && heads.every((values) => values instanceof Float64Array));
-        if (!tabled) fail(`${tableName} must be an array of layers, each an array of Float64Array per head, got ${describe(layers)}`);
+      const given = chunks[c];
+      requireKnownKeys(name, given, ['chunk', 'sequences', 'loss', 'correct', 'attention']);
+      const { chunk, sequences, loss, correct, attention } = given;
+      requireIndex(`${name}.chunk`, chunk, 0, count - 1);
+      requireIndex(`${name}.sequences`, sequences, 1, MAX_COUNT);
+      if (typeof loss !== 'number') fail(`${name}.loss must be a number, got ${describe(loss)}`);
+      if (!(correct instanceof Int32Array) || correct.length !== pairs) {
+        fail(`${name}.correct must be an Int32Array of ${pairs} counts (one per position), got ${describe(correct)}`);
       }
+      requireKnownKeys(`${name}.attention`, attention, ['toValue', 'toKey', 'toFirst']);
+      const { toValue, toKey, toFirst } = attention;
+      return {
+        chunk, sequences, loss, correct,
+        toValue: summedTable(`${name}.attention.toValue`, toValue, layers, heads, pairs),
+        toKey: summedTable(`${name}.attention.toKey`, toKey, layers, heads, pairs),
+        toFirst: summedTable(`${name}.attention.toFirst`, toFirst, layers, heads, pairs),
+      };
     });
-    const ordered = [...chunks].sort((a, b) => a.chunk - b.chunk);
+    const ordered = read.sort((a, b) => a.chunk - b.chunk);
     ordered.forEach(({ chunk }, c) => {
       if (chunk !== c) {
         fail(`chunks must hold each of the set's ${count} chunks once: chunk ${chunk < c ? `${chunk} comes twice` : `${c} is missing`}`);
       }
     });
-    if (ordered.length !== count) fail(`chunks must hold each of the set's ${count} chunks once: chunk ${ordered.length} is missing`);
     return unwrap(core.joinRetrievalEvaluation(handle, set, ordered));
   }
 

@@ -8,14 +8,13 @@
 // medians and team ÷ alone; on a machine of two cores the team has them both.
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { connectTeam } from '../../web/train/replica.js';
-import { DEFAULTS, evaluationLengths, taskOptions } from '../../web/train/state.js';
+import { evaluationOptions } from '../../web/train/runner.js';
+import { DEFAULTS, evaluationLengths } from '../../web/train/state.js';
 
 const ROUNDS = 3;
 const OPTIONS = {};  // trainRetrieval's defaults: the page's default run
-// What the page measures after its default run (runner.js evaluationOptions)
-const EVALUATION = {
-  task: taskOptions(DEFAULTS), lengths: evaluationLengths(DEFAULTS), sequences: DEFAULTS.sequences, context: DEFAULTS.context,
-};
+// What the page measures after its default run
+const EVALUATION = evaluationOptions(DEFAULTS, evaluationLengths(DEFAULTS));
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 

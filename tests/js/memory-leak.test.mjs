@@ -39,6 +39,9 @@ const tall = { rows: 16385, cols: 1, data: new Float32Array(16385).fill(0.5) };
 const model = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16, mlp: true });
 const sequence = { tokens: [0, 8, 1, 9, 2, 10, 3, 11, 16, 2], batch: 1, targets: [2] };
 const damaged = model.save();
+// its held-out set (300 sequences of 4 pairs: chunks of 256 and 44) and the chunks' sums
+const heldOut = { task: { pairs: 4, keys: 8, values: 8 }, sequences: 300 };
+const chunkSums = engine.evaluateRetrievalChunks(model, heldOut);
 damaged.parameters['head.bias'] = { rows: 8, cols: 1, data: new Array(8).fill(0) };
 
 // [name, call, words of the message]: every FAILURES.length calls cover each of these once.
@@ -55,6 +58,13 @@ const FAILURES = [
   ['wo shape after projecting (C++)', () => engine.selfAttention(x, { wq: w, wk: w, wv: w, wo: wrongWo }), 'wo has 32 rows'],
   ['walkthrough query out of range (C++)', () => engine.walkthrough(bigGood, { query: 500 }), 'query must be a row index'],
   ['rollout residual out of [0, 1] (C++)', () => engine.rollout({ n: 50, residual: 2 }), 'residual must be a number in [0, 1]'],
+  ['rotating: a join of chunks with a hole, a count array of 100,000, sums of another set (JS, JS, C++)', (i) => {
+    const which = Math.floor(i / 8) % 3;
+    const [first, second] = chunkSums;
+    if (which === 0) return engine.joinRetrievalEvaluation(model, heldOut, [, second]);  // eslint-disable-line no-sparse-arrays
+    if (which === 1) return engine.joinRetrievalEvaluation(model, heldOut, [{ ...first, correct: new Int32Array(1e5) }, second]);
+    return engine.joinRetrievalEvaluation(model, heldOut, [first, { ...second, sequences: 54 }]);
+  }, /chunks\[0\] must be an object, got undefined|chunks\[0\]\.correct must be an Int32Array of 4 counts|chunk 1's sequences must be 44/],
   ['rotating: too large to materialise, too many draws, Infinity in k (C++)', (i) => {
     const which = Math.floor(i / 8) % 3;
     if (which === 0) return engine.attention(tall, tall, tall, { kernel: 'materialized' });

@@ -2,13 +2,14 @@
 // replicas joined by MessagePorts give the checkpoints and parameters of one trainer alone,
 // bit for bit, whatever the team's size and however the leader cuts the chunks; a member that
 // fails ends the others' advance with its message; an abandoned or closed replica, or one
-// sent a message it cannot read, stops waiting.
+// sent a message it cannot read, stops waiting. After training, the members' shares of the
+// evaluation, joined, give one engine's evaluateRetrieval at every length.
 // The replicas run in this one thread: each awaits the others' shards, as workers would. A
 // replica that waited for ever would hang its test: each has a time limit instead.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { connectTeam, createReplica, shardRanges } from '../../web/train/replica.js';
+import { connectTeam, createReplica, evaluationShare, joinEvaluations, shardRanges } from '../../web/train/replica.js';
 import { teamsFor } from '../../web/train/runner.js';
 
 const engine = await createAttention();
@@ -140,6 +141,18 @@ describe('a run trained by a team of replicas', () => {
       { message: 'a team has at most 8 members (the step\'s shards), got 9' });
     port1.close();
     trainer.delete();
+  });
+
+  test('the evaluations after training, shared by a team of 3 over 2 chunks (one member measures none) and joined: evaluateRetrieval\'s, bit for bit', () => {
+    // 300 held-out sequences: 2 chunks at each length
+    const evaluation = { task: OPTIONS.task, lengths: [4, 6], sequences: 300, context: 'causal' };
+    const replicas = [0, 1, 2].map(() => engine.loadTransformer(alone.model.save()));
+    const shares = replicas.map((model, rank) => structuredClone(evaluationShare(engine, model, evaluation, { rank, size: 3 })));
+    assert.deepEqual(shares.map((share) => share.map((chunks) => chunks.map(({ chunk }) => chunk))), [[[], []], [[0], [0]], [[1], [1]]]);
+    const joined = joinEvaluations(engine, replicas[0], evaluation, evaluation.lengths.map((_, e) => shares.flatMap((share) => share[e])));
+    assert.deepEqual(joined, evaluation.lengths.map((pairs) =>
+      engine.evaluateRetrieval(alone.model, { task: OPTIONS.task, pairs, sequences: 300, context: 'causal' })));
+    replicas.forEach((model) => model.delete());
   });
 
   test('after', () => alone.model.delete());

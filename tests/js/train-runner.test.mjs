@@ -150,6 +150,32 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
     assert.ok(!typesOf(started[0]).includes('join'));
   });
 
+  test('a leader that fails to join: the run rejects with its message, every member frees its model', async () => {
+    const { runner, started } = runnerOf(2, toTheEnd, [{ join: 'the join ran out of memory' }, {}]);
+    const run = createRun({ id: 14, settings, seeds: [0] });
+    await assert.rejects(runner.train(run, handlers), { message: 'the join ran out of memory' });
+    assert.deepEqual(typesOf(started[0]).slice(-2), ['join', 'release']);
+    assert.deepEqual(typesOf(started[1]).slice(2, 4), ['finish', 'release']);
+    assert.equal(typesOf(started[1]).at(-1), 'release');
+  });
+
+  test('a team stopped part-way: every member measures its share of what it trained, the first joins them', async () => {
+    let runner = null;
+    const stopping = async () => {
+      runner.stop();
+      return { step: 5, steps: STEPS, finished: false, checkpoints: [] };
+    };
+    const made = runnerOf(2, stopping);
+    runner = made.runner;
+    const run = createRun({ id: 15, settings, seeds: [0] });
+    await runner.train(run, handlers);
+    assert.equal(run.status, 'stopped');
+    assert.equal(run.seeds[0].step, 5);
+    assert.deepEqual(typesOf(made.started[0]), ['start', 'advance', 'finish', 'join']);
+    assert.deepEqual(typesOf(made.started[1]), ['start', 'advance', 'finish', 'release']);
+    assert.equal(run.seeds[0].evaluations.length, 3);
+  });
+
   test('a seed alone on its worker: its own evaluation, no share and no join', async () => {
     const { runner, started } = runnerOf(2, toTheEnd);
     const run = createRun({ id: 13, settings, seeds: [0, 1] });

@@ -394,6 +394,13 @@ describe('an evaluation in parts', () => {
     assert.ok(last.correct instanceof Int32Array && last.correct.length === 6);
     assert.ok(last.correct[0] <= 14);
     assert.ok(last.attention.toValue[1][0][0] > 0 && last.attention.toValue[1][0][0] <= 14);
+    // each value is read once: a getter that would answer otherwise the second time is not asked again
+    const [first, ...rest] = engine.evaluateRetrievalChunks(model, set);
+    let reads = 0;
+    const changing = { ...first };
+    Object.defineProperty(changing, 'correct', { enumerable: true, get: () => (reads++ === 0 ? first.correct : new Int32Array(1e6)) });
+    assert.deepEqual(engine.joinRetrievalEvaluation(model, set, [changing, ...rest]), whole);
+    assert.equal(reads, 1);
     const every = engine.evaluateRetrievalChunks(model, set);
     assert.equal(whole.loss, every.reduce((sum, chunk) => sum + chunk.loss, 0) / 600);
     assert.equal(whole.accuracy, every.reduce((sum, chunk) => sum + chunk.correct.reduce((a, b) => a + b), 0) / 600);

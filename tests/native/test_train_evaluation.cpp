@@ -13,6 +13,19 @@ using Catch::Contains;
 using train_runs::run;
 using train_runs::small_run;
 
+namespace {
+
+// A model with `model`'s parameters: a replica holding its own copy.
+attn::train::Transformer copy_of(attn::train::Transformer& model) {
+  attn::train::Transformer copy(model.config());
+  for (const std::string& name : copy.parameter_names()) {
+    copy.set_parameter(name, model.parameter(name));
+  }
+  return copy;
+}
+
+}  // namespace
+
 TEST_CASE("evaluation: accuracy and attention by position at the trained length and longer",
           "[train][evaluation]") {
   RetrievalTrainer trainer(small_run());
@@ -48,10 +61,7 @@ TEST_CASE("evaluation: any model with the trained parameters measures the same",
   const TrainingOptions options = small_run();
   RetrievalTrainer trainer(options);
   run(trainer);
-  attn::train::Transformer copy(trainer.model().config());
-  for (const std::string& name : copy.parameter_names()) {
-    copy.set_parameter(name, trainer.model().parameter(name));
-  }
+  attn::train::Transformer copy = copy_of(trainer.model());
   const auto mine = trainer.evaluate(6);
   const auto theirs = attn::train::evaluate_retrieval(copy, options.task, 6, options.sequences,
                                                       attn::train::Context::causal);
@@ -80,37 +90,45 @@ TEST_CASE("evaluation: a task that does not fit the model fails naming why",
 }
 
 TEST_CASE(
-    "evaluation: the attention measures are the final row's weights on value, key and token 0",
+    "evaluation: the measures are the final row's weights on value, key and token 0, and its "
+    "answers, over chunks",
     "[train][evaluation]") {
   TrainingOptions options = small_run();
   options.optimizer.schedule.steps = 60;
   RetrievalTrainer trainer(options);
   run(trainer);
   attn::train::Transformer& model = trainer.model();
-  const long pairs = 4, sequences = 8;  // each position asked twice
+  // 300 sequences: chunks of 256 and 44; each position asked 75 times
+  const long pairs = 4, sequences = 300, asked = 75;
+  REQUIRE(attn::train::evaluation_chunks(model, options.task, pairs, sequences) == 2);
   const auto measured = attn::train::evaluate_retrieval(model, options.task, pairs, sequences,
                                                         attn::train::Context::causal);
   // the same set, one sequence at a time, every row of every layer computed (answers = T)
   const attn::train::TaskBatch set = attn::train::evaluation_set(options.task, pairs, sequences);
-  const long T = set.T, H = 2;
+  const long T = set.T, H = 2, O = model.config().outputs;
   std::vector<double> to_value(2 * H * pairs, 0.0), to_key(2 * H * pairs, 0.0),
-      to_first(2 * H * pairs, 0.0);
+      to_first(2 * H * pairs, 0.0), correct(pairs, 0.0);
   for (long s = 0; s < sequences; ++s) {
     model.forward({set.tokens.data() + s * T, nullptr, 1, T, T, 0});
     const int query = set.queried[s];
+    const float* last_logits = model.logits() + (T - 1) * O;
+    correct[query] +=
+        std::max_element(last_logits, last_logits + O) - last_logits == set.targets[s];
     for (long l = 0; l < 2; ++l) {
       for (long h = 0; h < H; ++h) {
         const float* last_row = model.attention_weights(l) + (h * T + T - 1) * T;
         const long at = (l * H + h) * pairs + query;
-        to_value[at] += last_row[2 * query + 1] / 2;
-        to_key[at] += last_row[2 * query] / 2;
-        to_first[at] += last_row[0] / 2;
+        to_value[at] += last_row[2 * query + 1] / asked;
+        to_key[at] += last_row[2 * query] / asked;
+        to_first[at] += last_row[0] / asked;
       }
     }
   }
-  for (long l = 0; l < 2; ++l) {
-    for (long h = 0; h < H; ++h) {
-      for (long i = 0; i < pairs; ++i) {
+  for (long i = 0; i < pairs; ++i) {
+    // one sequence's computation against a batch's may round a near tie the other way
+    CHECK(measured.accuracy_by_position[i] == Approx(correct[i] / asked).margin(1.0 / asked));
+    for (long l = 0; l < 2; ++l) {
+      for (long h = 0; h < H; ++h) {
         const long at = (l * H + h) * pairs + i;
         CHECK(measured.to_value[l][h][i] == Approx(to_value[at]).margin(1e-6));
         CHECK(measured.to_key[l][h][i] == Approx(to_key[at]).margin(1e-6));
@@ -119,19 +137,6 @@ TEST_CASE(
     }
   }
 }
-
-namespace {
-
-// A model with the trained parameters of `trainer`'s: a replica holding its own copy.
-attn::train::Transformer copy_of(attn::train::Transformer& model) {
-  attn::train::Transformer copy(model.config());
-  for (const std::string& name : copy.parameter_names()) {
-    copy.set_parameter(name, model.parameter(name));
-  }
-  return copy;
-}
-
-}  // namespace
 
 TEST_CASE("evaluation in chunks: sums computed apart join to evaluate_retrieval's bits",
           "[train][evaluation]") {
@@ -153,6 +158,7 @@ TEST_CASE("evaluation in chunks: sums computed apart join to evaluate_retrieval'
     sums.insert(sums.begin(), mine.begin(), mine.end());
     REQUIRE(sums.size() == 3);
     CHECK(sums[2].chunk == 2);
+    CHECK(sums[2].sequences == 88);
     const auto joined = attn::train::join_evaluation(model, options.task, pairs, sequences, sums);
     CHECK(joined.loss == whole.loss);
     CHECK(joined.accuracy == whole.accuracy);
@@ -205,6 +211,10 @@ TEST_CASE("evaluation in chunks: chunks out of range and sums that the set canno
   bad[2].correct[0] = 15;  // the last chunk asks about position 0 fourteen times
   CHECK_THROWS_WITH(join(bad), Contains("chunk 2's correct[0] must be a whole number from 0 to "
                                         "14, got 15"));
+  bad = good;
+  bad[2].sequences = 98;
+  CHECK_THROWS_WITH(join(bad), Contains("chunk 2's sequences must be 88 (of the set's 600, in "
+                                        "chunks of 256), got 98"));
   bad = good;
   bad[0].correct.pop_back();
   CHECK_THROWS_WITH(join(bad), Contains("chunk 0's correct must hold a count for each of the 6 "

@@ -9,7 +9,7 @@
 // the others; a message that cannot be read, closing, or the page's word on the control port
 // abandons a replica, so that a team never waits for a worker that is gone. After training,
 // each member measures its range of the final evaluation's chunks, and one joins their sums
-// (evaluationShare).
+// (evaluationShare, joinEvaluations).
 
 /** Rank r's [first, end) of `count` things (shards, chunks) for a team of `size`, as even as they divide. */
 export function shardRanges(count, size) {

@@ -126,6 +126,7 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
     const long first = chunk * size, B = std::min(size, set.B - first);
     EvaluationSums sums;
     sums.chunk = chunk;
+    sums.sequences = B;
     sums.correct.assign(pairs, 0);
     sums.to_value = sums.to_key = sums.to_first = zero_table(L, H, pairs);
     const Batch batch{set.tokens.data() + first * T, set.targets.data() + first, B, T, 1,
@@ -172,11 +173,15 @@ Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, lo
            " (the chunks in order), got " + std::to_string(sums.chunk));
     }
     const std::string name = "chunk " + std::to_string(c) + "'s ";
+    const long first = c * size, end = std::min(first + size, sequences);
+    if (sums.sequences != end - first) {
+      fail(name + "sequences must be " + std::to_string(end - first) + " (of the set's " +
+           std::to_string(sequences) + ", in chunks of " + std::to_string(size) + "), got " +
+           std::to_string(sums.sequences));
+    }
     // the chunk's sequences that ask about each position
     std::vector<long> chunk_asked(pairs, 0);
-    for (long s = c * size; s < std::min((c + 1) * size, sequences); ++s) {
-      ++chunk_asked[evaluation_query(s, pairs)];
-    }
+    for (long s = first; s < end; ++s) ++chunk_asked[evaluation_query(s, pairs)];
     // (not a number passes, as from a model whose logits overflow: evaluate_retrieval's own)
     if (sums.loss < 0.0) {
       fail(name + "loss must be a sum of cross-entropies, at least 0, got " +

@@ -49,6 +49,7 @@ Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long 
 // evaluate_retrieval's bits.
 struct EvaluationSums {
   long chunk = 0;             // its index: sequences [chunk·size, (chunk + 1)·size) of the set
+  long sequences = 0;         // how many: size, or fewer in the last chunk
   double loss = 0.0;          // the chunk's cross-entropies, summed
   std::vector<long> correct;  // pairs: right answers by the queried pair's position
   // [layer][head][i]: the weights of the final position (on the queried value, key, token 0)
@@ -67,9 +68,10 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
                                             long end_chunk);
 
 // The evaluation from every chunk's sums, in chunk order. Each is checked against the set:
-// its index, its tables' sizes, counts no larger than the chunk's sequences that ask about
-// each position (and the weights' sums likewise), a loss of at least 0 (sums that are not
-// numbers pass, as a model whose logits overflow gives them).
+// its index and sequences, its tables' sizes, counts no larger than the chunk's sequences that
+// ask about each position (and the weights' sums likewise), a loss of at least 0 (sums that
+// are not numbers pass, as a model whose logits overflow gives them). Sums measured with
+// another model or context cannot be told apart: replicas must hold the same model.
 Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
                            long sequences, const std::vector<EvaluationSums>& chunks);
 
