@@ -263,7 +263,14 @@ describe('training', () => {
     assert.equal(messageOf(() => trainer.checkpoint([0, 3, 0, 0])), 'correct[1] must be a whole number from 0 to 2, got 3');
     assert.equal(messageOf(() => trainer.checkpoint([0, 2 ** 40, 0, 0])), 'correct[1] must be a whole number from 0 to 2147483647, got 1099511627776');
     assert.match(messageOf(() => trainer.checkpoint(new Float64Array(4))), /^correct must be an Int32Array or an array of 4/);
-    const checkpoint = trainer.checkpoint(trainer.correctAnswers());
+    // each count is read once (a getter would answer otherwise the second time), and holes are refused
+    const counted = Array.from(trainer.correctAnswers());
+    assert.equal(messageOf(() => trainer.checkpoint([, ...counted.slice(1)])), 'correct[0] must be a whole number from 0 to 2147483647, got undefined');  // eslint-disable-line no-sparse-arrays
+    let reads = 0;
+    const changing = [...counted];
+    Object.defineProperty(changing, 0, { get: () => (reads++ === 0 ? counted[0] : 'many') });
+    const checkpoint = trainer.checkpoint(changing);
+    assert.equal(reads, 1);
     assert.deepEqual(checkpoint, alone.checkpoints[0]);
     assert.equal(trainer.advance(5).step, 2);
     assert.equal(messageOf(() => trainer.computeShards()), 'the run has finished: it took all 2 steps');
