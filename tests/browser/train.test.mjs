@@ -245,6 +245,7 @@ describe('Train page', () => {
     const engine = await nodeEngine();
     const file = await curves(page);
     assert.deepEqual(file.seeds.map((s) => s.seed), [0, 1]);
+    const saves = [];
     for (const [k, seed] of file.seeds.entries()) {
       const expected = engine.trainRetrieval(trainerOptions(settings, k));
       assert.deepEqual(seed.checkpoints.map((c) => c.step), expected.checkpoints.map((c) => c.step));
@@ -264,7 +265,16 @@ describe('Train page', () => {
       assert.deepEqual(saved.parameters['head.weight'].data, Array.from(expected.model.getParameter('head.weight').data),
         `seed ${k}'s head.weight, bit for bit`);
       expected.model.delete();
+      saves.push(saved);
     }
+    // a saved model loaded back is measured by all 4 workers, each its share: seed 1's evaluations, to the bit
+    await page.setInputFiles('[data-testid="load-file"]', {
+      name: 'model.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saves[1])),
+    });
+    await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 2, null, { timeout: TIMEOUT_MS });
+    const loaded = await curves(page);
+    assert.equal(loaded.run.source, 'loaded');
+    assert.deepEqual(loaded.seeds[0].evaluations, file.seeds[1].evaluations);
     assert.equal(await page.textContent('#notices'), '', 'the attention map and the saving asked the workers that hold the models');
     await close();
   });

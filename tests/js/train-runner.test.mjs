@@ -15,8 +15,8 @@ const settings = { ...structuredClone(DEFAULTS), steps: STEPS };
 
 /**
  * A scripted engine worker (the protocol of web/shared/worker/client.js): it answers start,
- * release, finish (in a team, with its rank's "sums" at each length), join (the sums it was
- * given, as evaluations) and the model requests at once, and advance by `onAdvance(worker)`,
+ * release, finish and evaluate (with a share, its rank's "sums" at each length), join (the sums
+ * it was given, as evaluations), load and the model requests at once, and advance by `onAdvance(worker)`,
  * which resolves to a chunk or rejects; errors[type] makes that request fail with it. It
  * records every request and keeps a team's control port.
  */
@@ -40,10 +40,13 @@ function scriptedWorker(index, onAdvance, errors = {}) {
       }
       if (type === 'advance') return worker.answer(id, onAdvance(worker));
       if (errors[type]) return worker.answer(id, Promise.reject(new Error(errors[type])));
-      const finished = payload.share
+      const measured = payload?.share
         ? { chunks: payload.evaluation.lengths.map((pairs) => [`rank ${payload.share.rank} of ${payload.share.size} at ${pairs}`]) }
         : { evaluations: [] };
-      const values = { start: { step: 0, steps: STEPS }, finish: finished, join: { evaluations: payload.chunks } };
+      const values = {
+        start: { step: 0, steps: STEPS }, finish: measured, evaluate: measured, join: { evaluations: payload?.chunks },
+        load: { config: { loadedBy: index } },
+      };
       return worker.answer(id, Promise.resolve(values[type] ?? {}));
     },
   };
@@ -184,5 +187,38 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
       assert.deepEqual(typesOf(worker), ['start', 'advance', 'finish']);
       assert.equal(worker.requests[2].payload.share, undefined);
     }
+  });
+
+  test('a loaded model measured by every started worker: each loads a copy and measures its share, the first joins and keeps the model', async () => {
+    const { runner, started } = runnerOf(3, toTheEnd);
+    runner.warm(1);  // one seed: a team of the 3 workers
+    const evaluation = { task: {}, lengths: [4, 6], sequences: 512, context: 'causal' };
+    assert.deepEqual(await runner.loadModel(16, { saved: true }), { loadedBy: 0 });
+    const evaluations = await runner.evaluateModel(16, { saved: true }, evaluation);
+    assert.deepEqual(evaluations, [4, 6].map((pairs) => [0, 1, 2].map((rank) => `rank ${rank} of 3 at ${pairs}`)));
+    assert.deepEqual(typesOf(started[0]), ['load', 'evaluate', 'join']);
+    for (const worker of started.slice(1)) {
+      assert.deepEqual(typesOf(worker), ['load', 'evaluate', 'release']);
+      assert.deepEqual(worker.requests[0].payload, { id: 16, saved: { saved: true } });
+    }
+    await runner.release({ id: 16, seeds: [null] });
+    assert.equal(typesOf(started[0]).at(-1), 'release');
+  });
+
+  test('a loaded model with one worker started: measured there alone; a copy that fails to load fails the measure, the others freed', async () => {
+    const alone = runnerOf(3, toTheEnd);
+    await alone.runner.loadModel(17, {});
+    assert.deepEqual(await alone.runner.evaluateModel(17, {}, { task: {}, lengths: [4], sequences: 512, context: 'causal' }), []);
+    assert.equal(alone.started.length, 1);
+    assert.deepEqual(typesOf(alone.started[0]), ['load', 'evaluate']);
+    assert.equal(alone.started[0].requests[1].payload.share, undefined);
+
+    const failing = runnerOf(3, toTheEnd, [{}, {}, { load: 'no memory for a copy' }]);
+    failing.runner.warm(1);
+    await failing.runner.loadModel(18, {});
+    await assert.rejects(failing.runner.evaluateModel(18, {}, { task: {}, lengths: [4], sequences: 512, context: 'causal' }),
+      { message: 'no memory for a copy' });
+    assert.deepEqual(typesOf(failing.started[1]), ['load', 'release']);
+    assert.deepEqual(typesOf(failing.started[2]), ['load', 'release']);
   });
 });

@@ -30,12 +30,12 @@ export function teamsFor(seeds, workers) {
 
 /**
  * Trains runs in workers made by startWorker(): `workers` of them, or one per seed when the
- * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns {train(run, {onCheckpoint, onProgress}), pause(),
- * resume(), stop(), training(), paused(), request(k, type, payload) (to worker k),
+ * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns
+ * {train(run, {onCheckpoint, onProgress}), pause(), resume(), stop(), training(), paused(),
  * requestModel(run, k, type, payload) (to the worker holding seed k's model), release(run),
- * memory(), warm(seeds), ready(), workers}. train resolves when every seed has finished or
- * stopped (with their evaluations in the run), and rejects with the first seed's error, the
- * others stopped and released.
+ * loadModel(id, saved), evaluateModel(id, saved, evaluation), memory(), warm(seeds), ready(),
+ * workers}. train resolves when every seed has finished or stopped (with their evaluations in
+ * the run), and rejects with the first seed's error, the others stopped and released.
  */
 export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   const clients = [];
@@ -143,20 +143,21 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
     } finally {
       close();
     }
-    seed.evaluations = await finishTeam(team, run);
+    const evaluation = evaluationOptions(run.settings, run.lengths);
+    seed.evaluations = await evaluateOnTeam(team, run.id, evaluation, 'finish', 'train');
   }
 
-  // The evaluations of a seed's trained model, by its worker or, in a team, by every member on
-  // its share of the held-out chunks, joined by the leader (which keeps the model; the others'
-  // models are freed).
-  async function finishTeam(team, run) {
-    const id = run.id, evaluation = evaluationOptions(run.settings, run.lengths), lane = 'train';
+  // A model's evaluations (run `id`'s, as the workers' `type` request measures it: 'finish'
+  // after training, 'evaluate' for a loaded model): by its one worker or, in a team, by every
+  // member on its share of the held-out chunks, joined by the first, which keeps the model (the
+  // others' copies are freed).
+  async function evaluateOnTeam(team, id, evaluation, type, lane) {
     const [leader, ...others] = team;
-    if (team.length === 1) return (await request(leader, 'finish', { id, evaluation }, { lane })).evaluations;
+    if (team.length === 1) return (await request(leader, type, { id, evaluation }, { lane })).evaluations;
     try {
       const shares = await Promise.all(team.map((k, rank) =>
-        request(k, 'finish', { id, evaluation, share: { rank, size: team.length } }, { lane })));
-      const chunks = run.lengths.map((_, e) => shares.flatMap((share) => share.chunks[e]));
+        request(k, type, { id, evaluation, share: { rank, size: team.length } }, { lane })));
+      const chunks = evaluation.lengths.map((_, e) => shares.flatMap((share) => share.chunks[e]));
       return (await request(leader, 'join', { id, evaluation, chunks }, { lane })).evaluations;
     } finally {
       // a member that cannot answer holds nothing the run needs
@@ -220,10 +221,33 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
       active.stopped = true;
       wakeAll();
     },
-    request,
     /** A request about seed k's model of `run`, to the worker that holds it (a loaded model: worker 0). */
     requestModel(run, k, type, payload) {
       return request(holders.get(run.id)?.[k] ?? 0, type, payload);
+    },
+    /**
+     * Loads a saved model (model.save()'s parsed JSON) as run `id` in the first worker, which
+     * keeps it: resolves to its config.
+     */
+    async loadModel(id, saved) {
+      return (await request(0, 'load', { id, saved }, { lane: `model ${id}` })).config;
+    },
+    /**
+     * Loaded model `id`'s evaluations (options as evaluationOptions gives them): with more
+     * workers started, every one up to MAX_TEAM loads a copy of `saved` and measures its share
+     * of the held-out chunks, the first joins them (the copies freed after); else the first
+     * alone. The same numbers either way, to the bit.
+     */
+    async evaluateModel(id, saved, evaluation) {
+      const team = Array.from({ length: Math.min(clients.length, MAX_TEAM) }, (_, k) => k);
+      const lane = `model ${id}`;
+      try {
+        await Promise.all(team.slice(1).map((k) => request(k, 'load', { id, saved }, { lane })));
+      } catch (error) {
+        await Promise.allSettled(team.slice(1).map((k) => releaseIn(k, id)));
+        throw error;
+      }
+      return evaluateOnTeam(team, id, evaluation, 'evaluate', lane);
     },
     /** Frees a run's models in the workers that hold them. */
     release(run) {

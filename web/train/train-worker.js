@@ -102,9 +102,11 @@ const handlers = {
     return { config: model.config, memoryBytes: engine.memoryBytes };
   },
 
-  // Run `id`'s model measured at each evaluation length.
-  evaluate(engine, { id, evaluation }) {
-    return { evaluations: evaluate(engine, modelOf(id), evaluation), memoryBytes: engine.memoryBytes };
+  // Run `id`'s model measured at each evaluation length; with `share`, as finish's.
+  evaluate(engine, { id, evaluation, share }) {
+    const model = modelOf(id);
+    if (share) return { chunks: evaluationShare(engine, model, evaluation, share), memoryBytes: engine.memoryBytes };
+    return { evaluations: evaluate(engine, model, evaluation), memoryBytes: engine.memoryBytes };
   },
 
   // One held-out sequence (drawn from `seed`) and the model's attention on it, per layer and

@@ -60,15 +60,14 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
     }
     const id = newId();
     try {
-      const { config } = await runner.request(0, 'load', { id, saved });
+      const config = await runner.loadModel(id, saved);
       const read = loadedSettings(config, saved.meta, settings());
       const problems = Object.values(settingProblems(read.settings));
       if (problems.length > 0) throw new Error(problems.join(' '));
       const run = createRun({ id, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
       Object.assign(run.seeds[0], { checkpoints: read.checkpoints, step: read.checkpoints.at(-1)?.step ?? read.settings.steps });
       if (Number.isFinite(saved.meta?.seconds)) run.seconds = saved.meta.seconds;
-      const { evaluations } = await runner.request(0, 'evaluate', { id, evaluation: evaluationOptions(run.settings, run.lengths) });
-      run.seeds[0].evaluations = evaluations;
+      run.seeds[0].evaluations = await runner.evaluateModel(id, saved, evaluationOptions(run.settings, run.lengths));
       status.textContent = `Loaded ${file.name} as run ${id}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`;
       onLoaded(run);
     } catch (error) {
