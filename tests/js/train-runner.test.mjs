@@ -17,7 +17,8 @@ const settings = { ...structuredClone(DEFAULTS), steps: STEPS };
  * A scripted engine worker (the protocol of web/shared/worker/client.js): it answers start,
  * release, finish and evaluate (with a share, its rank's "sums" at each length), join (the sums
  * it was given, as evaluations), load and the model requests at once, and advance by `onAdvance(worker)`,
- * which resolves to a chunk or rejects; errors[type] makes that request fail with it. It
+ * which resolves to a chunk or rejects; errors[type] makes that request fail with it (and
+ * errors.ready its engine fail to load). It
  * records every request and keeps a team's control port.
  */
 function scriptedWorker(index, onAdvance, errors = {}) {
@@ -50,7 +51,9 @@ function scriptedWorker(index, onAdvance, errors = {}) {
       return worker.answer(id, Promise.resolve(values[type] ?? {}));
     },
   };
-  queueMicrotask(() => worker.emit('message', { data: { status: 'ready', version: 'test', simd: 'simd128' } }));
+  queueMicrotask(() => worker.emit('message', {
+    data: errors.ready ? { status: 'failed', message: errors.ready } : { status: 'ready', version: 'test', simd: 'simd128' },
+  }));
   return worker;
 }
 
@@ -80,6 +83,9 @@ function runnerOf(workers, onAdvance, errors = []) {
 }
 
 const handlers = { onCheckpoint() {}, onProgress() {} };
+const EVALUATION = { task: {}, lengths: [4, 6], sequences: 512, context: 'causal' };
+// Until the scripted workers' ready (or failed) messages have been heard.
+const settled = () => new Promise((resolve) => { setImmediate(resolve); });
 const typesOf = (worker) => worker.requests.map(({ type }) => type);
 
 describe('the Train page\'s runner', { timeout: 10_000 }, () => {
@@ -189,36 +195,51 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
     }
   });
 
-  test('a loaded model measured by every started worker: each loads a copy and measures its share, the first joins and keeps the model', async () => {
+  test('a loaded model measured by every ready worker: each loads a copy of the text and measures its share, the first joins and keeps the model', async () => {
     const { runner, started } = runnerOf(3, toTheEnd);
     runner.warm(1);  // one seed: a team of the 3 workers
-    const evaluation = { task: {}, lengths: [4, 6], sequences: 512, context: 'causal' };
-    assert.deepEqual(await runner.loadModel(16, { saved: true }), { loadedBy: 0 });
-    const evaluations = await runner.evaluateModel(16, { saved: true }, evaluation);
+    await settled();
+    assert.deepEqual(await runner.loadModel(16, '{"saved": true}'), { loadedBy: 0 });
+    const { evaluations, workers } = await runner.evaluateModel(16, '{"saved": true}', EVALUATION);
+    assert.equal(workers, 3);
     assert.deepEqual(evaluations, [4, 6].map((pairs) => [0, 1, 2].map((rank) => `rank ${rank} of 3 at ${pairs}`)));
     assert.deepEqual(typesOf(started[0]), ['load', 'evaluate', 'join']);
     for (const worker of started.slice(1)) {
       assert.deepEqual(typesOf(worker), ['load', 'evaluate', 'release']);
-      assert.deepEqual(worker.requests[0].payload, { id: 16, saved: { saved: true } });
+      assert.deepEqual(worker.requests[0].payload, { id: 16, text: '{"saved": true}' });
     }
-    await runner.release({ id: 16, seeds: [null] });
+    await runner.release({ id: 16 });
     assert.equal(typesOf(started[0]).at(-1), 'release');
   });
 
-  test('a loaded model with one worker started: measured there alone; a copy that fails to load fails the measure, the others freed', async () => {
-    const alone = runnerOf(3, toTheEnd);
-    await alone.runner.loadModel(17, {});
-    assert.deepEqual(await alone.runner.evaluateModel(17, {}, { task: {}, lengths: [4], sequences: 512, context: 'causal' }), []);
-    assert.equal(alone.started.length, 1);
-    assert.deepEqual(typesOf(alone.started[0]), ['load', 'evaluate']);
-    assert.equal(alone.started[0].requests[1].payload.share, undefined);
+  test('a loaded model with one worker: measured there alone; files loaded at once do not supersede one another', async () => {
+    const { runner, started } = runnerOf(3, toTheEnd);
+    const ids = [17, 18, 19];
+    await Promise.all(ids.map((id) => runner.loadModel(id, '{}')));
+    const measured = await Promise.all(ids.map((id) => runner.evaluateModel(id, '{}', EVALUATION)));
+    assert.deepEqual(measured, ids.map(() => ({ evaluations: [], workers: 1 })));
+    assert.equal(started.length, 1);
+    assert.deepEqual(typesOf(started[0]), ['load', 'load', 'load', 'evaluate', 'evaluate', 'evaluate']);
+    assert.ok(started[0].requests.every(({ payload }) => payload.share === undefined));
+  });
 
-    const failing = runnerOf(3, toTheEnd, [{}, {}, { load: 'no memory for a copy' }]);
-    failing.runner.warm(1);
-    await failing.runner.loadModel(18, {});
-    await assert.rejects(failing.runner.evaluateModel(18, {}, { task: {}, lengths: [4], sequences: 512, context: 'causal' }),
-      { message: 'no memory for a copy' });
-    assert.deepEqual(typesOf(failing.started[1]), ['load', 'release']);
-    assert.deepEqual(typesOf(failing.started[2]), ['load', 'release']);
+  test('a loaded model: a worker that failed to start, or a copy that fails to load, is left out; a share that fails leaves the first to measure alone', async () => {
+    const skipping = runnerOf(4, toTheEnd, [{}, { ready: 'no memory for an engine' }, {}, { load: 'no memory for a copy' }]);
+    skipping.runner.warm(1);
+    await settled();
+    await skipping.runner.loadModel(20, '{}');
+    const { evaluations, workers } = await skipping.runner.evaluateModel(20, '{}', EVALUATION);
+    assert.equal(workers, 2);
+    assert.deepEqual(evaluations, [4, 6].map((pairs) => [0, 1].map((rank) => `rank ${rank} of 2 at ${pairs}`)));
+    assert.deepEqual(skipping.started.map(typesOf), [['load', 'evaluate', 'join'], [], ['load', 'evaluate', 'release'], ['load']]);
+
+    const falling = runnerOf(2, toTheEnd, [{}, { evaluate: 'the share ran out of memory' }]);
+    falling.runner.warm(1);
+    await settled();
+    await falling.runner.loadModel(21, '{}');
+    assert.deepEqual(await falling.runner.evaluateModel(21, '{}', EVALUATION), { evaluations: [], workers: 1 });
+    assert.deepEqual(typesOf(falling.started[0]), ['load', 'evaluate', 'evaluate']);
+    assert.equal(falling.started[0].requests[2].payload.share, undefined);
+    assert.deepEqual(typesOf(falling.started[1]), ['load', 'evaluate', 'release']);
   });
 });

@@ -2,8 +2,9 @@
 // seeds in parallel, a seed's run on one worker or, when there are more workers than seeds, on
 // a team of them that share each step (replica.js); each asked to train a chunk at a time, so
 // that pause and stop act within a chunk, and the first of each seed's workers to keep its
-// trained model; plus the requests about trained models (their evaluation, attention, saving,
-// loading and release), sent to the worker that holds them.
+// trained model; plus the requests about trained models (their attention, saving and release),
+// sent to the worker that holds them, and loading a model file, which the first worker keeps
+// and every ready worker (up to 8) helps to measure, each on a copy of its own.
 import { createWorkerClient } from '../shared/worker/client.js';
 import { connectTeam } from './replica.js';
 import { taskOptions, trainerOptions } from './state.js';
@@ -33,21 +34,25 @@ export function teamsFor(seeds, workers) {
  * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns
  * {train(run, {onCheckpoint, onProgress}), pause(), resume(), stop(), training(), paused(),
  * requestModel(run, k, type, payload) (to the worker holding seed k's model), release(run),
- * loadModel(id, saved), evaluateModel(id, saved, evaluation), memory(), warm(seeds), ready(),
+ * loadModel(id, text), evaluateModel(id, text, evaluation), memory(), warm(seeds), ready(),
  * workers}. train resolves when every seed has finished or stopped (with their evaluations in
  * the run), and rejects with the first seed's error, the others stopped and released.
  */
 export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   const clients = [];
-  let ready = 0;  // workers whose engine has loaded
+  const readyWorkers = new Set();  // workers whose engine has loaded
   let active = null;  // {run, paused, stopped, wake: [resolve…], activeSince, elapsed}
   const holders = new Map();  // run id → the worker holding each seed's model
 
   function client(k) {
     while (clients.length <= k) {
+      const index = clients.length;
       const next = createWorkerClient(startWorker());
       clients.push(next);
-      next.ready.then(() => onWorkerReady?.(++ready), () => {});
+      next.ready.then(() => {
+        readyWorkers.add(index);
+        onWorkerReady?.(readyWorkers.size);
+      }, () => {});
     }
     return clients[k];
   }
@@ -112,6 +117,10 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
     if (failure !== null) throw failure;
     return leader;
   }
+
+  // A loaded model's requests: a lane of its own, so that two files loaded at once do not
+  // supersede each other's.
+  const modelLane = (id) => `model ${id}`;
 
   // Frees run `id`'s trainer or model in worker k (each run its own lane, so that releases
   // waiting together do not supersede one another).
@@ -226,28 +235,33 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
       return request(holders.get(run.id)?.[k] ?? 0, type, payload);
     },
     /**
-     * Loads a saved model (model.save()'s parsed JSON) as run `id` in the first worker, which
-     * keeps it: resolves to its config.
+     * Loads a model file's text (model.save()'s JSON, already read as a saved model by
+     * model-file.js) as run `id` in the first worker, which keeps it: resolves to its config.
      */
-    async loadModel(id, saved) {
-      return (await request(0, 'load', { id, saved }, { lane: `model ${id}` })).config;
+    async loadModel(id, text) {
+      return (await request(0, 'load', { id, text }, { lane: modelLane(id) })).config;
     },
     /**
-     * Loaded model `id`'s evaluations (options as evaluationOptions gives them): with more
-     * workers started, every one up to MAX_TEAM loads a copy of `saved` and measures its share
-     * of the held-out chunks, the first joins them (the copies freed after); else the first
-     * alone. The same numbers either way, to the bit.
+     * Loaded model `id`'s evaluations (options as evaluationOptions gives them), and on how many
+     * workers they were measured: the first, and every other ready worker up to MAX_TEAM that
+     * loads a copy of `text` (a copy that fails to load is left out); each measures its share of
+     * the held-out chunks and the first joins them, the copies freed after. Should a share or the
+     * join fail, the first measures alone. The same numbers either way, to the bit. On rejection
+     * the first worker still holds the model: release it.
      */
-    async evaluateModel(id, saved, evaluation) {
-      const team = Array.from({ length: Math.min(clients.length, MAX_TEAM) }, (_, k) => k);
-      const lane = `model ${id}`;
-      try {
-        await Promise.all(team.slice(1).map((k) => request(k, 'load', { id, saved }, { lane })));
-      } catch (error) {
-        await Promise.allSettled(team.slice(1).map((k) => releaseIn(k, id)));
-        throw error;
+    async evaluateModel(id, text, evaluation) {
+      const lane = modelLane(id);
+      const helpers = [...readyWorkers].filter((k) => k > 0).sort((a, b) => a - b).slice(0, MAX_TEAM - 1);
+      const loads = await Promise.allSettled(helpers.map((k) => request(k, 'load', { id, text }, { lane })));
+      const team = [0, ...helpers.filter((_, h) => loads[h].status === 'fulfilled')];
+      if (team.length > 1) {
+        try {
+          return { evaluations: await evaluateOnTeam(team, id, evaluation, 'evaluate', lane), workers: team.length };
+        } catch {
+          // measured again below, by the first worker alone
+        }
       }
-      return evaluateOnTeam(team, id, evaluation, 'evaluate', lane);
+      return { evaluations: (await request(0, 'evaluate', { id, evaluation }, { lane })).evaluations, workers: 1 };
     },
     /** Frees a run's models in the workers that hold them. */
     release(run) {

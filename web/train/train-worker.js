@@ -1,8 +1,8 @@
 // The Train page's engine thread. The page runs seeds in parallel, a seed's run on one
 // worker or, when there are more workers than seeds, on a team of them (replica.js). Each
 // holds at most one RetrievalTrainer (the run being trained) and the trained models of the
-// runs the page keeps, by run id; everything it stops using is deleted, since wasm memory is
-// not garbage-collected. Training goes in chunks of about `budgetMs` of work, so that the
+// runs the page keeps, by run id (and, while a team measures a model, its copy of it);
+// everything it stops using is deleted, since wasm memory is not garbage-collected. Training goes in chunks of about `budgetMs` of work, so that the
 // page's pause and stop take effect within one chunk. Messages: shared/worker/client.js.
 import { serveEngine } from '../shared/worker/server.js';
 import { createReplica, evaluationShare, joinEvaluations } from './replica.js';
@@ -44,9 +44,14 @@ function modelOf(id) {
   return model;
 }
 
-// The model measured on the fixed held-out set at each number of pairs.
-function evaluate(engine, model, { task, lengths, sequences, context }) {
-  return lengths.map((pairs) => plainEvaluation(engine.evaluateRetrieval(model, { task, pairs, sequences, context })));
+// The model measured on the fixed held-out set at each number of pairs: {evaluations}, or with
+// `share` ({rank, size} of a team), {chunks}: the sums of its share of the chunks, which the
+// team's first worker joins (join, below).
+function measure(engine, model, { task, lengths, sequences, context }, share) {
+  const measured = share
+    ? { chunks: evaluationShare(engine, model, { task, lengths, sequences, context }, share) }
+    : { evaluations: lengths.map((pairs) => plainEvaluation(engine.evaluateRetrieval(model, { task, pairs, sequences, context }))) };
+  return { ...measured, memoryBytes: engine.memoryBytes };
 }
 
 const handlers = {
@@ -85,8 +90,7 @@ const handlers = {
     const model = trainingOf(id).trainer.model();
     dropTraining();
     models.set(id, model);
-    if (share) return { chunks: evaluationShare(engine, model, evaluation, share), memoryBytes: engine.memoryBytes };
-    return { evaluations: evaluate(engine, model, evaluation), memoryBytes: engine.memoryBytes };
+    return measure(engine, model, evaluation, share);
   },
 
   // Run `id`'s evaluations joined from every team member's sums: chunks[e] those at the e-th length.
@@ -94,9 +98,10 @@ const handlers = {
     return { evaluations: joinEvaluations(engine, modelOf(id), evaluation, chunks).map(plainEvaluation) };
   },
 
-  // A model from a file's parsed JSON, checked by the engine, kept as run `id`.
-  load(engine, { id, saved }) {
-    const model = engine.loadTransformer(saved);
+  // A model from a file's JSON text (read as a saved model on the page), checked by the
+  // engine, kept as run `id`.
+  load(engine, { id, text }) {
+    const model = engine.loadTransformer(JSON.parse(text));
     release(id);
     models.set(id, model);
     return { config: model.config, memoryBytes: engine.memoryBytes };
@@ -104,9 +109,7 @@ const handlers = {
 
   // Run `id`'s model measured at each evaluation length; with `share`, as finish's.
   evaluate(engine, { id, evaluation, share }) {
-    const model = modelOf(id);
-    if (share) return { chunks: evaluationShare(engine, model, evaluation, share), memoryBytes: engine.memoryBytes };
-    return { evaluations: evaluate(engine, model, evaluation), memoryBytes: engine.memoryBytes };
+    return measure(engine, modelOf(id), evaluation, share);
   },
 
   // One held-out sequence (drawn from `seed`) and the model's attention on it, per layer and

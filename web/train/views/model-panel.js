@@ -51,27 +51,30 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       return;
     }
     status.textContent = `Loading ${file.name}…`;
-    let saved;
+    let saved, text;
     try {
-      saved = parseModelFile(await file.text());
+      text = await file.text();
+      saved = parseModelFile(text);
     } catch (error) {
       fail(file, `${error.message}.`);
       return;
     }
     const id = newId();
     try {
-      const config = await runner.loadModel(id, saved);
+      const config = await runner.loadModel(id, text);
       const read = loadedSettings(config, saved.meta, settings());
       const problems = Object.values(settingProblems(read.settings));
       if (problems.length > 0) throw new Error(problems.join(' '));
       const run = createRun({ id, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
       Object.assign(run.seeds[0], { checkpoints: read.checkpoints, step: read.checkpoints.at(-1)?.step ?? read.settings.steps });
       if (Number.isFinite(saved.meta?.seconds)) run.seconds = saved.meta.seconds;
-      run.seeds[0].evaluations = await runner.evaluateModel(id, saved, evaluationOptions(run.settings, run.lengths));
-      status.textContent = `Loaded ${file.name} as run ${id}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`;
+      const { evaluations, workers } = await runner.evaluateModel(id, text, evaluationOptions(run.settings, run.lengths));
+      run.seeds[0].evaluations = evaluations;
+      const measured = workers > 1 ? ` (measured on ${workers} workers)` : '';
+      status.textContent = `Loaded ${file.name} as run ${id}${measured}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`;
       onLoaded(run);
     } catch (error) {
-      runner.release({ id, seeds: [null] }).catch(() => {});
+      runner.release({ id }).catch(() => {});
       fail(file, error.message);
     } finally {
       onDone();
