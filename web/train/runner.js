@@ -33,7 +33,7 @@ export function teamsFor(seeds, workers) {
  * Trains runs in workers made by startWorker(): `workers` of them, or one per seed when the
  * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns
  * {train(run, {onCheckpoint, onProgress}), pause(), resume(), stop(), training(), paused(),
- * requestModel(run, k, type, payload) (to the worker holding seed k's model), release(run),
+ * requestModel(run, k, type, payload, {lane}) (to the worker holding seed k's model), release(run),
  * loadModel(id, text), evaluateModel(id, text, evaluation), memory(), warm(seeds), ready(),
  * workers}. train resolves when every seed has finished or stopped (with their evaluations in
  * the run), and rejects with the first seed's error, the others stopped and released.
@@ -231,8 +231,8 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
       wakeAll();
     },
     /** A request about seed k's model of `run`, to the worker that holds it (a loaded model: worker 0). */
-    requestModel(run, k, type, payload) {
-      return request(holders.get(run.id)?.[k] ?? 0, type, payload);
+    requestModel(run, k, type, payload, options) {
+      return request(holders.get(run.id)?.[k] ?? 0, type, payload, options);
     },
     /**
      * Loads a model file's text (model.save()'s JSON, already read as a saved model by

@@ -27,9 +27,13 @@ function dropTraining() {
   training = null;
 }
 
-function release(id) {
+function dropModel(id) {
   models.get(id)?.delete();
   models.delete(id);
+}
+
+function release(id) {
+  dropModel(id);
   if (training?.id === id) dropTraining();
 }
 
@@ -102,7 +106,7 @@ const handlers = {
   // engine, kept as run `id`.
   load(engine, { id, text }) {
     const model = engine.loadTransformer(JSON.parse(text));
-    release(id);
+    dropModel(id);
     models.set(id, model);
     return { config: model.config, memoryBytes: engine.memoryBytes };
   },

@@ -37,7 +37,8 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
     if (!shown) return;
     const { run, k } = shown;
     try {
-      const saved = await runner.requestModel(run, k, 'save', { id: run.id, meta: modelMeta(run, k) });
+      // a lane per model: saving another seed's or run's meanwhile does not supersede this one
+      const saved = await runner.requestModel(run, k, 'save', { id: run.id, meta: modelMeta(run, k) }, { lane: `save ${run.id} ${k}` });
       download(new Blob([JSON.stringify(saved)], { type: 'application/json' }), modelFileName(run, k));
     } catch (error) {
       notices.add(`The model could not be saved: ${error.message}`);
