@@ -143,10 +143,30 @@ export async function waitForHash(page, fragment) {
   await page.waitForFunction((part) => location.hash.includes(part), fragment, { timeout: TIMEOUT_MS });
 }
 
-/** Clicks `button` and returns the file it downloads: {name, bytes: Buffer}. */
+// How long a click's download may take to start before the click is made once more.
+const DOWNLOAD_WAIT_MS = 15_000;
+
+/**
+ * Clicks `button` and returns the file it downloads: {name, bytes: Buffer}. Headless Chromium
+ * has, twice in some hundred clean runs of the suite, started no download for the Train page's
+ * CSV button after ten downloads from the page (the click made, the button enabled; the same
+ * test passing alone every time): then the button is clicked once more, and that is said on
+ * stderr with the button's state. A click that cannot be made fails with Playwright's reason.
+ */
 export async function downloadOf(page, button) {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
-  return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+  for (let attempt = 1; ; ++attempt) {
+    const downloaded = page.waitForEvent('download', { timeout: DOWNLOAD_WAIT_MS });
+    downloaded.catch(() => {});  // awaited below, once the click is made
+    await page.click(button);
+    try {
+      const download = await downloaded;
+      return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+    } catch (error) {
+      if (attempt === 2) throw error;
+      const state = await page.$eval(button, (element) => ({ disabled: element.disabled, connected: element.isConnected }));
+      process.stderr.write(`downloadOf: no download ${DOWNLOAD_WAIT_MS / 1000} s after clicking ${button} ${JSON.stringify(state)}; clicking it again\n`);
+    }
+  }
 }
 
 /**
