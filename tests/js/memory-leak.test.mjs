@@ -59,14 +59,14 @@ const FAILURES = [
   ['walkthrough query out of range (C++)', () => engine.walkthrough(bigGood, { query: 500 }), 'query must be a row index'],
   ['rollout residual out of [0, 1] (C++)', () => engine.rollout({ n: 50, residual: 2 }), 'residual must be a number in [0, 1]'],
   ['rotating: a join of chunks with a hole, a count array of 100,000, sums of another set (JS, JS, C++)', (i) => {
-    const which = Math.floor(i / 8) % 3;
+    const which = Math.floor(i / FAILURES.length) % 3;  // each variant in turn, however many entries there are
     const [first, second] = chunkSums;
     if (which === 0) return engine.joinRetrievalEvaluation(model, heldOut, [, second]);  // eslint-disable-line no-sparse-arrays
     if (which === 1) return engine.joinRetrievalEvaluation(model, heldOut, [{ ...first, correct: new Int32Array(1e5) }, second]);
     return engine.joinRetrievalEvaluation(model, heldOut, [first, { ...second, sequences: 54 }]);
   }, /chunks\[0\] must be an object, got undefined|chunks\[0\]\.correct must be an Int32Array of 4 counts|chunk 1's sequences must be 44/],
   ['rotating: too large to materialise, too many draws, Infinity in k (C++)', (i) => {
-    const which = Math.floor(i / 8) % 3;
+    const which = Math.floor(i / FAILURES.length) % 3;  // each variant in turn, however many entries there are
     if (which === 0) return engine.attention(tall, tall, tall, { kernel: 'materialized' });
     if (which === 1) return engine.torchGenerator(1).linear(1e6, 1e6);
     return engine.attention([[1, 2]], [[1, Infinity]], [[1]]);

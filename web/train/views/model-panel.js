@@ -41,7 +41,8 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       const saved = await runner.requestModel(run, k, 'save', { id: run.id, meta: modelMeta(run, k) }, { lane: `save ${run.id} ${k}` });
       download(new Blob([JSON.stringify(saved)], { type: 'application/json' }), modelFileName(run, k));
     } catch (error) {
-      notices.add(`The model could not be saved: ${error.message}`);
+      // a second click on the same model's Save supersedes the first, and saves it
+      if (error.name !== 'Superseded') notices.add(`The model could not be saved: ${error.message}`);
     }
   }
 
