@@ -48,10 +48,10 @@ export function requireWholeNumber(name, value, min = 0) {
 // The largest size the engine takes: its sizes are 32-bit in wasm.
 export const MAX_COUNT = 2 ** 31 - 1;
 
-// A size (rows, heads, tokens, layers...): a whole number in [min, MAX_COUNT].
-export function requireCount(name, value, min = 1) {
-  if (!Number.isSafeInteger(value) || value < min || value > MAX_COUNT) {
-    fail(`${name} must be a whole number from ${min} to ${MAX_COUNT}, got ${describe(value)}`);
+// A size (rows, heads, tokens, layers...) or an index: a whole number in [min, max].
+export function requireCount(name, value, min = 1, max = MAX_COUNT) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    fail(`${name} must be a whole number from ${min} to ${max}, got ${describe(value)}`);
   }
   return value;
 }

@@ -2,7 +2,7 @@
 // task it learns, and the measures of where it looks. Models and trainers live in wasm
 // memory, which JavaScript's garbage collector does not see: each has a delete().
 import {
-  MAX_COUNT, describe, fail, optional, positionalOption, requireBoolean, requireCount, requireFiniteNumber,
+  describe, fail, optional, positionalOption, requireBoolean, requireCount, requireFiniteNumber,
   requireKnownKeys, requireName, requireWholeNumber, toMatrix, unwrap,
 } from './arguments.mjs';
 
@@ -155,14 +155,6 @@ function retrievalOptions(options) {
   };
 }
 
-// An index (of a shard, a chunk), or the end of a range of them: a whole number from min to max.
-function requireIndex(name, value, min, max) {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    fail(`${name} must be a whole number from ${min} to ${max}, got ${describe(value)}`);
-  }
-  return value;
-}
-
 // What a call that needs a live model or trainer checks first.
 function requireLive(what, deleted) {
   if (deleted) fail(`this ${what} was deleted; its wasm memory is freed and it can no longer be used`);
@@ -284,8 +276,8 @@ export function trainingCalls(core) {
       // takes the checkpoint from their sum.
       computeShards(first = 0, end = shards) {
         live();
-        requireIndex('first', first, 0, shards - 1);
-        requireIndex('end', end, first + 1, shards);
+        requireCount('first', first, 0, shards - 1);
+        requireCount('end', end, first + 1, shards);
         return unwrap(handle.computeShards(first, end));
       },
       applyShards(blocks) {
@@ -298,8 +290,8 @@ export function trainingCalls(core) {
           const name = `blocks[${b}]`;
           requireKnownKeys(name, blocks[b], ['first', 'end', 'gradient', 'loss']);
           const { first, end, gradient, loss } = blocks[b];
-          requireIndex(`${name}.first`, first, 0, shards - 1);
-          requireIndex(`${name}.end`, end, first + 1, shards);
+          requireCount(`${name}.first`, first, 0, shards - 1);
+          requireCount(`${name}.end`, end, first + 1, shards);
           const size = end - first;
           if ((size & (size - 1)) !== 0 || first % size !== 0) {
             fail(`${name} must be a block of shards (a power of two of them, from a multiple of that number), got shards ${first} to ${end}`);
@@ -325,8 +317,8 @@ export function trainingCalls(core) {
       correctAnswers(first = 0, end = undefined) {
         live();
         const chunks = handle.evaluationChunks();
-        requireIndex('first', first, 0, chunks - 1);
-        requireIndex('end', end ?? chunks, first + 1, chunks);
+        requireCount('first', first, 0, chunks - 1);
+        requireCount('end', end ?? chunks, first + 1, chunks);
         return unwrap(handle.correctAnswers(first, end ?? chunks));
       },
       checkpoint(correct) {
@@ -335,13 +327,7 @@ export function trainingCalls(core) {
           fail(`correct must be an Int32Array or an array of ${pairs} whole numbers, one per position, got ${describe(correct)}`);
         }
         // each count read once, into an array of our own
-        const counts = Array.from({ length: pairs }, (_, i) => {
-          const count = correct[i];
-          if (!Number.isSafeInteger(count) || count < 0 || count > MAX_COUNT) {
-            fail(`correct[${i}] must be a whole number from 0 to ${MAX_COUNT}, got ${describe(count)}`);
-          }
-          return count;
-        });
+        const counts = Array.from({ length: pairs }, (_, i) => requireCount(`correct[${i}]`, correct[i], 0));
         return unwrap(handle.checkpoint(counts));
       },
       evaluate(pairs) {
@@ -447,8 +433,8 @@ export function trainingCalls(core) {
     const set = heldOutSet('evaluateRetrievalChunks options', options, ['first', 'end']);
     const handle = handleOf(model);
     const { chunks } = unwrap(core.heldOutChunks(handle, set));
-    const first = requireIndex('first', options.first ?? 0, 0, chunks - 1);
-    const end = requireIndex('end', options.end ?? chunks, first + 1, chunks);
+    const first = requireCount('first', options.first ?? 0, 0, chunks - 1);
+    const end = requireCount('end', options.end ?? chunks, first + 1, chunks);
     return unwrap(core.evaluateRetrievalChunks(handle, set, first, end));
   }
 
@@ -486,8 +472,8 @@ export function trainingCalls(core) {
       const given = chunks[c];
       requireKnownKeys(name, given, ['chunk', 'sequences', 'loss', 'correct', 'attention']);
       const { chunk, sequences, loss, correct, attention } = given;
-      requireIndex(`${name}.chunk`, chunk, 0, count - 1);
-      requireIndex(`${name}.sequences`, sequences, 1, MAX_COUNT);
+      requireCount(`${name}.chunk`, chunk, 0, count - 1);
+      requireCount(`${name}.sequences`, sequences, 1);
       if (typeof loss !== 'number') fail(`${name}.loss must be a number, got ${describe(loss)}`);
       if (!(correct instanceof Int32Array) || correct.length !== pairs) {
         fail(`${name}.correct must be an Int32Array of ${pairs} counts (one per position), got ${describe(correct)}`);

@@ -2,8 +2,9 @@
 // worker or, when there are more workers than seeds, on a team of them (replica.js). Each
 // holds at most one RetrievalTrainer (the run being trained) and the trained models of the
 // runs the page keeps, by run id (and, while a team measures a model, its copy of it);
-// everything it stops using is deleted, since wasm memory is not garbage-collected. Training goes in chunks of about `budgetMs` of work, so that the
-// page's pause and stop take effect within one chunk. Messages: shared/worker/client.js.
+// everything it stops using is deleted, since wasm memory is not garbage-collected. Training
+// goes in chunks of about `budgetMs` of work, so that the page's pause and stop take effect
+// within one chunk. Messages: shared/worker/client.js.
 import { serveEngine } from '../shared/worker/server.js';
 import { createReplica, evaluationShare, joinEvaluations } from './replica.js';
 
@@ -51,11 +52,11 @@ function modelOf(id) {
 // The model measured on the fixed held-out set at each number of pairs: {evaluations}, or with
 // `share` ({rank, size} of a team), {chunks}: the sums of its share of the chunks, which the
 // team's first worker joins (join, below).
-function measure(engine, model, { task, lengths, sequences, context }, share) {
-  const measured = share
-    ? { chunks: evaluationShare(engine, model, { task, lengths, sequences, context }, share) }
-    : { evaluations: lengths.map((pairs) => plainEvaluation(engine.evaluateRetrieval(model, { task, pairs, sequences, context }))) };
-  return { ...measured, memoryBytes: engine.memoryBytes };
+function measure(engine, model, evaluation, share) {
+  if (share) return { chunks: evaluationShare(engine, model, evaluation, share), memoryBytes: engine.memoryBytes };
+  const { task, lengths, sequences, context } = evaluation;
+  const evaluations = lengths.map((pairs) => plainEvaluation(engine.evaluateRetrieval(model, { task, pairs, sequences, context })));
+  return { evaluations, memoryBytes: engine.memoryBytes };
 }
 
 const handlers = {

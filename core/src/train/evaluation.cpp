@@ -48,10 +48,6 @@ void require_fits(const Transformer& model, const TaskOptions& task, long pairs,
   require_task_tokens("sequences", sequences, length);
 }
 
-long held_out_length(const TaskOptions& task, long pairs) {
-  return sequence_length(Objective::retrieval, task, pairs);
-}
-
 AttentionByPosition zero_table(long L, long H, long pairs) {
   return AttentionByPosition(L, std::vector<std::vector<double>>(H, std::vector<double>(pairs)));
 }
@@ -91,6 +87,15 @@ long evaluation_chunk(const TransformerConfig& config, long length) {
   return long(std::clamp<std::uint64_t>(kMaxActivationFloats / per_sequence, 1, kMostPerChunk));
 }
 
+namespace {
+
+// The sequences of a chunk of `model`'s held-out set with `pairs` pairs.
+long held_out_chunk(const Transformer& model, const TaskOptions& task, long pairs) {
+  return evaluation_chunk(model.config(), sequence_length(Objective::retrieval, task, pairs));
+}
+
+}  // namespace
+
 std::vector<long> correct_by_position(Transformer& model, const TaskBatch& set, long first_chunk,
                                       long end_chunk, Context context) {
   const long chunk = evaluation_chunk(model.config(), set.T);
@@ -108,7 +113,7 @@ std::vector<long> correct_by_position(Transformer& model, const TaskBatch& set, 
 long evaluation_chunks(const Transformer& model, const TaskOptions& task, long pairs,
                        long sequences) {
   require_fits(model, task, pairs, sequences);
-  const long size = evaluation_chunk(model.config(), held_out_length(task, pairs));
+  const long size = held_out_chunk(model, task, pairs);
   return (sequences + size - 1) / size;
 }
 
@@ -120,7 +125,7 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
   require_whole_number("end", end_chunk, first_chunk + 1, chunks);
   const TaskBatch set = evaluation_set(task, pairs, sequences);
   const long T = set.T, L = model.config().layers, H = model.config().heads;
-  const long size = evaluation_chunk(model.config(), T);
+  const long size = held_out_chunk(model, task, pairs);
   std::vector<EvaluationSums> result;
   for (long chunk = first_chunk; chunk < end_chunk; ++chunk) {
     const long first = chunk * size, B = std::min(size, set.B - first);
@@ -155,7 +160,7 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
 Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
                            long sequences, const std::vector<EvaluationSums>& chunks) {
   const long count = evaluation_chunks(model, task, pairs, sequences);
-  const long size = evaluation_chunk(model.config(), held_out_length(task, pairs));
+  const long size = held_out_chunk(model, task, pairs);
   const long L = model.config().layers, H = model.config().heads;
   if (long(chunks.size()) != count) {
     fail("chunks must hold the sums of each of the set's " + std::to_string(count) +
