@@ -7,19 +7,36 @@ function destination(into, length) {
   return into instanceof Float32Array && into.length === length ? into : new Float32Array(length);
 }
 
-// Matrices of equal rows side by side.
-function joinColumns(matrices, into) {
+// A matrix written into columns [first, first + its cols) of `data`, rows × cols.
+function writeColumns(data, cols, matrix, first) {
+  for (let row = 0; row < matrix.rows; ++row) {
+    data.set(matrix.data.subarray(row * matrix.cols, (row + 1) * matrix.cols), row * cols + first);
+  }
+}
+
+// Matrices of equal rows side by side; those whose indices are in `written` are already in
+// place (placeContext).
+function joinColumns(matrices, into, written = new Set()) {
   const rows = matrices[0].rows;
   const cols = matrices.reduce((sum, matrix) => sum + matrix.cols, 0);
   const data = destination(into, rows * cols);
   let first = 0;
-  for (const matrix of matrices) {
-    for (let row = 0; row < rows; ++row) {
-      data.set(matrix.data.subarray(row * matrix.cols, (row + 1) * matrix.cols), row * cols + first);
-    }
+  matrices.forEach((matrix, p) => {
+    if (!written.has(p)) writeColumns(data, cols, matrix, first);
     first += matrix.cols;
-  }
+  });
   return { rows, cols, data };
+}
+
+// The context of part p of a split by heads (the caller's, computed while the workers compute
+// theirs) written into the joined context ahead of the join: {data, parts} for join's `placed`.
+export function placeContext(split, p, { context }, reuse) {
+  const [h0, h1] = split.parts[p].heads;
+  const width = context.cols / (h1 - h0);  // of a head
+  const cols = width * split.parts.at(-1).heads[1];
+  const data = destination(reuse.context, context.rows * cols);
+  writeColumns(data, cols, context, h0 * width);
+  return { data, parts: new Set([p]) };
 }
 
 // Matrices of equal columns one under the other; a matrix already in its place (the caller's
@@ -53,8 +70,9 @@ function joinKeyValueColumns(split, matrices, into) {
   return joinColumns(taken, into);
 }
 
-// The whole call's result from its parts' results, in order; `reuse` as reuseOption gives it.
-export function join(split, results, reuse) {
+// The whole call's result from its parts' results, in order; `reuse` as reuseOption gives it;
+// `placed`, the parts' context already written (placeContext).
+export function join(split, results, reuse, placed = null) {
   if (split.by === 'whole') return results[0];
   const [first] = results;
   const joined = { kernel: first.kernel };
@@ -62,7 +80,7 @@ export function join(split, results, reuse) {
     const joinMatrices = (name) => joinColumns(results.map((result) => result[name]), reuse[name]);
     joined.scores = first.scores && results.flatMap((result) => result.scores);
     joined.weights = first.weights && results.flatMap((result) => result.weights);
-    joined.context = joinMatrices('context');
+    joined.context = placed ? joinColumns(results.map((result) => result.context), placed.data, placed.parts) : joinMatrices('context');
     const joinKeyValues = (name) => joinKeyValueColumns(split, results.map((result) => result[name]), reuse[name]);
     if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: joinKeyValues('k'), v: joinKeyValues('v'), output: joinMatrices('output') });
   } else {

@@ -113,18 +113,20 @@ export function splitCall({
   return { by: 'rows', parts: cuts.slice(1).map((end, p) => ({ rows: [cuts[p], end] })) };
 }
 
-// Columns [first, first + count) of a matrix, as a matrix of their own.
-export function columns({ rows, cols, data }, first, count) {
-  const out = new Float32Array(rows * count);
+// Columns [first, first + count) of a matrix, as a matrix of their own: written into `into`
+// when it is a Float32Array of their length, else into a new one.
+export function columns({ rows, cols, data }, first, count, into) {
+  const out = into instanceof Float32Array && into.length === rows * count ? into : new Float32Array(rows * count);
   for (let row = 0; row < rows; ++row) out.set(data.subarray(row * cols + first, row * cols + first + count), row * count);
   return { rows, cols: count, data: out };
 }
 
-// For an attention call split by heads, a function of a part's index that gives the part as a
-// call of its own heads alone, {q, k, v, options}: q holding the part's heads' columns, k and v
-// those of the key/value heads they read, so that a worker copies and carries 1/parts of the
-// inputs instead of all of them (each part is cut when it is sent, so that the first worker
-// starts while the next part is cut). null when that would not give the whole call's numbers or
+// For an attention call split by heads, a function of a part's index (and of arrays to cut into,
+// {q, k, v}, each used when its length fits) that gives the part as a call of its own heads
+// alone, {q, k, v, options}: q holding the part's heads' columns, k and v those of the
+// key/value heads they read, so that a worker copies and carries 1/parts of the inputs instead
+// of all of them (each part is cut when it is sent, so that the first worker starts while the
+// next part is cut). null when that would not give the whole call's numbers or
 // errors, and the parts then take every input with `part`: when the shapes do not fit (the
 // whole call's error is wanted), a part's heads are not whole groups of the key/value heads
 // they read, ALiBi's slopes are the defaults (they depend on every head's count) or a
@@ -141,10 +143,12 @@ export function sliceHeads(call, split) {
   if (positional?.type === 'alibi' && positional.slopes?.length !== heads) return null;
   const kernel = kernelUsed(options.kernel, q.rows, k.rows, heads);
   if (kernel === 'materialized' && materializedBytes(q.rows, k.rows, heads) > MATERIALIZED_BUDGET_BYTES) return null;
-  return (p) => {
+  return (p, into = {}) => {
     const [h0, h1] = split.parts[p].heads, [g0, g1] = split.kvRanges[p];
     return {
-      q: columns(q, h0 * dh, (h1 - h0) * dh), k: columns(k, g0 * dh, (g1 - g0) * dh), v: columns(v, g0 * dvh, (g1 - g0) * dvh),
+      q: columns(q, h0 * dh, (h1 - h0) * dh, into.q),
+      k: columns(k, g0 * dh, (g1 - g0) * dh, into.k),
+      v: columns(v, g0 * dvh, (g1 - g0) * dvh, into.v),
       options: {
         ...options, kernel, heads: h1 - h0, kvHeads: options.kvHeads === undefined ? undefined : g1 - g0,
         positional: positional?.type === 'alibi' ? { ...positional, slopes: positional.slopes.slice(h0, h1) } : positional,

@@ -113,14 +113,14 @@ export function createSlot(index, start, engineOptions) {
     worker.post({ load: engineOptions }, []);
   }
 
-  function answer({ id, value, error, memoryBytes: bytes }) {
+  function answer({ id, value, inputs, error, memoryBytes: bytes }) {
     const request = pending.get(id);
     if (!request) return;
     pending.delete(id);
     if (bytes !== undefined) memoryBytes = bytes;
     if (pending.size === 0) worker.keepAlive(false);
     if (error !== undefined) request.reject(new Error(error));
-    else request.resolve(value);
+    else request.resolve({ value, inputs });
   }
 
   // The worker is gone: its requests fail, and a new worker takes its place (at once after
@@ -141,15 +141,17 @@ export function createSlot(index, start, engineOptions) {
     get ready() { return ready; },
     get memoryBytes() { return memoryBytes; },
     start: launch,
-    // Resolves to the worker's answer to {call, args}; `transfer` lists buffers handed over.
-    request(call, args, transfer = []) {
+    // Resolves to the worker's answer to {call, args}, {value, inputs}; `transfer` lists buffers
+    // handed over; with returnInputs, inputs are the arrays of q, k and v handed over, handed
+    // back (pool-worker.mjs).
+    request(call, args, transfer = [], { returnInputs = false } = {}) {
       if (!worker) launch();
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.keepAlive(true);
         try {
-          worker.post({ id, call, args }, transfer);
+          worker.post({ id, call, args, ...(returnInputs && { returnInputs }) }, transfer);
         } catch (error) {
           pending.delete(id);
           reject(new Error(`the call could not be sent to a pool worker: ${error.message}`));

@@ -4,8 +4,9 @@
 // Messages: the pool first posts {load: options}, the options of the worker's engine
 // (createAttention's: the pool's build); the worker loads it and answers {ready: version, simd,
 // memoryBytes} or {failed: message}. Then the pool posts {id, call: 'attention' |
-// 'selfAttention', args}; the worker answers {id, value, memoryBytes} (the result's arrays
-// transferred, not copied) or {id, error}. The pool's {wake: ms} keeps the worker awake that
+// 'selfAttention', args, returnInputs}; the worker answers {id, value, inputs, memoryBytes} (the
+// result's arrays transferred, not copied; inputs: with returnInputs, the arrays of q, k and v
+// it was handed, handed back for the pool to cut the next call's part into) or {id, error}. The pool's {wake: ms} keeps the worker awake that
 // long (pool.wake), unanswered.
 import createAttention from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
@@ -23,10 +24,22 @@ function buffersOf(result) {
   return [...new Set(matrices.filter(Boolean).map((matrix) => matrix.data.buffer))];
 }
 
+// The arrays of a call's q, k and v (its first three arguments) that can go back to the pool:
+// each alone in its buffer, as the pool hands them over, and not already in the answer.
+function returnedInputs(args, answerBuffers) {
+  const taken = new Set(answerBuffers);
+  return args.slice(0, 3).map((matrix) => matrix.data).filter((array) => {
+    const alone = array.byteOffset === 0 && array.byteLength === array.buffer.byteLength && array.byteLength > 0;
+    if (!alone || taken.has(array.buffer)) return false;
+    taken.add(array.buffer);
+    return true;
+  });
+}
+
 function serve(post) {
   const { awake } = keepAwake();
   let enginePromise;
-  return async ({ id, call, args, wake, load }) => {
+  return async ({ id, call, args, returnInputs, wake, load }) => {
     if (load !== undefined) {
       enginePromise = createAttention(load);
       enginePromise.then(
@@ -44,7 +57,9 @@ function serve(post) {
       const engine = await enginePromise;
       if (!CALLS.includes(call)) throw new Error(`unknown pool request '${call}'`);
       const value = engine[call](...args);
-      post({ id, value, memoryBytes: engine.memoryBytes }, buffersOf(value));
+      const buffers = buffersOf(value);
+      const inputs = returnInputs ? returnedInputs(args, buffers) : [];
+      post({ id, value, inputs, memoryBytes: engine.memoryBytes }, [...buffers, ...inputs.map((array) => array.buffer)]);
       awake(AWAKE_MS);
     } catch (error) {
       post({ id, error: error.message });

@@ -195,7 +195,7 @@ describe('the same numbers as the one-thread engine', () => {
     channel.onmessage = ({ data }) => heard.push(data);
     const offered = async () => {
       for (let wait = 0; heard.length < 2 && wait < 200; ++wait) await new Promise((resolve) => setTimeout(resolve, 5));
-      return heard.splice(0).map((lengths) => JSON.stringify(lengths)).sort();
+      return heard.splice(0).map(({ scores }) => JSON.stringify(scores)).sort();
     };
     const pool = await createAttentionPool({
       workers: 2, splitFrom: 0, callerPart: true, engine: recorded,
@@ -238,6 +238,65 @@ describe('the same numbers as the one-thread engine', () => {
       assert.equal((await offered()).length, 2, 'the split by heads: a message from each worker');
       assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options), 'after a split by heads');
       assert.deepEqual(await offered(), ['[]', '[]'], 'nothing kept across a split by heads');
+    } finally {
+      channel.close();
+      await pool.close();
+    }
+  });
+
+  test('a split by heads with the caller\'s part: each part writes its context into its part\'s of the call before, the workers\' inputs are cut into the arrays they handed back; the engine\'s numbers call after call, shapes changing, earlier results untouched', async () => {
+    // the caller's engine, recording the reuse it is given and the results it returns
+    const given = [], returned = [];
+    const recorded = {
+      ...engine,
+      attention: (q, k, v, options) => {
+        given.push(options.reuse);
+        returned.push(engine.attention(q, k, v, options));
+        return returned.at(-1);
+      },
+    };
+    const channel = new BroadcastChannel('pool-worker-reuse');
+    const heard = [];
+    channel.onmessage = ({ data }) => heard.push(data);
+    // what the two workers were offered for the last call, in the workers' order of heads
+    const offered = async () => {
+      for (let wait = 0; heard.length < 2 && wait < 200; ++wait) await new Promise((resolve) => setTimeout(resolve, 5));
+      return heard.splice(0).map(({ context, returnInputs }) => `context ${context}${returnInputs ? ', inputs back' : ''}`).sort();
+    };
+    const pool = await createAttentionPool({
+      workers: 2, splitFrom: 0, callerPart: true, engine: recorded,
+      workerURL: new URL('./fixtures/reuse-recording-pool-worker.mjs', import.meta.url),
+    });
+    try {
+      const random = mulberry32(20261127);
+      const inputs = (n) => [randomMatrix(random, n, 12), randomMatrix(random, n, 12), randomMatrix(random, n, 6)];
+      const options = { heads: 3, kernel: 'flash' };  // a head on each worker, the last on the caller
+      const calls = [];  // [inputs, the pool's result, the engine's]
+      const call = async (args, label) => {
+        const result = await pool.attention(...args, options);
+        const expected = engine.attention(...args, options);
+        assertSameResult(result, expected, label);
+        calls.push([args, result, expected]);
+        return result;
+      };
+      await call(inputs(40), 'first');
+      assert.deepEqual(await offered(), ['context null, inputs back', 'context null, inputs back'], 'a first call: nothing to write into');
+      assert.equal(given.at(-1).context, null);
+      await call(inputs(40), 'second');
+      assert.deepEqual(await offered(), ['context 80, inputs back', 'context 80, inputs back'], 'each worker its last 40 × 2 context');
+      assert.equal(given.at(-1).context.data, returned.at(-2).context.data, 'the caller writes into its last part\'s context');
+      assert.equal(returned.at(-1).context.data, returned.at(-2).context.data);
+      await call(inputs(30), 'another shape');  // offered 40 × 2, which the engine ignores
+      assert.deepEqual(await offered(), ['context 80, inputs back', 'context 80, inputs back']);
+      await call(inputs(30), 'the same shape again');
+      assert.deepEqual(await offered(), ['context 60, inputs back', 'context 60, inputs back']);
+      // a call split by rows takes none of them, and the next split by heads starts afresh
+      const oneHead = [randomMatrix(random, 150, 8), randomMatrix(random, 150, 8), randomMatrix(random, 150, 8)];
+      assertSameResult(await pool.attention(...oneHead), engine.attention(...oneHead), 'split by rows');
+      assert.deepEqual((await offered()).map((words) => words.includes('inputs back')), [false, false]);
+      await call(inputs(30), 'heads after rows');
+      assert.deepEqual(await offered(), ['context 60, inputs back', 'context 60, inputs back'], 'kept across a split by rows');
+      calls.forEach(([, result, expected], i) => assertSameResult(result, expected, `call ${i + 1}, after the later calls`));
     } finally {
       channel.close();
       await pool.close();
@@ -484,6 +543,19 @@ describe('a split by heads sends each worker only its heads\' columns', () => {
       [[2, 1, 'materialized', [1, 2]], [2, 1, 'materialized', [3, 4]], [2, 1, 'materialized', [5, 6]]]);
   });
 
+  test('a part is cut into the arrays it is given where their lengths fit, else into new ones', () => {
+    const call = callOf(4, 2);
+    const split = splitCall({ n, m, heads: 4, kvHeads: 2, options: call.options, workers: 2, splitFrom: 0 });
+    const slicePart = sliceHeads(call, split);
+    const fresh = slicePart(1);
+    const into = { q: new Float32Array(n * 2 * dh).fill(7), k: new Float32Array(m * dh), v: new Float32Array(m * dvh + 1) };
+    const cut = slicePart(1, into);
+    assert.equal(cut.q.data, into.q, 'q into the array given');
+    assert.equal(cut.k.data, into.k);
+    assert.notEqual(cut.v.data, into.v, 'v of another length: a new array');
+    for (const name of ['q', 'k', 'v']) assert.deepEqual(cut[name], fresh[name], `${name}: the same part`);
+  });
+
   test('not when a part would not give the whole call\'s numbers or error: every input then, with part', () => {
     assert.equal(slicesOf(callOf(4, 2), 3), null, 'heads [0, 1) and [1, 2) share a key/value head');
     assert.equal(slicesOf(callOf(4, 4, { positional: { type: 'alibi' } }), 2), null, 'ALiBi\'s default slopes depend on H');
@@ -512,6 +584,39 @@ describe('a split by heads sends each worker only its heads\' columns', () => {
           assertSameResult(await two.attention(q, k, v, options), engine.attention(q, k, v, options), JSON.stringify(options));
         }
       }
+    }
+  });
+});
+
+describe('the workers\' protocol', () => {
+  test('a worker hands back the arrays of q, k and v it was given when asked (returnInputs), and only then', async () => {
+    const worker = new Worker(new URL('../../dist/wasm/pool-worker.mjs', import.meta.url));
+
+    const next = () => new Promise((resolve) => {
+      worker.once('message', resolve);
+    });
+    try {
+      let answer = next();
+      worker.postMessage({ load: { simd: engine.simd } });
+      assert.equal((await answer).simd, engine.simd);
+      const random = mulberry32(20261128);
+      for (const returnInputs of [true, false]) {
+        const args = [flat(randomMatrix(random, 20, 8)), flat(randomMatrix(random, 24, 8)), flat(randomMatrix(random, 24, 4))];
+        const copies = args.map((matrix) => Float32Array.from(matrix.data));
+        answer = next();
+        worker.postMessage({ id: 1, call: 'attention', args: [...args, { heads: 2 }], returnInputs },
+          args.map((matrix) => matrix.data.buffer));
+        const { value, inputs } = await answer;
+        assertSameResult(value, engine.attention(...args.map((matrix, i) => ({ ...matrix, data: copies[i] })), { heads: 2 }), 'the answer');
+        if (returnInputs) {
+          assert.deepEqual(inputs.map((array) => array.length), [160, 192, 96], 'q, k and v, handed back');
+          inputs.forEach((array, i) => assert.ok(bytesOf(array).equals(bytesOf(copies[i])), 'with the numbers sent'));
+        } else {
+          assert.deepEqual(inputs, [], 'not asked: none');
+        }
+      }
+    } finally {
+      await worker.terminate();
     }
   });
 });
