@@ -23,11 +23,14 @@ import { WorkerStopped, createSlot, machineCores, onWorkerThread, workerStarter 
 const MAX_WORKERS = 256;
 // The longest pool.wake keeps the threads awake: enough for a page's typing pause to end.
 const MAX_WAKE_MS = 1000;
-// The most bytes of arrays a pool keeps for its next call, of each kind: the workers' last parts
-// of rows (recycled below: a 4,096-token head's scores and weights of one worker, or of three a
-// quarter each, but not an 8,192-token head's half), and the parts' cut inputs and contexts of
-// a split by heads (spares).
+// The most bytes of the workers' last parts of rows that a pool keeps for their next parts
+// (recycled below): a 4,096-token head's scores and weights of one worker, or of three a quarter
+// each, but not an 8,192-token head's half.
 const RECYCLED_MAX_BYTES = 128 * 2 ** 20;
+// The most bytes of the parts' inputs and contexts of a split attention call that a pool keeps
+// for the next (spares below): 8 heads × 4,096 on two workers and the caller, or one head of
+// 16,384 on one worker and the caller, of 64 per head.
+const SPARES_MAX_BYTES = 32 * 2 ** 20;
 
 // An object without its undefined fields (a worker's engine would read a key with an
 // undefined value as an unknown option).
@@ -39,6 +42,13 @@ function defined(object) {
 function workerOptions(options) {
   const { part, positional, ...rest } = options;
   return defined({ ...rest, positional: positional && defined(positional), part: part && defined(part) });
+}
+
+// A copy of a matrix, written into `into` when it is a Float32Array of its length.
+function copied({ rows, cols, data }, into) {
+  const copy = into instanceof Float32Array && into.length === data.length ? into : new Float32Array(data.length);
+  copy.set(data);
+  return { rows, cols, data: copy };
 }
 
 // Whether a Float32Array may be handed to a worker: it is alone in its buffer.
@@ -169,12 +179,11 @@ export async function createAttentionPool(options = {}) {
   // caller took 176 ms without (fresh 32 MiB arrays in the worker, and their first writes) and
   // 139 ms with it and the caller's rows written in place (the one-thread engine: 227).
   let recycled = [];
-  // Per part of the last attention call split by heads whose workers were sent their heads'
-  // columns (sliceHeads), {q, k, v, context}: the arrays a worker's part was cut into (handed
-  // back with its answer) and each part's context (the join has copied it), which the same part
-  // of the next such call cuts and writes into (each where its length fits). At 8 heads × 512
-  // on one worker and the caller this spares allocating 2 MiB a call: 0.62 → 0.60× the
-  // one-thread time in Node.
+  // Per part of the last split attention call, {q, k, v, context}: the arrays a worker's inputs
+  // were cut or copied into (handed back with its answer) and each part's context (the join has
+  // copied it), which the same part of the next split attention call writes into (each where its
+  // length fits). On one worker and the caller, in Node: 8 heads × 512 0.62 → 0.60× the
+  // one-thread time (2 MiB a call no longer allocated), n = 1,024 0.63 → 0.61×.
   let spares = [];
   const callerAwake = callerPart ? keepAwake() : null;  // the caller's thread, awake while a call is expected
   let wokenUntil = 0;  // until when workers may be awake for a call (wake)
@@ -294,28 +303,39 @@ export async function createAttentionPool(options = {}) {
     }
     const base = workerOptions(call.options);
     const whole = (part, reused) => [call.q, call.k, call.v, { ...base, ...(part && { part }), reuse: reused }];
+    if (split.by === 'whole') return run('attention', whole, split, reuse);
+    // Each worker's part as a call of inputs of its own, which the worker hands back for the
+    // same part of the next call to be written into (spares): its heads' columns of q, k and v
+    // as a call of those heads (sliceHeads), else a copy of every input with `part`. Handed over,
+    // they are copied once, not twice as a message copies them (out of this thread, into the
+    // worker's).
     const slicePart = sliceHeads(call, split);
-    if (slicePart === null) return run('attention', whole, split, reuse);
     const given = spares;  // each part's arrays go to this call or to none
     spares = [];
     const withSpareContext = (reused, p) => (given[p]?.context ? { ...reused, context: { data: given[p].context } } : reused);
-    const sliced = (part, reused, p) => {
+    const ownInputs = (part, reused, p) => {
       if (part === undefined) return whole(part, reused);  // the whole call again, for its error
-      const { q: qPart, k: kPart, v: vPart, options: partOptions } = slicePart(p, given[p]);
+      const into = given[p] ?? {};
+      if (slicePart === null) {
+        const [qCopy, kCopy, vCopy] = [[call.q, into.q], [call.k, into.k], [call.v, into.v]].map(([matrix, array]) => copied(matrix, array));
+        return [qCopy, kCopy, vCopy, { ...base, part, reuse: withSpareContext(reused, p) }];
+      }
+      const { q: qPart, k: kPart, v: vPart, options: partOptions } = slicePart(p, into);
       return [qPart, kPart, vPart, { ...workerOptions(partOptions), reuse: withSpareContext(reused, p) }];
     };
-    return run('attention', sliced, split, reuse, {
+    return run('attention', ownInputs, split, reuse, {
       transfers: (partArgs) => [...partArgs.slice(0, 3), partArgs[3].reuse?.context].filter(Boolean).map((matrix) => matrix.data.buffer),
-      alone: true,
-      // the caller's engine reads its heads' columns in place: no cut
+      // parts of their own heads fail with messages of their own heads and columns
+      alone: slicePart !== null,
+      // the caller's engine reads its heads' columns, or rows, in place: no copy
       callerArgs: (part, reused, p) => whole(part, withSpareContext(reused, p)),
       returnInputs: true,
       keep: keepSpares,
     });
   }
 
-  // Keeps each part's arrays of a call split by heads for the next (spares above): a worker's
-  // inputs handed back, and every part's context; in all at most RECYCLED_MAX_BYTES.
+  // Keeps each part's arrays of a split attention call for the next (spares above): a worker's
+  // inputs handed back, and every part's context; in all at most SPARES_MAX_BYTES.
   function keepSpares(results, returned) {
     if (closedError) return;
     const kept = results.map((result, p) => {
@@ -324,7 +344,7 @@ export async function createAttentionPool(options = {}) {
       return { q, k, v, context: transferable(context) ? context : undefined };
     });
     const bytes = kept.flatMap(Object.values).reduce((sum, array) => sum + (array?.byteLength ?? 0), 0);
-    if (bytes <= RECYCLED_MAX_BYTES) spares = kept;
+    if (bytes <= SPARES_MAX_BYTES) spares = kept;
   }
 
   async function selfAttention(x, options = {}) {

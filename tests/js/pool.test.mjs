@@ -244,7 +244,7 @@ describe('the same numbers as the one-thread engine', () => {
     }
   });
 
-  test('a split by heads with the caller\'s part: each part writes its context into its part\'s of the call before, the workers\' inputs are cut into the arrays they handed back; the engine\'s numbers call after call, shapes changing, earlier results untouched', async () => {
+  test('a split call with the caller\'s part: each part writes its context into its part\'s of the call before, the workers\' inputs are cut or copied into the arrays they handed back; the engine\'s numbers call after call, by heads and by rows, shapes changing, earlier results untouched', async () => {
     // the caller's engine, recording the reuse it is given and the results it returns
     const given = [], returned = [];
     const recorded = {
@@ -290,12 +290,21 @@ describe('the same numbers as the one-thread engine', () => {
       assert.deepEqual(await offered(), ['context 80, inputs back', 'context 80, inputs back']);
       await call(inputs(30), 'the same shape again');
       assert.deepEqual(await offered(), ['context 60, inputs back', 'context 60, inputs back']);
-      // a call split by rows takes none of them, and the next split by heads starts afresh
-      const oneHead = [randomMatrix(random, 150, 8), randomMatrix(random, 150, 8), randomMatrix(random, 150, 8)];
-      assertSameResult(await pool.attention(...oneHead), engine.attention(...oneHead), 'split by rows');
-      assert.deepEqual((await offered()).map((words) => words.includes('inputs back')), [false, false]);
+      // a split by rows: each worker a copy of every input, handed back, and its rows' context
+      const oneHead = () => [randomMatrix(random, 150, 8), randomMatrix(random, 150, 8), randomMatrix(random, 150, 8)];
+      const rowsCall = async (args, label) => {
+        const result = await pool.attention(...args);
+        const expected = engine.attention(...args);
+        assertSameResult(result, expected, label);
+        calls.push([args, result, expected]);
+      };
+      await rowsCall(oneHead(), 'split by rows');
+      assert.deepEqual(await offered(), ['context 60, inputs back', 'context 60, inputs back'], 'the heads\' contexts, ignored');
+      await rowsCall(oneHead(), 'split by rows again');
+      assert.deepEqual(await offered(), ['context 400, inputs back', 'context 400, inputs back'], 'rows [0, 50) and [50, 100) of 8');
+      assert.equal(given.at(-1).context.data, returned.at(-2).context.data, 'the caller\'s rows too');
       await call(inputs(30), 'heads after rows');
-      assert.deepEqual(await offered(), ['context 60, inputs back', 'context 60, inputs back'], 'kept across a split by rows');
+      assert.deepEqual(await offered(), ['context 400, inputs back', 'context 400, inputs back']);
       calls.forEach(([, result, expected], i) => assertSameResult(result, expected, `call ${i + 1}, after the later calls`));
     } finally {
       channel.close();
