@@ -684,8 +684,9 @@ export type SimdBuild = 'simd128' | 'relaxed-simd';
 
 export interface CreateAttentionOptions {
   /**
-   * The build to load; default: 'relaxed-simd' where it runs, else 'simd128'. Asking for
-   * 'relaxed-simd' where it does not run is an Error.
+   * The build to load; default: 'relaxed-simd' where it runs, else 'simd128', and 'simd128'
+   * when the relaxed build does not load (its file missing on a host, say). Asking for
+   * 'relaxed-simd' where it does not run, or for a build that does not load, is an Error.
    */
   simd?: SimdBuild;
   /**
@@ -845,7 +846,8 @@ export interface AttentionPoolOptions {
   callerPart?: boolean;
   /**
    * The build every engine of the pool loads (CreateAttentionOptions.simd): by default the
-   * given engine's, else the best one here. One that differs from the given engine's is an
+   * given engine's, else the one the pool's own engine loaded (the best one here that loads;
+   * with engine null, the best one here). One that differs from the given engine's is an
    * Error: the parts of a call would round differently.
    */
   simd?: SimdBuild;

@@ -102,17 +102,30 @@ export function chooseSimd(simd) {
   return simd;
 }
 
+// The core of build `simd`, {core, simd}. When the build was chosen here (`chosen`: the caller
+// asked for none) and the relaxed-SIMD build does not load (a host that lacks its file, say),
+// the SIMD128 build, which runs wherever the relaxed one would; the engine's `simd` says which.
+async function loadCore(simd, chosen) {
+  const load = (build) => createAttentionCore({ locateFile: () => new URL(WASM_FILES[build], import.meta.url).href });
+  try {
+    return { core: await load(simd), simd };
+  } catch (error) {
+    if (!chosen || simd === 'simd128') throw error;
+    return { core: await load('simd128'), simd: 'simd128' };
+  }
+}
+
 /**
- * Loads the engine: `simd`, the build (by default the best one here); `warmUp` (default true),
+ * Loads the engine: `simd`, the build (by default the best one here that loads); `warmUp` (default true),
  * whether its hot kernels first run on small inputs (warm-up.mjs: 10–15 ms in Chromium, about
  * 30 in Node, which halves a first large call).
  */
 export default async function createAttention(options = {}) {
   requireKnownKeys('createAttention options', options, ['simd', 'warmUp']);
-  const simd = chooseSimd(options.simd);
+  const wanted = chooseSimd(options.simd);
   const { warmUp: runWarmUp = true } = options;
   if (typeof runWarmUp !== 'boolean') fail(`warmUp must be true or false, got ${describe(runWarmUp)}`);
-  const core = await createAttentionCore({ locateFile: () => new URL(WASM_FILES[simd], import.meta.url).href });
+  const { core, simd } = await loadCore(wanted, options.simd === undefined);
   const calls = {
     ...attentionCalls(core),
     ...generatorCalls(core),

@@ -106,18 +106,20 @@ function requireEngineOption(engine) {
 }
 
 // The engine on the caller's thread that calls of less than two parts' worth run on: the one
-// given, a new one of build `simd` when none is (owned: the pool's own), none with null.
+// given, a new one of build `simd` when none is (owned: the pool's own; the best build that
+// loads when `simd` is undefined), none with null.
 async function callerEngine(engine, simd) {
-  if (engine === undefined) return { here: await createAttention({ simd }), owned: true };
+  if (engine === undefined) return { here: await createAttention(simd === undefined ? {} : { simd }), owned: true };
   return { here: engine, owned: false };
 }
 
-// The build every engine of the pool loads (createAttention's simd option): the one asked
-// for, else the given engine's, else the best this JavaScript engine runs. A given engine of
-// another build is an error: its parts of a call would not round as the workers' do.
+// The build every engine of the pool loads (createAttention's simd option), as far as the
+// options decide it: the one asked for, else the given engine's, else undefined (the caller's
+// engine, loaded then, decides). A given engine of another build is an error: its parts of a
+// call would not round as the workers' do.
 function poolSimd(simd, engine) {
   const engineSimd = engine?.simd;
-  if (simd === undefined) return engineSimd ?? chooseSimd(undefined);
+  if (simd === undefined) return engineSimd;
   chooseSimd(simd);
   if (engineSimd !== undefined && engineSimd !== simd) {
     fail(`simd is '${simd}' but the given engine runs '${engineSimd}': a call's parts would round differently`);
@@ -145,7 +147,7 @@ export function resolveCallerPart({ callerPart, engine, workers, cores, workerTh
  * engine also computes a part of each split call beside the workers, as onnxruntime's calling
  * thread does (default: on a worker's thread, a Web Worker or a Node worker thread, when there
  * are fewer workers than cores); `simd`, the build every engine of the pool runs (by default
- * the given engine's, else the best one here: createAttention's option).
+ * the given engine's, else the one its own engine loaded: createAttention's option).
  */
 export async function createAttentionPool(options = {}) {
   requireKnownKeys('createAttentionPool options', options, ['workers', 'workerURL', 'splitFrom', 'engine', 'callerPart', 'simd']);
@@ -160,8 +162,11 @@ export async function createAttentionPool(options = {}) {
     callerPart: options.callerPart, engine: options.engine, workers: count, cores, workerThread: await onWorkerThread(),
   });
   requireEngineOption(options.engine);
-  const simd = poolSimd(options.simd, options.engine);
-  const { here, owned } = await callerEngine(options.engine, simd);
+  const asked = poolSimd(options.simd, options.engine);
+  const { here, owned } = await callerEngine(options.engine, asked);
+  // the caller's engine's build when the options left it open (the SIMD128 one where the relaxed
+  // one did not load); with engine: null, the best build here
+  const simd = asked ?? here?.simd ?? chooseSimd(undefined);
   const start = await workerStarter(url);
   const slots = Array.from({ length: count }, (_, index) => createSlot(index, start, { simd }));
   slots.forEach((slot) => slot.start());

@@ -189,6 +189,15 @@ describe('playground page', () => {
     }
   });
 
+  test('a host without the relaxed-SIMD build: the page runs the SIMD128 build, on its workers too, and says so', async () => {
+    const { page, close } = await openPage(suite, '', {
+      prepare: (context) => context.route(/\/attention_core\.relaxed\.wasm$/, (route) => route.fulfill({ status: 404, body: 'gone' })),
+    });
+    await waitForRows(page, 6);
+    assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly SIMD128 on \d+ workers?/);
+    await close({ expectErrors: true });  // the browser reports the file it did not get
+  });
+
   test('the heatmap works from the keyboard', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);

@@ -4,7 +4,10 @@
 // the 'relaxed' pass of scripts/test.mjs (Node 20 with --experimental-wasm-relaxed-simd), and
 // are skipped, saying so, in the plain one.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { standardizeRelaxedSimd } from '../../scripts/relaxed-simd.mjs';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
@@ -197,6 +200,30 @@ describe('the two builds', { skip: NEEDS_RELAXED }, () => {
       await assert.rejects(pool.attention(deadly, k, v, { heads: 4 }), /attention pool worker 0 exited with code 3/);
       await check('after a worker was replaced');
     });
+
+  test('where the relaxed build does not load (its file missing), the SIMD128 one, in an engine and in a pool; unless asked for', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'attention-without-relaxed-'));
+    try {
+      cpSync(new URL('../../dist/wasm/', import.meta.url), directory, {
+        recursive: true, filter: (source) => !source.endsWith('attention_core.relaxed.wasm'),
+      });
+      const api = await import(pathToFileURL(join(directory, 'attention.mjs')).href);
+      const [, unfused] = await enginesPromise;
+      const engine = await api.default();
+      assert.equal(engine.simd, 'simd128');
+      assert.deepEqual(engine.attention(q, k, v).context, unfused.attention(q, k, v).context, 'the SIMD128 build\'s numbers');
+      await assert.rejects(api.default({ simd: 'relaxed-simd' }), /attention_core\.relaxed\.wasm/, 'asked for, it is an error naming the file');
+      const pool = await api.createAttentionPool({ workers: 1, splitFrom: 0, callerPart: true });
+      try {
+        assert.equal(pool.simd, 'simd128', 'the pool\'s workers load the build its own engine loaded');
+        assert.deepEqual((await pool.attention(q, k, v)).context, unfused.attention(q, k, v).context);
+      } finally {
+        await pool.close();
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
 
   test('a pool\'s build: errors for a given engine of another build, and for a worker that loads another', async () => {
     const [, unfused] = await enginesPromise;
