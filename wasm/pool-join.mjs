@@ -29,12 +29,13 @@ function joinColumns(matrices, into, written = new Set()) {
 }
 
 // The context of part p of a split by heads (the caller's, computed while the workers compute
-// theirs) written into the joined context ahead of the join: {data, parts} for join's `placed`.
-export function placeContext(split, p, { context }, reuse) {
+// theirs) written into the joined context (`into`, the previous result's, when its length fits)
+// ahead of the join: {data, parts} for join's `placed`.
+export function placeContext(split, p, context, into) {
   const [h0, h1] = split.parts[p].heads;
   const width = context.cols / (h1 - h0);  // of a head
   const cols = width * split.parts.at(-1).heads[1];
-  const data = destination(reuse.context, context.rows * cols);
+  const data = destination(into, context.rows * cols);
   writeColumns(data, cols, context, h0 * width);
   return { data, parts: new Set([p]) };
 }

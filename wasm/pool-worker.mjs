@@ -4,9 +4,10 @@
 // Messages: the pool first posts {load: options}, the options of the worker's engine
 // (createAttention's: the pool's build); the worker loads it and answers {ready: version, simd,
 // memoryBytes} or {failed: message}. Then the pool posts {id, call: 'attention' |
-// 'selfAttention', args, returnInputs}; the worker answers {id, value, inputs, memoryBytes} (the
-// result's arrays transferred, not copied; inputs: with returnInputs, the arrays of q, k and v
-// it was handed, handed back for the pool to cut the next call's part into) or {id, error}. The pool's {wake: ms} keeps the worker awake that
+// 'selfAttention', args, returnInputs}; the worker answers {id, value, inputs, memoryBytes} or
+// {id, error}. The result's arrays are transferred, not copied; inputs, with returnInputs, are
+// the arrays of q, k and v it was handed, handed back for the pool to write the next call's part
+// into (null for one it keeps), and [] without. The pool's {wake: ms} keeps the worker awake that
 // long (pool.wake), unanswered.
 import createAttention from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
@@ -24,15 +25,16 @@ function buffersOf(result) {
   return [...new Set(matrices.filter(Boolean).map((matrix) => matrix.data.buffer))];
 }
 
-// The arrays of a call's q, k and v (its first three arguments) that can go back to the pool:
-// each alone in its buffer, as the pool hands them over, and not already in the answer.
+// The arrays of a call's q, k and v (its first three arguments) that go back to the pool, in
+// that order: each alone in its buffer (as the pool hands them over) and not already in the
+// answer, else null.
 function returnedInputs(args, answerBuffers) {
   const taken = new Set(answerBuffers);
-  return args.slice(0, 3).map((matrix) => matrix.data).filter((array) => {
-    const alone = array.byteOffset === 0 && array.byteLength === array.buffer.byteLength && array.byteLength > 0;
-    if (!alone || taken.has(array.buffer)) return false;
-    taken.add(array.buffer);
-    return true;
+  return args.slice(0, 3).map(({ data }) => {
+    const alone = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.byteLength > 0;
+    if (!alone || taken.has(data.buffer)) return null;
+    taken.add(data.buffer);
+    return data;
   });
 }
 
@@ -59,7 +61,7 @@ function serve(post) {
       const value = engine[call](...args);
       const buffers = buffersOf(value);
       const inputs = returnInputs ? returnedInputs(args, buffers) : [];
-      post({ id, value, inputs, memoryBytes: engine.memoryBytes }, [...buffers, ...inputs.map((array) => array.buffer)]);
+      post({ id, value, inputs, memoryBytes: engine.memoryBytes }, [...buffers, ...inputs.filter(Boolean).map((array) => array.buffer)]);
       awake(AWAKE_MS);
     } catch (error) {
       post({ id, error: error.message });

@@ -29,7 +29,8 @@ const MAX_WAKE_MS = 1000;
 const RECYCLED_MAX_BYTES = 128 * 2 ** 20;
 // The most bytes of the parts' inputs and contexts of a split attention call that a pool keeps
 // for the next (spares below): 8 heads × 4,096 on two workers and the caller, or one head of
-// 16,384 on one worker and the caller, of 64 per head.
+// 16,384 on one worker and the caller, with 64 columns of q, k and v a head. Kept until the
+// next split attention call (or close), whatever calls come between.
 const SPARES_MAX_BYTES = 32 * 2 ** 20;
 
 // An object without its undefined fields (a worker's engine would read a key with an
@@ -196,12 +197,13 @@ export async function createAttentionPool(options = {}) {
   // 0 to workers − 1, and the caller's thread with callerPart
   let lastUsed = { workers: count, caller: callerPart };
 
-
   // Sends each part to its worker (args(part, reused, p): the worker's arguments for part p and
   // the previous result's arrays it writes into; transfers(args): buffers of those arguments
   // to hand over), computes the last part on the caller's thread with callerPart
   // (callerArgs(part, reused, p): its arguments, by default args'), once the others are sent, and
-  // joins the answers. When parts fail with different messages (an overflow in two heads, say),
+  // joins the answers. With returnInputs each worker hands back the arrays of q, k and v it was
+  // given, and keep(results, returned) gets every part's result and those arrays, by part, once
+  // the call is joined. When parts fail with different messages (an overflow in two heads, say),
   // or parts computed alone fail at all (their messages would count their own heads and
   // columns), the whole call runs on one worker for the error the engine gives; once the pool is
   // closed, the call fails with the error that says so.
@@ -224,13 +226,14 @@ export async function createAttentionPool(options = {}) {
           const n = parts.at(-1).rows[1];
           Object.assign(given.reuse, { scores: rowViews(reuse.scores, part.rows, n), weights: rowViews(reuse.weights, part.rows, n) });
         }
+        let value;
         try {
-          const value = here[call](...callerArgs(part, given.reuse, p));
-          if (split.by === 'heads') placed = placeContext(split, p, value, reuse);
-          return Promise.resolve(value);
+          value = here[call](...callerArgs(part, given.reuse, p));
         } catch (error) {
           return Promise.reject(error);
         }
+        if (split.by === 'heads') placed = placeContext(split, p, value.context, reuse.context);
+        return Promise.resolve(value);
       }
       if (rows) offerRecycled(offered[p], given);
       const partArgs = args(part, given.reuse, p);
@@ -315,12 +318,12 @@ export async function createAttentionPool(options = {}) {
     // they are copied once, not twice as a message copies them (out of this thread, into the
     // worker's).
     const slicePart = sliceHeads(call, split);
-    const given = spares;  // each part's arrays go to this call or to none
+    const lastParts = spares;  // each part's arrays go to this call or to none
     spares = [];
-    const withSpareContext = (reused, p) => (given[p]?.context ? { ...reused, context: { data: given[p].context } } : reused);
+    const withSpareContext = (reused, p) => (lastParts[p]?.context ? { ...reused, context: { data: lastParts[p].context } } : reused);
     const ownInputs = (part, reused, p) => {
       if (part === undefined) return whole(part, reused);  // the whole call again, for its error
-      const into = given[p] ?? {};
+      const into = lastParts[p] ?? {};
       if (slicePart === null) {
         const [qCopy, kCopy, vCopy] = [[call.q, into.q], [call.k, into.k], [call.v, into.v]].map(([matrix, array]) => copied(matrix, array));
         return [qCopy, kCopy, vCopy, { ...base, part, reuse: withSpareContext(reused, p) }];
@@ -344,7 +347,7 @@ export async function createAttentionPool(options = {}) {
   function keepSpares(results, returned) {
     if (closedError) return;
     const kept = results.map((result, p) => {
-      const [q, k, v] = returned[p] ?? [];
+      const [q, k, v] = returned[p] ?? [];  // null where the worker kept one
       const context = result.context.data;
       return { q, k, v, context: transferable(context) ? context : undefined };
     });

@@ -171,8 +171,10 @@ describe('the same numbers as the one-thread engine', () => {
     const options = { heads: 3, kernel: 'materialized' };  // heads [0, 1) and [1, 2) on the workers, [2, 3) on the caller
     const previous = await twoAndCaller.attention(randomMatrix(random, 40, 12), k, v, options);
     const [scores, weights] = [previous.scores.map((matrix) => matrix.data), previous.weights.map((matrix) => matrix.data)];
+    const context = previous.context.data;
     const reused = await twoAndCaller.attention(q, k, v, { ...options, reuse: previous });
     assertSameResult(reused, engine.attention(q, k, v, options), 'reused');
+    assert.equal(reused.context.data, context, 'the joined context, the caller\'s head written first, is the previous one');
     assert.deepEqual([...scores, ...weights].map((array) => array.length), [0, 0, 1600, 0, 0, 1600],
       'the workers\' heads went to them; the caller\'s stayed');
     assert.equal(reused.scores[2].data, scores[2], 'the caller\'s head\'s scores are written into the previous ones');
@@ -258,10 +260,13 @@ describe('the same numbers as the one-thread engine', () => {
     const channel = new BroadcastChannel('pool-worker-reuse');
     const heard = [];
     channel.onmessage = ({ data }) => heard.push(data);
-    // what the two workers were offered for the last call, in the workers' order of heads
-    const offered = async () => {
-      for (let wait = 0; heard.length < 2 && wait < 200; ++wait) await new Promise((resolve) => setTimeout(resolve, 5));
-      return heard.splice(0).map(({ context, returnInputs }) => `context ${context}${returnInputs ? ', inputs back' : ''}`).sort();
+    // what the workers were offered for the last `parts` parts sent to them, sorted: the
+    // length of the context to write into, whether the pool asked for q, k and v back, and which
+    // of them came in arrays the worker had handed back
+    const offered = async (parts = 2) => {
+      for (let wait = 0; heard.length < parts && wait < 200; ++wait) await new Promise((resolve) => setTimeout(resolve, 5));
+      return heard.splice(0).map(({ context, returnInputs, handedBack }) => `context ${context}${returnInputs ? ', inputs back' : ''}` +
+        `${handedBack.some(Boolean) ? `, into ${['q', 'k', 'v'].filter((_, i) => handedBack[i]).join(' ')}` : ''}`).sort();
     };
     const pool = await createAttentionPool({
       workers: 2, splitFrom: 0, callerPart: true, engine: recorded,
@@ -283,13 +288,14 @@ describe('the same numbers as the one-thread engine', () => {
       assert.deepEqual(await offered(), ['context null, inputs back', 'context null, inputs back'], 'a first call: nothing to write into');
       assert.equal(given.at(-1).context, null);
       await call(inputs(40), 'second');
-      assert.deepEqual(await offered(), ['context 80, inputs back', 'context 80, inputs back'], 'each worker its last 40 × 2 context');
+      assert.deepEqual(await offered(), ['context 80, inputs back, into q k v', 'context 80, inputs back, into q k v'],
+        'each worker its last 40 × 2 context, its heads cut into the arrays it handed back');
       assert.equal(given.at(-1).context.data, returned.at(-2).context.data, 'the caller writes into its last part\'s context');
       assert.equal(returned.at(-1).context.data, returned.at(-2).context.data);
-      await call(inputs(30), 'another shape');  // offered 40 × 2, which the engine ignores
+      await call(inputs(30), 'another shape');  // offered 40 × 2, which the engine ignores, and new arrays cut
       assert.deepEqual(await offered(), ['context 80, inputs back', 'context 80, inputs back']);
       await call(inputs(30), 'the same shape again');
-      assert.deepEqual(await offered(), ['context 60, inputs back', 'context 60, inputs back']);
+      assert.deepEqual(await offered(), ['context 60, inputs back, into q k v', 'context 60, inputs back, into q k v']);
       // a split by rows: each worker a copy of every input, handed back, and its rows' context
       const oneHead = () => [randomMatrix(random, 150, 8), randomMatrix(random, 150, 8), randomMatrix(random, 150, 8)];
       const rowsCall = async (args, label) => {
@@ -301,10 +307,25 @@ describe('the same numbers as the one-thread engine', () => {
       await rowsCall(oneHead(), 'split by rows');
       assert.deepEqual(await offered(), ['context 60, inputs back', 'context 60, inputs back'], 'the heads\' contexts, ignored');
       await rowsCall(oneHead(), 'split by rows again');
-      assert.deepEqual(await offered(), ['context 400, inputs back', 'context 400, inputs back'], 'rows [0, 50) and [50, 100) of 8');
+      assert.deepEqual(await offered(), ['context 400, inputs back, into q k v', 'context 400, inputs back, into q k v'],
+        'rows [0, 50) and [50, 100) of 8, every input copied into the arrays handed back');
       assert.equal(given.at(-1).context.data, returned.at(-2).context.data, 'the caller\'s rows too');
       await call(inputs(30), 'heads after rows');
       assert.deepEqual(await offered(), ['context 400, inputs back', 'context 400, inputs back']);
+      await call(inputs(30), 'heads again');
+      assert.deepEqual(await offered(), ['context 60, inputs back, into q k v', 'context 60, inputs back, into q k v']);
+      // two calls at once: the first takes the arrays, the second none
+      const together = [inputs(30), inputs(30)];
+      await Promise.all(together.map((args, i) => call(args, `at once, ${i}`)));
+      assert.deepEqual(await offered(4), ['context 60, inputs back, into q k v', 'context 60, inputs back, into q k v',
+        'context null, inputs back', 'context null, inputs back']);
+      // a part's arrays beyond SPARES_MAX_BYTES (32 MiB) are not kept: each worker's copy of a q of 32 MiB
+      const longQ = { rows: 2 ** 17, cols: 64, data: new Float32Array(2 ** 23).map((_, i) => Math.sin(i)) };
+      for (const label of ['a long q', 'a long q again']) {
+        const kLong = randomMatrix(random, 16, 64), vLong = randomMatrix(random, 16, 64);
+        assertSameResult(await pool.attention(longQ, kLong, vLong), engine.attention(longQ, kLong, vLong), label);
+        assert.deepEqual((await offered()).map((words) => words.includes('into')), [false, false], `${label}: nothing kept`);
+      }
       calls.forEach(([, result, expected], i) => assertSameResult(result, expected, `call ${i + 1}, after the later calls`));
     } finally {
       channel.close();
@@ -598,31 +619,33 @@ describe('a split by heads sends each worker only its heads\' columns', () => {
 });
 
 describe('the workers\' protocol', () => {
-  test('a worker hands back the arrays of q, k and v it was given when asked (returnInputs), and only then', async () => {
+  test('a worker hands back the arrays of q, k and v it was given when asked (returnInputs), each alone in its buffer, and only then', async () => {
     const worker = new Worker(new URL('../../dist/wasm/pool-worker.mjs', import.meta.url));
-
     const next = () => new Promise((resolve) => {
       worker.once('message', resolve);
     });
+    // q in a buffer of its own, or a view of the middle of a larger one (which stays with the worker)
+    const qOf = (rows, alone) => {
+      if (alone) return rows;
+      const data = new Float32Array(rows.data.length + 2);
+      data.set(rows.data, 1);
+      return { ...rows, data: data.subarray(1, rows.data.length + 1) };
+    };
     try {
       let answer = next();
       worker.postMessage({ load: { simd: engine.simd } });
       assert.equal((await answer).simd, engine.simd);
       const random = mulberry32(20261128);
-      for (const returnInputs of [true, false]) {
-        const args = [flat(randomMatrix(random, 20, 8)), flat(randomMatrix(random, 24, 8)), flat(randomMatrix(random, 24, 4))];
+      for (const [returnInputs, qAlone, handedBack] of [[true, true, [160, 192, 96]], [true, false, [null, 192, 96]], [false, true, []]]) {
+        const args = [qOf(flat(randomMatrix(random, 20, 8)), qAlone), flat(randomMatrix(random, 24, 8)), flat(randomMatrix(random, 24, 4))];
         const copies = args.map((matrix) => Float32Array.from(matrix.data));
         answer = next();
         worker.postMessage({ id: 1, call: 'attention', args: [...args, { heads: 2 }], returnInputs },
           args.map((matrix) => matrix.data.buffer));
         const { value, inputs } = await answer;
         assertSameResult(value, engine.attention(...args.map((matrix, i) => ({ ...matrix, data: copies[i] })), { heads: 2 }), 'the answer');
-        if (returnInputs) {
-          assert.deepEqual(inputs.map((array) => array.length), [160, 192, 96], 'q, k and v, handed back');
-          inputs.forEach((array, i) => assert.ok(bytesOf(array).equals(bytesOf(copies[i])), 'with the numbers sent'));
-        } else {
-          assert.deepEqual(inputs, [], 'not asked: none');
-        }
+        assert.deepEqual(inputs.map((array) => array?.length ?? null), handedBack, `returnInputs ${returnInputs}, q alone ${qAlone}`);
+        inputs.forEach((array, i) => assert.ok(array === null || bytesOf(array).equals(bytesOf(copies[i])), 'with the numbers sent'));
       }
     } finally {
       await worker.terminate();
