@@ -10,11 +10,13 @@
 // every input, which gives exactly the whole call's numbers, and the parts are joined in order;
 // an attention call split by heads sends each worker only its heads' columns of q, k and v, as a
 // call of those heads, where that gives the same numbers. The cutting is pool-split.mjs's, the
-// joining pool-join.mjs's, the workers pool-threads.mjs's (each running pool-worker.mjs).
+// joining pool-join.mjs's, the arrays handed to parts and kept between calls pool-arrays.mjs's,
+// the workers pool-threads.mjs's (each running pool-worker.mjs).
 import { attentionArguments, reuseOption, selfAttentionArguments } from './attention-arguments.mjs';
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
 import createAttention, { SIMD_BUILDS, chooseSimd } from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
+import { copied, offerRecycled, partReuse, rowArraysToKeep, rowViews, sparesToKeep } from './pool-arrays.mjs';
 import { join, placeContext } from './pool-join.mjs';
 import { SPLIT_FROM, sliceHeads, splitCall } from './pool-split.mjs';
 import { WorkerStopped, createSlot, machineCores, onWorkerThread, workerStarter } from './pool-threads.mjs';
@@ -23,15 +25,6 @@ import { WorkerStopped, createSlot, machineCores, onWorkerThread, workerStarter 
 const MAX_WORKERS = 256;
 // The longest pool.wake keeps the threads awake: enough for a page's typing pause to end.
 const MAX_WAKE_MS = 1000;
-// The most bytes of the workers' last parts of rows that a pool keeps for their next parts
-// (recycled below): a 4,096-token head's scores and weights of one worker, or of three a quarter
-// each, but not an 8,192-token head's half.
-const RECYCLED_MAX_BYTES = 128 * 2 ** 20;
-// The most bytes of the parts' inputs and contexts of a split attention call that a pool keeps
-// for the next (spares below): 8 heads × 4,096 on two workers and the caller, or one head of
-// 16,384 on one worker and the caller, with 64 columns of q, k and v a head. Kept until the
-// next split attention call (or close), whatever calls come between.
-const SPARES_MAX_BYTES = 32 * 2 ** 20;
 
 // An object without its undefined fields (a worker's engine would read a key with an
 // undefined value as an unknown option).
@@ -43,55 +36,6 @@ function defined(object) {
 function workerOptions(options) {
   const { part, positional, ...rest } = options;
   return defined({ ...rest, positional: positional && defined(positional), part: part && defined(part) });
-}
-
-// A copy of a matrix, written into `into` when it is a Float32Array of its length.
-function copied({ rows, cols, data }, into) {
-  const copy = into instanceof Float32Array && into.length === data.length ? into : new Float32Array(data.length);
-  copy.set(data);
-  return { rows, cols, data: copy };
-}
-
-// Whether a Float32Array may be handed to a worker: it is alone in its buffer.
-function transferable(array) {
-  return array instanceof Float32Array && array.byteOffset === 0 && array.byteLength > 0 &&
-    array.byteLength === array.buffer.byteLength && !(typeof SharedArrayBuffer === 'function' && array.buffer instanceof SharedArrayBuffer);
-}
-
-// The previous result's arrays a part writes into, as the reuse option of its worker's call,
-// and their buffers, handed over (transferred) to the worker: each head's scores and weights
-// of a split by heads, or all of them for a call on one worker. `handed` holds the buffers
-// given to earlier parts, so that none goes twice.
-function partReuse(by, part, reuse, handed) {
-  const transfer = [];
-  const take = (array) => {
-    if (!transferable(array) || handed.has(array.buffer)) return null;
-    handed.add(array.buffer);
-    transfer.push(array.buffer);
-    return { data: array };
-  };
-  const heads = (arrays) => (by === 'rows' ? [] : arrays.slice(...(part?.heads ?? [0, arrays.length])).map(take));
-  const own = (name) => (by === 'whole' ? take(reuse[name]) : null);
-  return {
-    reuse: {
-      scores: heads(reuse.scores), weights: heads(reuse.weights),
-      context: own('context'), q: own('q'), k: own('k'), v: own('v'), output: own('output'),
-    },
-    transfer,
-  };
-}
-
-// For the caller's part of a split by rows, rows [r0, r1) of each head's array of the previous
-// result (n·m values, m = its length / n) as a view: the caller's engine writes the part's rows
-// in place, and the join leaves them there (pool-join.mjs). null where a head has no such
-// array (or an empty one: a previous result's array a split by heads handed to a worker); the
-// engine ignores a view of another length than the part's, and allocates.
-function rowViews(arrays, [r0, r1], n) {
-  return arrays.map((array) => {
-    if (!(array instanceof Float32Array) || array.length === 0 || array.length % n !== 0) return null;
-    const m = array.length / n;
-    return { data: array.subarray(r0 * m, r1 * m) };
-  });
 }
 
 // The option `engine`, checked: undefined, null, or an engine of createAttention() (its calls,
@@ -248,7 +192,7 @@ export async function createAttentionPool(options = {}) {
     if (failures.length === 0) {
       const results = settled.map((outcome) => outcome.value);
       const joined = join(split, results, reuse, placed);
-      if (rows) keepForRecycling(results.filter((_, p) => p !== callerIndex));
+      if (rows && !closedError) recycled = rowArraysToKeep(results.filter((_, p) => p !== callerIndex));
       keep(results, returned);
       return joined;
     }
@@ -257,27 +201,6 @@ export async function createAttentionPool(options = {}) {
     if (closedError) throw closedError;
     if (split.by === 'whole' || (!alone && new Set(failures.map((error) => error.message)).size === 1)) throw failures[0];
     return (await slots[0].request(call, args(undefined, null))).value;
-  }
-
-  // A worker's arrays of its last part of rows (recycled) as its part's reuse, handed over.
-  function offerRecycled(arrays, given) {
-    if (!arrays) return;
-    given.reuse.scores = arrays.scores.map((data) => ({ data }));
-    given.reuse.weights = arrays.weights.map((data) => ({ data }));
-    given.transfer.push(...[...arrays.scores, ...arrays.weights].map((data) => data.buffer));
-  }
-
-  // Keeps the workers' parts' scores and weights arrays (the join has copied them) for their
-  // next parts, when each is alone in its buffer (as a worker's answer holds them), in all at
-  // most RECYCLED_MAX_BYTES.
-  function keepForRecycling(workerResults) {
-    if (closedError || workerResults.some((result) => !result.scores)) return;
-    const kept = workerResults.map((result) => ({
-      scores: result.scores.map((matrix) => matrix.data), weights: result.weights.map((matrix) => matrix.data),
-    }));
-    const arrays = kept.flatMap(({ scores, weights }) => [...scores, ...weights]);
-    const bytes = arrays.reduce((sum, data) => sum + data.byteLength, 0);
-    if (arrays.every(transferable) && bytes <= RECYCLED_MAX_BYTES) recycled = kept;
   }
 
   function requireOpen() {
@@ -338,21 +261,10 @@ export async function createAttentionPool(options = {}) {
       // the caller's engine reads its heads' columns, or rows, in place: no copy
       callerArgs: (part, reused, p) => whole(part, withSpareContext(reused, p)),
       returnInputs: true,
-      keep: keepSpares,
+      keep: (results, returned) => {
+        if (!closedError) spares = sparesToKeep(results, returned);
+      },
     });
-  }
-
-  // Keeps each part's arrays of a split attention call for the next (spares above): a worker's
-  // inputs handed back, and every part's context; in all at most SPARES_MAX_BYTES.
-  function keepSpares(results, returned) {
-    if (closedError) return;
-    const kept = results.map((result, p) => {
-      const [q, k, v] = returned[p] ?? [];  // null where the worker kept one
-      const context = result.context.data;
-      return { q, k, v, context: transferable(context) ? context : undefined };
-    });
-    const bytes = kept.flatMap(Object.values).reduce((sum, array) => sum + (array?.byteLength ?? 0), 0);
-    if (bytes <= SPARES_MAX_BYTES) spares = kept;
   }
 
   async function selfAttention(x, options = {}) {
