@@ -847,8 +847,8 @@ export interface AttentionPoolOptions {
   /**
    * The build every engine of the pool loads (CreateAttentionOptions.simd): by default the
    * given engine's, else the one the pool's own engine loaded (the best one here that loads;
-   * with engine null, the best one here). One that differs from the given engine's is an
-   * Error: the parts of a call would round differently.
+   * with engine null, the best one here, which its workers must then load). One that differs
+   * from the given engine's is an Error: the parts of a call would round differently.
    */
   simd?: SimdBuild;
 }

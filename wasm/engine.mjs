@@ -111,7 +111,12 @@ async function loadCore(simd, chosen) {
     return { core: await load(simd), simd };
   } catch (error) {
     if (!chosen || simd === 'simd128') throw error;
-    return { core: await load('simd128'), simd: 'simd128' };
+    try {
+      return { core: await load('simd128'), simd: 'simd128' };
+    } catch (fallbackError) {
+      throw new Error(`the engine loaded neither its relaxed-SIMD build (${WASM_FILES[simd]}: ${error.message}) ` +
+        `nor its SIMD128 build (${WASM_FILES.simd128}: ${fallbackError.message})`, { cause: fallbackError });
+    }
   }
 }
 

@@ -14,9 +14,15 @@ const RECYCLED_MAX_BYTES = 128 * 2 ** 20;
 // attention call (or close), whatever calls come between.
 const SPARES_MAX_BYTES = 32 * 2 ** 20;
 
+// `into` when it is a Float32Array of `length` values, else a new one: where a pool writes an
+// array it may have had before.
+export function destination(into, length) {
+  return into instanceof Float32Array && into.length === length ? into : new Float32Array(length);
+}
+
 // A copy of a matrix, written into `into` when it is a Float32Array of its length.
 export function copied({ rows, cols, data }, into) {
-  const copy = into instanceof Float32Array && into.length === data.length ? into : new Float32Array(data.length);
+  const copy = destination(into, data.length);
   copy.set(data);
   return { rows, cols, data: copy };
 }
@@ -74,20 +80,21 @@ export function offerRecycled(arrays, given) {
 
 // The workers' parts' scores and weights arrays of a call split by rows (the join has copied
 // them) to keep for their next parts, per worker: when each is alone in its buffer (as a
-// worker's answer holds them), in all at most RECYCLED_MAX_BYTES; else none ([]).
+// worker's answer holds them), in all at most RECYCLED_MAX_BYTES; else null (the pool keeps
+// what it has: another call's, made at the same time).
 export function rowArraysToKeep(workerResults) {
-  if (workerResults.some((result) => !result.scores)) return [];
+  if (workerResults.some((result) => !result.scores)) return null;
   const kept = workerResults.map((result) => ({
     scores: result.scores.map((matrix) => matrix.data), weights: result.weights.map((matrix) => matrix.data),
   }));
   const arrays = kept.flatMap(({ scores, weights }) => [...scores, ...weights]);
   const bytes = arrays.reduce((sum, data) => sum + data.byteLength, 0);
-  return arrays.every(transferable) && bytes <= RECYCLED_MAX_BYTES ? kept : [];
+  return arrays.every(transferable) && bytes <= RECYCLED_MAX_BYTES ? kept : null;
 }
 
 // Each part's arrays of a split attention call to keep for the next, {q, k, v, context} per
 // part: a worker's inputs handed back (`returned`, by part) and every part's context (the join
-// has copied it); in all at most SPARES_MAX_BYTES, else none ([]).
+// has copied it); in all at most SPARES_MAX_BYTES, else null (as rowArraysToKeep).
 export function sparesToKeep(results, returned) {
   const kept = results.map((result, p) => {
     const [q, k, v] = returned[p] ?? [];  // null where the worker kept one
@@ -95,5 +102,5 @@ export function sparesToKeep(results, returned) {
     return { q, k, v, context: transferable(context) ? context : undefined };
   });
   const bytes = kept.flatMap(Object.values).reduce((sum, array) => sum + (array?.byteLength ?? 0), 0);
-  return bytes <= SPARES_MAX_BYTES ? kept : [];
+  return bytes <= SPARES_MAX_BYTES ? kept : null;
 }

@@ -1,11 +1,7 @@
 // How the pool (pool.mjs) joins its parts' results into the whole call's, in order: heads side by
 // side, blocks of rows one under the other, written into the previous result's arrays when given.
+import { destination } from './pool-arrays.mjs';
 import { columns } from './pool-split.mjs';
-
-// `into` when it is a Float32Array of `length` values, else a new one.
-function destination(into, length) {
-  return into instanceof Float32Array && into.length === length ? into : new Float32Array(length);
-}
 
 // A matrix written into columns [first, first + its cols) of `data`, rows × cols.
 function writeColumns(data, cols, matrix, first) {

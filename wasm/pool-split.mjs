@@ -1,6 +1,7 @@
 // How the pool (pool.mjs) cuts a call into parts: the work of each query row (its visible keys),
 // how many parts a call affords and on which threads, which heads or blocks of rows each part
 // takes, and, for an attention call split by heads, a part as a call of its own heads' columns.
+import { destination } from './pool-arrays.mjs';
 
 // The kernels' blocks of query rows (core/include/attn/kernels.hpp kFlashTileRows): row
 // parts begin on them, so that no block is computed in two parts.
@@ -116,7 +117,7 @@ export function splitCall({
 // Columns [first, first + count) of a matrix, as a matrix of their own: written into `into`
 // when it is a Float32Array of their length, else into a new one.
 export function columns({ rows, cols, data }, first, count, into) {
-  const out = into instanceof Float32Array && into.length === rows * count ? into : new Float32Array(rows * count);
+  const out = destination(into, rows * count);
   for (let row = 0; row < rows; ++row) out.set(data.subarray(row * cols + first, row * cols + first + count), row * count);
   return { rows, cols: count, data: out };
 }

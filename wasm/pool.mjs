@@ -54,7 +54,7 @@ function requireEngineOption(engine) {
 // given, a new one of build `simd` when none is (owned: the pool's own; the best build that
 // loads when `simd` is undefined), none with null.
 async function callerEngine(engine, simd) {
-  if (engine === undefined) return { here: await createAttention(simd === undefined ? {} : { simd }), owned: true };
+  if (engine === undefined) return { here: await createAttention({ simd }), owned: true };
   return { here: engine, owned: false };
 }
 
@@ -192,7 +192,7 @@ export async function createAttentionPool(options = {}) {
     if (failures.length === 0) {
       const results = settled.map((outcome) => outcome.value);
       const joined = join(split, results, reuse, placed);
-      if (rows && !closedError) recycled = rowArraysToKeep(results.filter((_, p) => p !== callerIndex));
+      if (rows && !closedError) recycled = rowArraysToKeep(results.filter((_, p) => p !== callerIndex)) ?? recycled;
       keep(results, returned);
       return joined;
     }
@@ -262,7 +262,7 @@ export async function createAttentionPool(options = {}) {
       callerArgs: (part, reused, p) => whole(part, withSpareContext(reused, p)),
       returnInputs: true,
       keep: (results, returned) => {
-        if (!closedError) spares = sparesToKeep(results, returned);
+        if (!closedError) spares = sparesToKeep(results, returned) ?? spares;
       },
     });
   }

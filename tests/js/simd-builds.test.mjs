@@ -201,7 +201,7 @@ describe('the two builds', { skip: NEEDS_RELAXED }, () => {
       await check('after a worker was replaced');
     });
 
-  test('where the relaxed build does not load (its file missing), the SIMD128 one, in an engine and in a pool; unless asked for', async () => {
+  test('where the relaxed build does not load (its file missing), the SIMD128 one, in an engine and in a pool; unless asked for; neither: both named', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'attention-without-relaxed-'));
     try {
       cpSync(new URL('../../dist/wasm/', import.meta.url), directory, {
@@ -220,6 +220,10 @@ describe('the two builds', { skip: NEEDS_RELAXED }, () => {
       } finally {
         await pool.close();
       }
+      rmSync(join(directory, 'attention_core.wasm'));
+      await assert.rejects(api.default(), {
+        message: /^the engine loaded neither its relaxed-SIMD build \(attention_core\.relaxed\.wasm: ENOENT.*\) nor its SIMD128 build \(attention_core\.wasm: ENOENT/,
+      }, 'neither loads: both named');
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

@@ -18,7 +18,7 @@ const settings = { ...structuredClone(DEFAULTS), steps: STEPS };
  * release, finish and evaluate (with a share, its rank's "sums" at each length), join (the sums
  * it was given, as evaluations), load and the model requests at once, and advance by `onAdvance(worker)`,
  * which resolves to a chunk or rejects; errors[type] makes that request fail with it (and
- * errors.ready its engine fail to load). It
+ * errors.ready its engine fail to load; errors.simd, its engine run that build, not SIMD128). It
  * records every request and keeps a team's control port.
  */
 function scriptedWorker(index, onAdvance, errors = {}) {
@@ -52,7 +52,7 @@ function scriptedWorker(index, onAdvance, errors = {}) {
     },
   };
   queueMicrotask(() => worker.emit('message', {
-    data: errors.ready ? { status: 'failed', message: errors.ready } : { status: 'ready', version: 'test', simd: 'simd128' },
+    data: errors.ready ? { status: 'failed', message: errors.ready } : { status: 'ready', version: 'test', simd: errors.simd ?? 'simd128' },
   }));
   return worker;
 }
@@ -241,5 +241,18 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
     assert.deepEqual(typesOf(falling.started[0]), ['load', 'evaluate', 'evaluate']);
     assert.equal(falling.started[0].requests[2].payload.share, undefined);
     assert.deepEqual(typesOf(falling.started[1]), ['load', 'evaluate', 'release']);
+  });
+
+  test('a worker whose engine runs another build than the first\'s fails: left out of a loaded model\'s measure, and a seed on it fails, naming both builds', async () => {
+    const { runner, started } = runnerOf(3, toTheEnd, [{}, { simd: 'relaxed-simd' }, {}]);
+    runner.warm(1);
+    await settled();
+    await runner.loadModel(30, '{}');
+    assert.equal((await runner.evaluateModel(30, '{}', EVALUATION)).workers, 2, 'the first and the third');
+    assert.deepEqual(typesOf(started[1]), [], 'nothing is sent to the second');
+    const run = createRun({ id: 31, settings, seeds: [0, 1, 2] });
+    await assert.rejects(runner.train(run, handlers),
+      { message: 'the engine worker runs the relaxed-SIMD build and the page\'s first the SIMD128 one: their numbers would round differently' });
+    assert.deepEqual(typesOf(started[1]), [], 'still nothing');
   });
 });

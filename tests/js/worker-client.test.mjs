@@ -124,3 +124,50 @@ describe('worker client', () => {
     await assert.rejects(client.ready, /the engine worker stopped: out of memory/);
   });
 });
+
+describe('workers that must run one build (sameBuildAs)', () => {
+  // A first worker and a second that must run its build, both scripted.
+  function pair() {
+    const [firstWorker, secondWorker] = [new ScriptedWorker(), new ScriptedWorker()];
+    const first = createWorkerClient(firstWorker);
+    const second = createWorkerClient(secondWorker, { sameBuildAs: first.ready });
+    return { firstWorker, secondWorker, first, second };
+  }
+
+  test('the same build: ready once both are, and requests wait until then', async () => {
+    const { firstWorker, secondWorker, second } = pair();
+    const ready = watch(second.ready);
+    const request = watch(second.request('compute', { n: 1 }));
+    secondWorker.answer({ status: 'ready', version: '9.9.9', simd: 'simd128' });
+    await settled();
+    assert.equal(ready.state, 'pending', 'the first worker\'s build is not known yet');
+    assert.deepEqual(secondWorker.posted, [], 'nothing is sent before');
+    firstWorker.answer({ status: 'ready', version: '9.9.9', simd: 'simd128' });
+    await settled();
+    assert.deepEqual(ready.value, { version: '9.9.9', simd: 'simd128' });
+    assert.deepEqual(secondWorker.posted, [{ id: 1, type: 'compute', payload: { n: 1 } }]);
+    secondWorker.answer({ id: 1, status: 'ok', value: 'one', milliseconds: 2 });
+    await settled();
+    assert.deepEqual(request.value, { value: 'one', milliseconds: 2 });
+  });
+
+  test('another build: the worker fails, naming both, and its requests reject unsent', async () => {
+    const { firstWorker, secondWorker, second } = pair();
+    const request = watch(second.request('compute', {}));
+    firstWorker.answer({ status: 'ready', version: '9.9.9', simd: 'relaxed-simd' });
+    secondWorker.answer({ status: 'ready', version: '9.9.9', simd: 'simd128' });
+    await settled();
+    const message = 'the engine worker runs the SIMD128 build and the page\'s first the relaxed-SIMD one: their numbers would round differently';
+    await assert.rejects(second.ready, { message });
+    assert.equal(request.error.message, message);
+    await assert.rejects(second.request('view', {}), { message });
+    assert.deepEqual(secondWorker.posted, [], 'nothing was sent to it');
+  });
+
+  test('a first worker that failed leaves the second to start on its own build', async () => {
+    const { firstWorker, secondWorker, second } = pair();
+    firstWorker.answer({ status: 'failed', message: 'attention_core.wasm: 404' });
+    secondWorker.answer({ status: 'ready', version: '9.9.9', simd: 'simd128' });
+    assert.deepEqual(await second.ready, { version: '9.9.9', simd: 'simd128' });
+  });
+});

@@ -31,10 +31,12 @@ let settings = link.read();
 
 const startWorker = () => new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
 const curvesEngine = createWorkerClient(startWorker());
-const experimentsEngine = createWorkerClient(startWorker());
+// every other worker runs the first's build, so that the grid's parts join to one worker's numbers
+const sameBuild = { sameBuildAs: curvesEngine.ready };
+const experimentsEngine = createWorkerClient(startWorker(), sameBuild);
 // The needle grid's workers: one per core but the page's own, at least one.
 const GRID_WORKERS = Math.max(1, (navigator.hardwareConcurrency || 1) - 1);
-const gridEngines = Array.from({ length: GRID_WORKERS }, () => createWorkerClient(startWorker()));
+const gridEngines = Array.from({ length: GRID_WORKERS }, () => createWorkerClient(startWorker(), sameBuild));
 
 const position = createPositionView();
 const rope = createRopeView();

@@ -47,7 +47,8 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   function client(k) {
     while (clients.length <= k) {
       const index = clients.length;
-      const next = createWorkerClient(startWorker());
+      // every worker runs the first's build: a team's replicas, and seeds side by side, to the bit
+      const next = createWorkerClient(startWorker(), index > 0 ? { sameBuildAs: clients[0].ready } : {});
       clients.push(next);
       next.ready.then(() => {
         readyWorkers.add(index);

@@ -17,17 +17,26 @@ export class Superseded extends Error {
   }
 }
 
+// The words a message uses for an engine's build (engine.simd).
+const BUILD_NAMES = { 'relaxed-simd': 'relaxed-SIMD', simd128: 'SIMD128' };
+
 /**
  * Wraps a started module Worker: {ready: Promise<{version, simd}>, request(type, payload, {lane,
  * onProgress, transfer})}, where request resolves to {value, milliseconds}, onProgress(phase)
  * hears the worker's progress messages, and transfer lists what the payload hands over (its
- * MessagePorts, say). Once the worker has failed, every request rejects.
+ * MessagePorts, say). Once the worker has failed, every request rejects. `sameBuildAs`, another
+ * worker's ready: this worker fails unless its engine runs the same build, as the workers that
+ * share a page's computations must (each loads the best build it can, and a worker whose
+ * relaxed-SIMD build did not load runs the SIMD128 one, whose numbers round differently);
+ * requests then wait until that is known.
  */
-export function createWorkerClient(worker) {
+export function createWorkerClient(worker, { sameBuildAs } = {}) {
   const waiting = [];     // [{type, payload, lane, onProgress, transfer, resolve, reject}]
   let running = null;     // the request the worker is working on, with its id
   let nextId = 1;
   let failure = null;     // an Error once the worker cannot answer any more
+  // whether requests may go to the worker: at once, or with sameBuildAs once its build is known to be the same
+  let started = !sameBuildAs;
 
   let settleReady;
   const ready = new Promise((resolve, reject) => { settleReady = { resolve, reject }; });
@@ -41,13 +50,27 @@ export function createWorkerClient(worker) {
   }
 
   function sendNext() {
-    if (running || waiting.length === 0 || failure) return;
+    if (!started || running || waiting.length === 0 || failure) return;
     running = { ...waiting.shift(), id: nextId++ };
     worker.postMessage({ id: running.id, type: running.type, payload: running.payload }, running.transfer);
   }
 
+  // The worker's engine has loaded: ready, unless its build is not sameBuildAs's.
+  async function start(answer) {
+    const wanted = sameBuildAs && await sameBuildAs.catch(() => null);
+    if (failure) return;
+    if (wanted && wanted.simd !== answer.simd) {
+      fail(new Error(`the engine worker runs the ${BUILD_NAMES[answer.simd] ?? answer.simd} build and the page's first ` +
+        `the ${BUILD_NAMES[wanted.simd] ?? wanted.simd} one: their numbers would round differently`));
+      return;
+    }
+    started = true;
+    settleReady.resolve(answer);
+    sendNext();
+  }
+
   worker.addEventListener('message', ({ data }) => {
-    if (data.status === 'ready') return settleReady.resolve({ version: data.version, simd: data.simd });
+    if (data.status === 'ready') return start({ version: data.version, simd: data.simd });
     if (data.status === 'failed') return fail(new Error(`the engine failed to load: ${data.message}`));
     if (!running || data.id !== running.id) return undefined;
     if (data.status === 'progress') return running.onProgress?.(data.phase);
