@@ -133,7 +133,7 @@ export async function createAttentionPool(options = {}) {
   // were cut or copied into (handed back with its answer) and each part's context (the join has
   // copied it), which the same part of the next split attention call writes into (each where its
   // length fits). On one worker and the caller, in Node: 8 heads × 512 0.62 → 0.60× the
-  // one-thread time (2 MiB a call no longer allocated), n = 1,024 0.63 → 0.61×.
+  // one-thread time (2 MiB a call no longer allocated), n = 1,024 0.64 → 0.61×.
   let spares = [];
   const callerAwake = callerPart ? keepAwake() : null;  // the caller's thread, awake while a call is expected
   let wokenUntil = 0;  // until when workers may be awake for a call (wake)
