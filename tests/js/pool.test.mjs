@@ -905,6 +905,29 @@ describe('workers that die, and closing', () => {
     assert.ok(two.memoryBytes >= 2 * 16 * 2 ** 20, `${two.memoryBytes} bytes`);
   });
 
+  test('split calls of changing shapes, 600 of them: the arrays a pool keeps between calls do not pile up', async () => {
+    const random = mulberry32(20261129);
+    // by heads and by rows, flash and materialised, on two workers and the caller
+    const shapes = [[64, 4, 'flash'], [200, 1, 'flash'], [96, 3, 'materialized'], [300, 1, 'materialized'], [128, 2, 'flash']];
+    const inputs = shapes.map(([n, heads, kernel]) => ({
+      args: [0, 1, 2].map(() => flat(randomMatrix(random, n, heads * 64))), options: { heads, kernel },
+    }));
+    const calls = async (count) => {
+      for (let call = 0; call < count; ++call) {
+        const { args, options } = inputs[call % inputs.length];
+        await twoAndCaller.attention(...args, options);
+      }
+    };
+    await calls(100);
+    const [rss, wasm] = [process.memoryUsage().rss, twoAndCaller.memoryBytes];
+    await calls(500);
+    const grown = process.memoryUsage().rss - rss;
+    assert.ok(grown < 32 * 2 ** 20, `the process grew by ${(grown / 2 ** 20).toFixed(1)} MiB`);
+    assert.equal(twoAndCaller.memoryBytes, wasm, 'the workers\' wasm memory grew');
+    const { args, options } = inputs[2];
+    assertSameResult(await twoAndCaller.attention(...args, options), engine.attention(...args, options), 'after them');
+  });
+
   test('an idle pool that is never closed does not keep Node running; a script given to node -e, and V8 options, start it too', () => {
     const script = `import { createAttentionPool } from ${JSON.stringify(new URL('../../dist/wasm/attention.mjs', import.meta.url).href)};
       const pool = await createAttentionPool({ workers: 2 });
