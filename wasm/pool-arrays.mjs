@@ -27,8 +27,8 @@ export function copied({ rows, cols, data }, into) {
   return { rows, cols, data: copy };
 }
 
-// Whether a Float32Array may be handed to a worker: it is alone in its buffer.
-function transferable(array) {
+// Whether a Float32Array may be handed over (to a worker, or back): it is alone in its buffer.
+export function transferable(array) {
   return array instanceof Float32Array && array.byteOffset === 0 && array.byteLength > 0 &&
     array.byteLength === array.buffer.byteLength && !(typeof SharedArrayBuffer === 'function' && array.buffer instanceof SharedArrayBuffer);
 }

@@ -77,7 +77,7 @@ export function join(split, results, reuse, placed = null) {
     const joinMatrices = (name) => joinColumns(results.map((result) => result[name]), reuse[name]);
     joined.scores = first.scores && results.flatMap((result) => result.scores);
     joined.weights = first.weights && results.flatMap((result) => result.weights);
-    joined.context = placed ? joinColumns(results.map((result) => result.context), placed.data, placed.parts) : joinMatrices('context');
+    joined.context = joinColumns(results.map((result) => result.context), placed?.data ?? reuse.context, placed?.parts);
     const joinKeyValues = (name) => joinKeyValueColumns(split, results.map((result) => result[name]), reuse[name]);
     if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: joinKeyValues('k'), v: joinKeyValues('v'), output: joinMatrices('output') });
   } else {

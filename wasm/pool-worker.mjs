@@ -10,6 +10,7 @@
 // into (null for one it keeps), and [] without. The pool's {wake: ms} keeps the worker awake that
 // long (pool.wake), unanswered.
 import createAttention from './engine.mjs';
+import { transferable } from './pool-arrays.mjs';
 import { keepAwake } from './pool-awake.mjs';
 
 // How long the worker stays awake after an answer (pool-awake.mjs): long enough for the next
@@ -31,8 +32,7 @@ function buffersOf(result) {
 function returnedInputs(args, answerBuffers) {
   const taken = new Set(answerBuffers);
   return args.slice(0, 3).map(({ data }) => {
-    const alone = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.byteLength > 0;
-    if (!alone || taken.has(data.buffer)) return null;
+    if (!transferable(data) || taken.has(data.buffer)) return null;
     taken.add(data.buffer);
     return data;
   });
