@@ -25,6 +25,7 @@ import createAttention, { createAttentionPool } from '../../dist/wasm/attention.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WAKE_FOR_MS, WAKE_LEAD_MS } from '../../web/playground/pipeline.js';
 import { burstAfterIdle } from './idle.mjs';
+import { randomMatrix } from './run.mjs';
 
 const D = 64;  // per head
 const TARGET = 0.6;
@@ -42,16 +43,6 @@ const CASES = [
 ];
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-function randomMatrix(rows, cols, seed) {
-  const data = new Float32Array(rows * cols);
-  let state = seed;
-  for (let i = 0; i < data.length; ++i) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;  // LCG: reproducible inputs
-    data[i] = state / 2 ** 32 - 0.5;
-  }
-  return { rows, cols, data };
-}
 
 const label = ({ n, heads, causal, kernel, reuse }) =>
   `${heads > 1 ? `${heads} heads × ` : ''}${n}${causal ? ' causal' : ''}, ${kernel}${reuse ? ', reuse' : ''}`;
