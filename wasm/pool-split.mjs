@@ -16,8 +16,8 @@ const ROW_COST = 16;
 const MATERIALIZED_KEY_COST = 1 / 32;
 // The least work a part of a call is given by default, in multiply-adds of q·kᵀ and weights·v
 // (a visible query and key pair costs dh + dvh of them per head): about half a millisecond on
-// one core here, what a message to a worker and back costs (README "The engine on several
-// workers"). A call with less than two parts' worth runs on the caller's thread (a worker would
+// one core here, what a message to a worker and back costs (bench/README.md "The engine on
+// several workers"). A call with less than two parts' worth runs on the caller's thread (a worker would
 // compute it whole, no sooner, and the message would cost about a part), a larger one on as
 // many workers as it has parts' worth, at most all of them.
 export const SPLIT_FROM = 2 ** 23;

@@ -1,6 +1,6 @@
 // Block pooling (core/include/attn/block_pooling.hpp): an attention matrix shrunk to what a
 // screen shows, in the engine rather than in JavaScript, whose float maxima branch on every
-// cell (README "In the page" has the times).
+// cell (bench/README.md "In the page" has the times).
 import {
   describe, fail, requireCount, requireKnownKeys, requireName, requireWholeNumber, unwrap,
 } from './arguments.mjs';
