@@ -554,6 +554,11 @@ export interface EvaluationChunk {
   chunk: number;
   /** How many: size, or fewer in the last chunk. */
   sequences: number;
+  /**
+   * A 32-bit checksum of the parameters of the model that measured it and of the context:
+   * joinRetrievalEvaluation refuses a chunk whose checksum is not its own model's.
+   */
+  measuredWith: number;
   /** Its sequences' cross-entropies, summed. */
   loss: number;
   /** Right answers by the queried pair's position. */
@@ -785,9 +790,10 @@ export interface AttentionEngine {
   evaluateRetrievalChunks(model: TransformerModel, options?: HeldOutSet & { first?: number; end?: number }): EvaluationChunk[];
   /**
    * evaluateRetrieval(model, options) from every chunk's sums, given in any order; each is
-   * checked against the set (its chunk and sequences, the shapes, counts and sums no larger
-   * than the chunk's sequences that ask about each position, a loss of at least 0) and an
-   * Error names the first problem. Sums of another model or context cannot be told apart.
+   * checked against the set and the model (its chunk and sequences, that it was measured with
+   * this model's parameters in this context, the shapes, counts and sums no larger than the
+   * chunk's sequences that ask about each position, a loss of at least 0) and an Error names
+   * the first problem.
    */
   joinRetrievalEvaluation(model: TransformerModel, options: HeldOutSet, chunks: EvaluationChunk[]): Evaluation;
   /** Sequences of the task drawn from a seed (a stream of its own: not the trainer's batches). */

@@ -802,6 +802,7 @@ val to_js(const attn::train::EvaluationSums& sums) {
   val chunk = val::object();
   chunk.set("chunk", sums.chunk);
   chunk.set("sequences", sums.sequences);
+  chunk.set("measuredWith", sums.measured_with);
   chunk.set("loss", sums.loss);
   chunk.set("correct", to_int32_array(sums.correct));
   chunk.set("attention", attention_of(sums));
@@ -1134,9 +1135,9 @@ val evaluate_retrieval_chunks(const ModelHandle& model, val options, double firs
   });
 }
 
-// The evaluation from every chunk's sums, in chunk order: [{chunk, sequences, loss, correct,
-// toValue, toKey, toFirst}], objects training.mjs made of the checked values (their shapes
-// the model's); the core checks them against the set.
+// The evaluation from every chunk's sums, in chunk order: [{chunk, sequences, measuredWith,
+// loss, correct, toValue, toKey, toFirst}], objects training.mjs made of the checked values
+// (their shapes the model's); the core checks them against the set and the model.
 val join_retrieval_evaluation(const ModelHandle& model, val options, val chunks) {
   return guarded([&] {
     const HeldOutSet set(options);
@@ -1145,6 +1146,7 @@ val join_retrieval_evaluation(const ModelHandle& model, val options, val chunks)
       const val chunk = chunks[c];
       sums[c].chunk = to_long(chunk["chunk"]);
       sums[c].sequences = to_long(chunk["sequences"]);
+      sums[c].measured_with = chunk["measuredWith"].as<std::uint32_t>();
       sums[c].loss = chunk["loss"].as<double>();
       const std::vector<double> correct =
           emscripten::convertJSArrayToNumberVector<double>(chunk["correct"]);
@@ -1153,8 +1155,8 @@ val join_retrieval_evaluation(const ModelHandle& model, val options, val chunks)
       sums[c].to_key = to_table(chunk["toKey"]);
       sums[c].to_first = to_table(chunk["toFirst"]);
     }
-    return to_js(
-        attn::train::join_evaluation(*model.model(), set.task, set.pairs, set.sequences, sums));
+    return to_js(attn::train::join_evaluation(*model.model(), set.task, set.pairs, set.sequences,
+                                              set.context, sums));
   });
 }
 

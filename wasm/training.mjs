@@ -7,6 +7,8 @@ import {
 } from './arguments.mjs';
 
 const MAX_SEED = 2 ** 32 - 1;
+// evaluateRetrievalChunks' measuredWith: a 32-bit checksum of the model and the context
+const MAX_CHECKSUM = 2 ** 32 - 1;
 // The keys of each positional type a model takes.
 const MODEL_POSITIONAL_KEYS = {
   none: ['type'], rope: ['type', 'base', 'pairing'], alibi: ['type', 'slopes'], learned: ['type'],
@@ -470,10 +472,11 @@ export function trainingCalls(core) {
     const read = Array.from({ length: count }, (_, c) => {
       const name = `chunks[${c}]`;
       const given = chunks[c];
-      requireKnownKeys(name, given, ['chunk', 'sequences', 'loss', 'correct', 'attention']);
-      const { chunk, sequences, loss, correct, attention } = given;
+      requireKnownKeys(name, given, ['chunk', 'sequences', 'measuredWith', 'loss', 'correct', 'attention']);
+      const { chunk, sequences, measuredWith, loss, correct, attention } = given;
       requireCount(`${name}.chunk`, chunk, 0, count - 1);
       requireCount(`${name}.sequences`, sequences, 1);
+      requireCount(`${name}.measuredWith`, measuredWith, 0, MAX_CHECKSUM);
       if (typeof loss !== 'number') fail(`${name}.loss must be a number, got ${describe(loss)}`);
       if (!(correct instanceof Int32Array) || correct.length !== pairs) {
         fail(`${name}.correct must be an Int32Array of ${pairs} counts (one per position), got ${describe(correct)}`);
@@ -481,7 +484,7 @@ export function trainingCalls(core) {
       requireKnownKeys(`${name}.attention`, attention, ['toValue', 'toKey', 'toFirst']);
       const { toValue, toKey, toFirst } = attention;
       return {
-        chunk, sequences, loss, correct,
+        chunk, sequences, measuredWith, loss, correct,
         toValue: summedTable(`${name}.attention.toValue`, toValue, layers, heads, pairs),
         toKey: summedTable(`${name}.attention.toKey`, toKey, layers, heads, pairs),
         toFirst: summedTable(`${name}.attention.toFirst`, toFirst, layers, heads, pairs),

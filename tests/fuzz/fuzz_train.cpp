@@ -299,7 +299,8 @@ void check_shared_run(const attn::train::TrainingOptions& options, long shard_sp
                                                    options.context, from, to);
     sums.insert(sums.end(), part.begin(), part.end());
   }
-  const auto joined = attn::train::join_evaluation(second.model(), task, pairs, sequences, sums);
+  const auto joined =
+      attn::train::join_evaluation(second.model(), task, pairs, sequences, options.context, sums);
   const auto expected = alone.evaluate(pairs);
   const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
   bool equal = same(joined.loss, expected.loss) && joined.accuracy == expected.accuracy &&

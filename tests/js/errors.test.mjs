@@ -267,6 +267,21 @@ const CASES = [
     ['chunks[1].attention.toValue[1][1] must be a Float64Array of 3 sums, got undefined']],
   ['joinRetrievalEvaluation with sums in a plain array', chunkSums((chunks) => { chunks[0].attention.toFirst[1][0] = [0, 0, 0]; }),
     ['chunks[0].attention.toFirst[1][0] must be a Float64Array of 3 sums']],
+  ['joinRetrievalEvaluation without measuredWith', chunkSums((chunks) => { delete chunks[1].measuredWith; }),
+    ['chunks[1].measuredWith must be a whole number from 0 to 4294967295, got undefined']],
+  ['joinRetrievalEvaluation with a checksum past 32 bits', chunkSums((chunks) => { chunks[0].measuredWith = 2 ** 32; }),
+    ['chunks[0].measuredWith must be a whole number from 0 to 4294967295, got 4294967296']],
+  ['joinRetrievalEvaluation with a chunk of another model', () => {
+    const other = engine.createTransformer(config({ seed: 7 }));
+    const chunks = engine.evaluateRetrievalChunks(model, HELD_OUT);
+    chunks[1] = engine.evaluateRetrievalChunks(other, { ...HELD_OUT, first: 1 })[0];
+    other.delete();
+    return engine.joinRetrievalEvaluation(model, HELD_OUT, chunks);
+  }, [/chunk 1's measuredWith must be \d+ \(this model's parameters, in the causal context\), got \d+: its sums were measured with another model or context/]],
+  ['joinRetrievalEvaluation with sums of the prefix context', () => {
+    const chunks = engine.evaluateRetrievalChunks(model, { ...HELD_OUT, context: 'prefix' });
+    return engine.joinRetrievalEvaluation(model, HELD_OUT, chunks);
+  }, [/chunk 0's measuredWith must be \d+ \(this model's parameters, in the causal context\)/]],
 ];
 
 

@@ -393,6 +393,9 @@ describe('an evaluation in parts', () => {
       const mine = engine.evaluateRetrievalChunks(model, { ...set, end: cut });
       const theirs = structuredClone(other.evaluateRetrievalChunks(replica, { ...set, first: cut }));  // as a message carries them
       assert.deepEqual(mine.map(({ chunk }) => chunk), Array.from({ length: cut }, (_, c) => c));
+      // measured with the same parameters in the same context: the same checksum
+      assert.ok(Number.isInteger(mine[0].measuredWith) && mine[0].measuredWith >= 0 && mine[0].measuredWith < 2 ** 32);
+      assert.equal(theirs[0].measuredWith, mine[0].measuredWith);
       assert.deepEqual(engine.joinRetrievalEvaluation(model, set, [...theirs, ...mine]), whole);
     }
     // a chunk's sums: counts of its own sequences (chunk 2 asks about position 0 fourteen times)

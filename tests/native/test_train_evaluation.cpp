@@ -1,6 +1,9 @@
 // attn/train/evaluation.hpp: the held-out measures of a trained model, for the trainer's
-// own model and for any model with the same parameters, and the errors of a task that does
-// not fit the model.
+// own model and for any model with the same parameters, the errors of a task that does not
+// fit the model, and of sums joined with a model that did not measure them.
+#include <cstdint>
+#include <cstring>
+
 #include "attn/train/evaluation.hpp"
 #include "attn/train/trainer.hpp"
 #include "helpers.hpp"
@@ -159,7 +162,8 @@ TEST_CASE("evaluation in chunks: sums computed apart join to evaluate_retrieval'
     REQUIRE(sums.size() == 3);
     CHECK(sums[2].chunk == 2);
     CHECK(sums[2].sequences == 88);
-    const auto joined = attn::train::join_evaluation(model, options.task, pairs, sequences, sums);
+    const auto joined =
+        attn::train::join_evaluation(model, options.task, pairs, sequences, causal, sums);
     CHECK(joined.loss == whole.loss);
     CHECK(joined.accuracy == whole.accuracy);
     CHECK(joined.accuracy_by_position == whole.accuracy_by_position);
@@ -200,7 +204,7 @@ TEST_CASE("evaluation in chunks: chunks out of range and sums that the set canno
   const auto good =
       attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 0, 3);
   const auto join = [&](const std::vector<attn::train::EvaluationSums>& sums) {
-    return attn::train::join_evaluation(model, options.task, pairs, sequences, sums);
+    return attn::train::join_evaluation(model, options.task, pairs, sequences, causal, sums);
   };
   CHECK_NOTHROW(join(good));
   CHECK_THROWS_WITH(join({good[0], good[1]}),
@@ -243,4 +247,50 @@ TEST_CASE("evaluation in chunks: chunks out of range and sums that the set canno
   bad[0].to_value[1].pop_back();
   CHECK_THROWS_WITH(join(bad), Contains("chunk 0's toValue must be 2 layers of 2 heads of 6 sums, "
                                         "one per position"));
+}
+
+TEST_CASE("evaluation in chunks: sums of another model or context fail to join",
+          "[train][evaluation][errors]") {
+  const TrainingOptions options = small_run();
+  RetrievalTrainer trainer(options);
+  attn::train::Transformer& model = trainer.model();
+  const auto causal = attn::train::Context::causal, prefix = attn::train::Context::prefix;
+  const long pairs = 6, sequences = 600;
+  const std::uint32_t checksum = attn::train::measured_with(model, causal);
+  // a copy has the same checksum; one bit of one parameter, or the context, changes it
+  attn::train::Transformer replica = copy_of(model);
+  CHECK(attn::train::measured_with(replica, causal) == checksum);
+  CHECK(attn::train::measured_with(model, prefix) != checksum);
+  std::uint32_t bits;
+  std::memcpy(&bits, replica.values() + 100, sizeof bits);
+  bits ^= 1u;
+  std::memcpy(replica.values() + 100, &bits, sizeof bits);
+  CHECK(attn::train::measured_with(replica, causal) != checksum);
+  // every chunk carries its model's checksum
+  const auto mine =
+      attn::train::evaluation_sums(model, options.task, pairs, sequences, causal, 0, 3);
+  for (const auto& sums : mine) CHECK(sums.measured_with == checksum);
+  const auto join = [&](const std::vector<attn::train::EvaluationSums>& sums,
+                        attn::train::Context context) {
+    return attn::train::join_evaluation(model, options.task, pairs, sequences, context, sums);
+  };
+  CHECK_NOTHROW(join(mine, causal));
+  // chunk 1 measured by the replica one bit away: the join names it and both checksums
+  auto mixed = mine;
+  mixed[1] = attn::train::evaluation_sums(replica, options.task, pairs, sequences, causal, 1, 2)[0];
+  const std::uint32_t theirs = mixed[1].measured_with;
+  CHECK_THROWS_WITH(
+      join(mixed, causal),
+      Contains("chunk 1's measuredWith must be " + std::to_string(checksum) +
+               " (this model's parameters, in the causal context), got " + std::to_string(theirs) +
+               ": its sums were measured with another model or context"));
+  // the model's own sums, joined as if measured in the other context
+  CHECK_THROWS_WITH(join(mine, prefix),
+                    Contains("chunk 0's measuredWith must be " +
+                             std::to_string(attn::train::measured_with(model, prefix)) +
+                             " (this model's parameters, in the prefix context)"));
+  // and the model after another step is another model
+  run(trainer);
+  CHECK(attn::train::measured_with(model, causal) != checksum);
+  CHECK_THROWS_WITH(join(mine, causal), Contains("chunk 0's measuredWith must be "));
 }

@@ -1,9 +1,11 @@
 #include "attn/train/evaluation.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "attn/errors.hpp"
+#include "attn/names.hpp"
 
 namespace attn::train {
 
@@ -117,6 +119,19 @@ long evaluation_chunks(const Transformer& model, const TaskOptions& task, long p
   return (sequences + size - 1) / size;
 }
 
+std::uint32_t measured_with(const Transformer& model, Context context) {
+  // FNV-1a over 32-bit words: the context, then each parameter's bits
+  constexpr std::uint32_t kOffset = 2166136261u, kPrime = 16777619u;
+  std::uint32_t hash = (kOffset ^ std::uint32_t(context)) * kPrime;
+  const float* values = model.values();
+  for (std::size_t p = 0; p < model.parameter_count(); ++p) {
+    std::uint32_t bits;
+    std::memcpy(&bits, values + p, sizeof bits);
+    hash = (hash ^ bits) * kPrime;
+  }
+  return hash;
+}
+
 std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOptions& task, long pairs,
                                             long sequences, Context context, long first_chunk,
                                             long end_chunk) {
@@ -126,12 +141,14 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
   const TaskBatch set = evaluation_set(task, pairs, sequences);
   const long T = set.T, L = model.config().layers, H = model.config().heads;
   const long size = held_out_chunk(model, task, pairs);
+  const std::uint32_t checksum = measured_with(model, context);
   std::vector<EvaluationSums> result;
   for (long chunk = first_chunk; chunk < end_chunk; ++chunk) {
     const long first = chunk * size, B = std::min(size, set.B - first);
     EvaluationSums sums;
     sums.chunk = chunk;
     sums.sequences = B;
+    sums.measured_with = checksum;
     sums.correct.assign(pairs, 0);
     sums.to_value = sums.to_key = sums.to_first = zero_table(L, H, pairs);
     const Batch batch{set.tokens.data() + first * T, set.targets.data() + first, B, T, 1,
@@ -158,9 +175,11 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
 }
 
 Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
-                           long sequences, const std::vector<EvaluationSums>& chunks) {
+                           long sequences, Context context,
+                           const std::vector<EvaluationSums>& chunks) {
   const long count = evaluation_chunks(model, task, pairs, sequences);
   const long size = held_out_chunk(model, task, pairs);
+  const std::uint32_t checksum = measured_with(model, context);
   const long L = model.config().layers, H = model.config().heads;
   if (long(chunks.size()) != count) {
     fail("chunks must hold the sums of each of the set's " + std::to_string(count) +
@@ -183,6 +202,13 @@ Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, lo
       fail(name + "sequences must be " + std::to_string(end - first) + " (of the set's " +
            std::to_string(sequences) + ", in chunks of " + std::to_string(size) + "), got " +
            std::to_string(sums.sequences));
+    }
+    if (sums.measured_with != checksum) {
+      fail(name + "measuredWith must be " + std::to_string(checksum) +
+           " (this model's parameters, in the " + std::string(attn::to_string(context)) +
+           " context), got " + std::to_string(sums.measured_with) +
+           ": its sums were measured with another model or context, and the members of a " +
+           "team must hold the same model");
     }
     // the chunk's sequences that ask about each position
     std::vector<long> chunk_asked(pairs, 0);
@@ -239,7 +265,7 @@ Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, lo
 Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long pairs,
                               long sequences, Context context) {
   const long chunks = evaluation_chunks(model, task, pairs, sequences);
-  return join_evaluation(model, task, pairs, sequences,
+  return join_evaluation(model, task, pairs, sequences, context,
                          evaluation_sums(model, task, pairs, sequences, context, 0, chunks));
 }
 

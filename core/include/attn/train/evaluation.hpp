@@ -3,6 +3,7 @@
 // the final position looks. Letters as in attn/train/layers.hpp.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "attn/train/retrieval.hpp"
@@ -48,14 +49,20 @@ Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long 
 // the join adds them in chunk order before dividing, so that chunks computed anywhere give
 // evaluate_retrieval's bits.
 struct EvaluationSums {
-  long chunk = 0;             // its index: sequences [chunk·size, (chunk + 1)·size) of the set
-  long sequences = 0;         // how many: size, or fewer in the last chunk
-  double loss = 0.0;          // the chunk's cross-entropies, summed
-  std::vector<long> correct;  // pairs: right answers by the queried pair's position
+  long chunk = 0;      // its index: sequences [chunk·size, (chunk + 1)·size) of the set
+  long sequences = 0;  // how many: size, or fewer in the last chunk
+  std::uint32_t measured_with = 0;  // measured_with(model, context) of the model that measured it
+  double loss = 0.0;                // the chunk's cross-entropies, summed
+  std::vector<long> correct;        // pairs: right answers by the queried pair's position
   // [layer][head][i]: the weights of the final position (on the queried value, key, token 0)
   // summed over the chunk's sequences that ask about pair i
   AttentionByPosition to_value, to_key, to_first;
 };
+
+// A checksum of a model's parameters (every bit of each, in their flat order) and of the
+// context it is measured in: the join's check that every chunk was measured with its model.
+// Another model or context gives another checksum, but for a chance of one in 2^32.
+std::uint32_t measured_with(const Transformer& model, Context context);
 
 // The chunks of the held-out set of evaluate_retrieval with these arguments (checked as it
 // checks them).
@@ -67,12 +74,13 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
                                             long sequences, Context context, long first_chunk,
                                             long end_chunk);
 
-// The evaluation from every chunk's sums, in chunk order. Each is checked against the set:
-// its index and sequences, its tables' sizes, counts no larger than the chunk's sequences that
-// ask about each position (and the weights' sums likewise), a loss of at least 0 (sums that
-// are not numbers pass, as a model whose logits overflow gives them). Sums measured with
-// another model or context cannot be told apart: replicas must hold the same model.
+// The evaluation from every chunk's sums, in chunk order. Each is checked against the set and
+// the model: its index and sequences, that it was measured with this model in this context
+// (measured_with), its tables' sizes, counts no larger than the chunk's sequences that ask
+// about each position (and the weights' sums likewise), a loss of at least 0 (sums that are
+// not numbers pass, as a model whose logits overflow gives them).
 Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
-                           long sequences, const std::vector<EvaluationSums>& chunks);
+                           long sequences, Context context,
+                           const std::vector<EvaluationSums>& chunks);
 
 }  // namespace attn::train
