@@ -2,7 +2,8 @@
 // pixels (CSS size × devicePixelRatio), the lines of a focused query start at that query's
 // row in CSS pixels at either ratio, the canvas is painted again when the ratio changes or
 // its frame is resized, and its backing store stays within 4096 device pixels a side; off
-// screen it is not painted until it comes near.
+// screen it is not painted until it comes near; a new result's lines are painted once the
+// frame that shows the other views has been rendered.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { schemeTableau10 } from 'd3-scale-chromatic';
@@ -22,6 +23,7 @@ const MAX_BACKING_PX = 4096;      // lines.js: MAX_BACKING_PX
 const WIDE_FRAME_PX = 3000;       // × 2 device pixels would exceed MAX_BACKING_PX
 const NARROW_FRAME_PX = 240;
 const UNPREMULTIPLY_SLACK = 10;   // a channel of a translucent pixel read back (7 seen), against the colour painted
+const ROW_PX = 22;                // lines.js: ROW_PX, a token's row
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -229,6 +231,28 @@ describe('lines view on high-DPI screens', () => {
     const capped = MAX_BACKING_PX / WIDE_FRAME_PX;
     assertBacking(state, capped, `a ${WIDE_FRAME_PX}-px frame at ratio 2`);
     assert.ok(state.height <= MAX_BACKING_PX);
+    await close();
+  });
+
+  test('a new result\'s lines are painted once the frame that shows its tokens has been rendered', async () => {
+    const { page, close } = await openAt(1);
+    const { height } = await canvasState(page);
+    // when the tokens of a 7th word are drawn, the canvas still holds 6 rows of lines; after
+    // the frame that shows them (a task queued from its animation frame callback), 7
+    const heights = page.evaluate(([selector, tokens]) => new Promise((resolve) => {
+      const canvas = document.querySelector(selector);
+      const svg = document.querySelector('#lines');
+      const observer = new MutationObserver(() => {
+        if (svg.querySelectorAll('text.token').length !== 2 * tokens) return;
+        observer.disconnect();
+        const withTokens = canvas.height;
+        requestAnimationFrame(() => setTimeout(() => resolve({ withTokens, afterFrame: canvas.height })));
+      });
+      observer.observe(svg, { childList: true, subtree: true });
+    }), [CANVAS, TOKENS + 1]);
+    await page.locator('#sentence').press('End');
+    await page.keyboard.type(' again');
+    assert.deepEqual(await heights, { withTokens: height, afterFrame: height + ROW_PX });
     await close();
   });
 

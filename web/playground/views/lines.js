@@ -20,6 +20,10 @@
 // frame is within a screen's height of the viewport (ON_SCREEN_MARGIN), and when it comes
 // near: on a phone, where the view is far below the input, typing does not paint lines no one
 // sees (a paint of 8 heads' lines is 20–30 ms here, and several strokes at a phone's ratio).
+// A new result's lines are painted once the frame that shows the other views has been
+// rendered, so that the matrix does not wait for them (at 512 tokens × 8 heads they were 18 of
+// the 37–53 ms a keystroke's views took to draw at a ratio of 1); hovering, focusing, a resize
+// or a new ratio paint at once.
 import { interpolateSinebow, schemeTableau10 } from 'd3-scale-chromatic';
 import { select } from 'd3-selection';
 import { swatchItem } from '../../shared/heatmap/legend.js';
@@ -79,9 +83,26 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
   let isolated = null;  // {side: 'query' | 'key', position}: the token whose lines alone show, or null
   let onScreen = false;  // whether the frame is within ON_SCREEN_MARGIN of the viewport
   let unpainted = false; // a paint was put off while the frame was off screen
+  let afterFrame = null; // {frame, timer}: a paint waiting for the frame being rendered
+
+  // Paints the lines once the frame being rendered has been (a task queued from its animation
+  // frame callback), unless a paint comes first.
+  function paintAfterFrame() {
+    if (afterFrame) return;
+    const waiting = { frame: 0, timer: 0 };
+    waiting.frame = requestAnimationFrame(() => {
+      waiting.timer = setTimeout(paint);
+    });
+    afterFrame = waiting;
+  }
 
   // Paints the lines, or only those of the isolated token, at the current device pixel ratio.
   function paint() {
+    if (afterFrame) {
+      cancelAnimationFrame(afterFrame.frame);
+      clearTimeout(afterFrame.timer);
+      afterFrame = null;
+    }
     unpainted = false;
     const { width, height, left, right, y } = geometry;
     const ratio = backingRatio(width, height);
@@ -122,10 +143,12 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     for (let drawn = strokes; drawn < hairlines; drawn *= 2) context.drawImage(canvas, 0, drawn * HAIRLINE_PX);
   }
 
-  // Paints now when the frame is on screen, else once it comes near.
-  function paintWhenSeen() {
-    if (onScreen) paint();
-    else unpainted = true;
+  // Paints when the frame is on screen (now, or with `later` once the frame being rendered
+  // has been), else once it comes near.
+  function paintWhenSeen({ later = false } = {}) {
+    if (!onScreen) unpainted = true;
+    else if (later) paintAfterFrame();
+    else paint();
   }
 
   // Keeps only the lines of a token (a hovered or focused one), or all of them (side null).
@@ -197,7 +220,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
         onSelectQuery(d.index);
       });
     isolate(null, null);
-    paintWhenSeen();
+    paintWhenSeen({ later: true });
   }
 
   // A media query that matches only the current ratio: when it stops matching, paint at the new one.
@@ -219,7 +242,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
   }, { rootMargin: ON_SCREEN_MARGIN }).observe(svg.parentElement);
   // printing shows the whole page
   window.addEventListener('beforeprint', () => {
-    if (unpainted) paint();
+    if (unpainted || afterFrame) paint();
   });
 
   return draw;
