@@ -174,12 +174,15 @@ std::vector<EvaluationSums> evaluation_sums(Transformer& model, const TaskOption
   return result;
 }
 
-Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
-                           long sequences, Context context,
-                           const std::vector<EvaluationSums>& chunks) {
+namespace {
+
+// join_evaluation with the model's checksum in `context` given (measured_with(model, context)),
+// so that a caller that has just measured the sums does not read every parameter again.
+Evaluation join_sums(const Transformer& model, const TaskOptions& task, long pairs, long sequences,
+                     Context context, std::uint32_t checksum,
+                     const std::vector<EvaluationSums>& chunks) {
   const long count = evaluation_chunks(model, task, pairs, sequences);
   const long size = held_out_chunk(model, task, pairs);
-  const std::uint32_t checksum = measured_with(model, context);
   const long L = model.config().layers, H = model.config().heads;
   if (long(chunks.size()) != count) {
     fail("chunks must hold the sums of each of the set's " + std::to_string(count) +
@@ -262,11 +265,21 @@ Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, lo
   return result;
 }
 
+}  // namespace
+
+Evaluation join_evaluation(const Transformer& model, const TaskOptions& task, long pairs,
+                           long sequences, Context context,
+                           const std::vector<EvaluationSums>& chunks) {
+  return join_sums(model, task, pairs, sequences, context, measured_with(model, context), chunks);
+}
+
 Evaluation evaluate_retrieval(Transformer& model, const TaskOptions& task, long pairs,
                               long sequences, Context context) {
   const long chunks = evaluation_chunks(model, task, pairs, sequences);
-  return join_evaluation(model, task, pairs, sequences, context,
-                         evaluation_sums(model, task, pairs, sequences, context, 0, chunks));
+  const std::vector<EvaluationSums> sums =
+      evaluation_sums(model, task, pairs, sequences, context, 0, chunks);
+  // every chunk carries the checksum evaluation_sums computed (there is at least one)
+  return join_sums(model, task, pairs, sequences, context, sums.front().measured_with, sums);
 }
 
 }  // namespace attn::train
