@@ -22,18 +22,29 @@ const MATERIALIZED_KEY_COST = 1 / 32;
 // many workers as it has parts' worth, at most all of them.
 export const SPLIT_FROM = 2 ** 23;
 
-// The number of keys query `row` of n sees among m (core/src/mask.cpp visible_keys): the
-// work of its row.
-function visibleKeys({ causal = false, window = 0, sinks = 0, prefix = 0 }, row, n, m) {
-  const clamp = (key) => Math.min(Math.max(key, 0), m);
-  const position = row + m - n;
+// [k0, …, k(n−1)]: the number of keys each query row of n sees among m (core/src/mask.cpp
+// visible_keys), the work of its row. One loop over the rows, none without a mask: at n = 256
+// the pool's whole overhead on a call was the 10 µs this took with a function call per row.
+// Exported for the tests.
+export function visibleKeys({ causal = false, window = 0, sinks = 0, prefix = 0 }, n, m) {
+  const visible = new Float64Array(n);
   const width = Math.min(window, n + m);
-  const causalEnd = causal ? clamp(position < prefix ? prefix : position + 1) : m;
-  if (width <= 0) return causalEnd;
-  const bandBegin = clamp(position - width + 1);
-  const bandEnd = Math.max(bandBegin, causal ? causalEnd : clamp(position + width));
-  const sinkEnd = Math.min(sinks, causalEnd);
-  return bandEnd - bandBegin + Math.max(0, Math.min(sinkEnd, bandBegin));
+  if (!causal && width <= 0) return visible.fill(m);
+  const clamp = (key) => Math.min(Math.max(key, 0), m);
+  for (let row = 0; row < n; ++row) {
+    const position = row + m - n;
+    const causalEnd = causal ? clamp(position < prefix ? prefix : position + 1) : m;
+    if (width <= 0) {
+      visible[row] = causalEnd;
+      continue;
+    }
+    const bandBegin = clamp(position - width + 1);
+    const bandEnd = Math.max(bandBegin, causal ? causalEnd : clamp(position + width));
+    const sinkEnd = Math.min(sinks, causalEnd);
+    // the band, and the sinks before and after it
+    visible[row] = bandEnd - bandBegin + Math.max(0, Math.min(sinkEnd, bandBegin)) + Math.max(0, sinkEnd - bandEnd);
+  }
+  return visible;
 }
 
 // [0, c1, …, n]: `count` blocks of rows with about equal work (visible[i]: the keys row i of
@@ -91,8 +102,10 @@ export function splitCall({
   n, m, heads, kvHeads = heads, keyWidth, valueWidth, options, workers, mixesHeads, splitFrom = SPLIT_FROM, onCaller = true,
   callerPart = false,
 }) {
-  const visible = Float64Array.from({ length: n }, (_, row) => visibleKeys(options, row, n, m));
-  const work = visible.reduce((pairs, keys) => pairs + keys, 0) * heads * (keyWidth + valueWidth);
+  const visible = visibleKeys(options, n, m);
+  let pairs = 0;
+  for (let row = 0; row < n; ++row) pairs += visible[row];
+  const work = pairs * heads * (keyWidth + valueWidth);
   // NaN where a width is (the call's shapes do not fit): for the engine's error
   const small = splitFrom > 0 && !(work >= 2 * splitFrom);
   if (small) return { by: onCaller ? 'caller' : 'whole' };

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import createAttention, { createAttentionPool } from '../../dist/wasm/attention.mjs';
 import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
 import { resolveCallerPart } from '../../dist/wasm/pool.mjs';
-import { sliceHeads, splitCall } from '../../dist/wasm/pool-split.mjs';
+import { sliceHeads, splitCall, visibleKeys } from '../../dist/wasm/pool-split.mjs';
 import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();
@@ -392,6 +392,22 @@ describe('grouped-query attention (kvHeads) on the pool: the one-thread engine\'
 });
 
 describe('splitting', () => {
+  test('the work of each query row is the keys it sees: the engine\'s unmasked scores, over generated masks', () => {
+    const random = mulberry32(29);
+    for (let trial = 0; trial < 300; ++trial) {
+      const n = randomInt(random, 1, 24), m = n + randomInt(random, 0, 12);
+      const options = {
+        causal: random() < 0.6, window: pick(random, [0, 0, 1, 2, 3, 7, 40]), sinks: pick(random, [0, 0, 1, 2, 5]),
+        prefix: pick(random, [0, 0, 1, 3, n + m]),
+      };
+      const { scores: [scores] } = engine.attention(randomMatrix(random, n, 4), randomMatrix(random, m, 4), randomMatrix(random, m, 4),
+        { ...options, kernel: 'materialized' });
+      const unmasked = Array.from({ length: n }, (_, row) => scores.data.subarray(row * m, (row + 1) * m)
+        .filter((score) => score !== -Infinity).length);
+      assert.deepEqual(Array.from(visibleKeys(options, n, m)), unmasked, `n ${n}, m ${m}, ${JSON.stringify(options)}`);
+    }
+  });
+
   test('heads in runs of equal size, query rows in blocks of 64 with the causal work balanced', () => {
     assert.deepEqual(splitCall({ n: 512, m: 512, heads: 8, options: {}, workers: 2, splitFrom: 0 }),
       { by: 'heads', parts: [{ heads: [0, 4] }, { heads: [4, 8] }], kvRanges: [[0, 4], [4, 8]] });
