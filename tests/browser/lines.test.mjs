@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { schemeTableau10 } from 'd3-scale-chromatic';
-import { DESKTOP, PHONE, TIMEOUT_MS, startSuite, waitForRows } from './helpers.mjs';
+import { DESKTOP, PHONE, TIMEOUT_MS, longSampleText, startSuite, waitForRows } from './helpers.mjs';
+import { LINES_MAX_TOKENS } from '../../web/playground/pipeline.js';
 
 const HASH = '#h=2';              // two heads of the journey sentence: 6 tokens
 const TOKENS = 6;
@@ -24,15 +25,17 @@ const WIDE_FRAME_PX = 3000;       // × 2 device pixels would exceed MAX_BACKING
 const NARROW_FRAME_PX = 240;
 const UNPREMULTIPLY_SLACK = 10;   // a channel of a translucent pixel read back (7 seen), against the colour painted
 const ROW_PX = 22;                // lines.js: ROW_PX, a token's row
+const TALL_RATIO = 5;             // × the view's height at LINES_MAX_TOKENS rows exceeds MAX_BACKING_PX
 
 let suite;
 before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
 
 // Opens the playground at `deviceScaleFactor` (helpers' openPage has none), brings the lines
-// view on screen (on a phone it is far below the input) and waits until it shows the 6 tokens
-// and their lines; close() asserts no console error and no outside request.
-async function openAt(deviceScaleFactor, viewport = DESKTOP) {
+// view on screen (on a phone it is far below the input) and waits until it shows the tokens
+// (by default the 6 of HASH) and their lines; close() asserts no console error and no outside
+// request.
+async function openAt(deviceScaleFactor, viewport = DESKTOP, { hash = HASH, tokens = TOKENS } = {}) {
   const context = await suite.browser.newContext({ viewport, deviceScaleFactor });
   const problems = { console: [], page: [], external: [] };
   await context.route((url) => url.hostname !== '127.0.0.1', (route) => {
@@ -44,10 +47,10 @@ async function openAt(deviceScaleFactor, viewport = DESKTOP) {
     if (message.type() === 'error') problems.console.push(message.text());
   });
   page.on('pageerror', (error) => problems.page.push(error.message));
-  await page.goto(`${suite.base}${HASH}`);
+  await page.goto(`${suite.base}${hash}`);
   await page.waitForSelector('html[data-engine="ready"]', { timeout: TIMEOUT_MS });
-  await waitForRows(page, TOKENS);
-  await page.waitForFunction((n) => document.querySelectorAll('#lines text.token').length === 2 * n, TOKENS,
+  await waitForRows(page, tokens);
+  await page.waitForFunction((n) => document.querySelectorAll('#lines text.token').length === 2 * n, tokens,
     { timeout: TIMEOUT_MS });
   await page.locator(FRAME).scrollIntoViewIfNeeded();
   await waitForPainted(page);
@@ -220,18 +223,26 @@ describe('lines view on high-DPI screens', () => {
     await close();
   });
 
-  test(`the backing store stays within ${MAX_BACKING_PX} device pixels a side`, async () => {
+  test(`the backing store stays within ${MAX_BACKING_PX} device pixels a side: a wide frame, and a tall view`, async () => {
     const { page, close } = await openAt(2);
     await page.evaluate(([frame, px]) => { document.querySelector(frame).style.width = `${px}px`; }, [FRAME, WIDE_FRAME_PX]);
     await page.waitForFunction(([px, max]) => {
       const canvas = document.querySelector('#lines-links');
       return canvas.clientWidth === px && canvas.width === max;
     }, [WIDE_FRAME_PX, MAX_BACKING_PX], { timeout: TIMEOUT_MS });
-    const state = await canvasState(page);
-    const capped = MAX_BACKING_PX / WIDE_FRAME_PX;
-    assertBacking(state, capped, `a ${WIDE_FRAME_PX}-px frame at ratio 2`);
-    assert.ok(state.height <= MAX_BACKING_PX);
+    const wide = await canvasState(page);
+    assertBacking(wide, MAX_BACKING_PX / WIDE_FRAME_PX, `a ${WIDE_FRAME_PX}-px frame at ratio 2`);
     await close();
+
+    // the most rows the view shows, at a ratio that makes them taller than MAX_BACKING_PX
+    const text = await longSampleText(LINES_MAX_TOKENS);
+    const tallPage = await openAt(TALL_RATIO, DESKTOP, { hash: `#t=${encodeURIComponent(text)}&h=2`, tokens: LINES_MAX_TOKENS });
+    await tallPage.page.waitForFunction(([selector, max]) => document.querySelector(selector).height === max,
+      [CANVAS, MAX_BACKING_PX], { timeout: TIMEOUT_MS });
+    const tall = await canvasState(tallPage.page);
+    assert.ok(tall.clientHeight * TALL_RATIO > MAX_BACKING_PX, `${tall.clientHeight} CSS pixels high`);
+    assertBacking(tall, MAX_BACKING_PX / tall.clientHeight, `${LINES_MAX_TOKENS} tokens at ratio ${TALL_RATIO}`);
+    await tallPage.close();
   });
 
   test('a new result\'s lines are painted once the frame that shows its tokens has been rendered', async () => {

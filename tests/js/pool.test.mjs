@@ -144,11 +144,30 @@ describe('the same numbers as the one-thread engine', () => {
     results.forEach((result, i) => assertSameResult(result, engine.attention(...calls[i]), `call ${i}`));
   });
 
-  test('a part given by the caller is computed on one worker, as the engine computes it', async () => {
+  test('a part given by the caller is computed whole on one worker, as the engine computes it', async () => {
     const random = mulberry32(20261128);
     const q = randomMatrix(random, 70, 8), k = randomMatrix(random, 90, 8), v = randomMatrix(random, 90, 4);
     const options = { heads: 2, causal: true, part: { rows: [13, 61], heads: [1, 2] } };
-    assertSameResult(await two.attention(q, k, v, options), engine.attention(q, k, v, options), 'part');
+    const onCaller = [];
+    const counting = { ...engine, attention: (...args) => onCaller.push(args) && engine.attention(...args) };
+    // a message per call a worker computes
+    const channel = new BroadcastChannel('pool-worker-reuse');
+    const heard = [];
+    channel.onmessage = ({ data }) => heard.push(data);
+    const pool = await createAttentionPool({
+      workers: 2, splitFrom: 0, callerPart: false, engine: counting,
+      workerURL: new URL('./fixtures/reuse-recording-pool-worker.mjs', import.meta.url),
+    });
+    try {
+      assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options), 'part');
+      for (let wait = 0; heard.length < 1 && wait < 200; ++wait) await sleep(5);
+      await sleep(50);  // a second worker's message, had there been one
+      assert.equal(heard.length, 1, 'one worker computed it');
+      assert.equal(onCaller.length, 0, 'the caller\'s engine computed nothing');
+    } finally {
+      channel.close();
+      await pool.close();
+    }
   });
 
   test('reuse: a previous result\'s arrays are handed to the workers and come back with the new numbers', async () => {
@@ -236,8 +255,9 @@ describe('the same numbers as the one-thread engine', () => {
         'each worker its last causal part\'s scores');
       // a call split by heads takes none, and leaves none
       const threeHeads = [0, 1, 2].map(() => randomMatrix(random, 150, 12));
-      await pool.attention(...threeHeads, { ...options, heads: 3 });  // a head on each thread
-      assert.equal((await offered()).length, 2, 'the split by heads: a message from each worker');
+      const threeHeadOptions = { ...options, heads: 3 };  // a head on each thread
+      assertSameResult(await pool.attention(...threeHeads, threeHeadOptions), engine.attention(...threeHeads, threeHeadOptions), 'by heads');
+      assert.deepEqual(await offered(), ['[]', '[]'], 'the split by heads: no worker offered the last rows\' arrays');
       assertSameResult(await pool.attention(q, k, v, options), engine.attention(q, k, v, options), 'after a split by heads');
       assert.deepEqual(await offered(), ['[]', '[]'], 'nothing kept across a split by heads');
     } finally {
@@ -883,18 +903,25 @@ describe('workers that die, and closing', () => {
     const random = mulberry32(20261131);
     const q = randomMatrix(random, 50, 8);
     try {
+      // Split by heads, each worker gets its head's 4 columns of q: the marker at column 0 ends
+      // worker 0, at column 4 worker 1, at both each of them (the first part's named); a call
+      // queued behind it on the same workers fails too, and the replacements answer.
+      const cases = [[[0], 0], [[4], 1], [[0, 4], 0]];
       for (const [marker, cause] of [[EXIT_NOW, /exited with code 3/], [THROW_NOW, /threw: deliberate failure/]]) {
-        const deadly = flat(q.map((row, i) => (i === 0 ? [marker, ...row.slice(1)] : row)));
-        // Both workers get the marked q, each fails; a call queued behind it on the same workers fails too.
-        const [first, queued] = await Promise.allSettled([pool.attention(deadly, q, q, { heads: 2 }), pool.attention(q, q, q, { heads: 2 })]);
-        assert.equal(first.status, 'rejected');
-        assert.ok(first.reason instanceof Error);
-        assert.match(first.reason.message, /^attention pool worker [01] /);
-        assert.match(first.reason.message, cause);
-        assert.equal(queued.status, 'rejected');
-        assert.equal(pool.workers, 2);
-        assertSameResult(await pool.attention(q, q, q, { heads: 2, causal: true }), engine.attention(q, q, q, { heads: 2, causal: true }),
-          'the replacements answer');
+        for (const [columns, named] of cases) {
+          const deadly = flat(q.map((row, i) => (i === 0 ? row.map((value, j) => (columns.includes(j) ? marker : value)) : row)));
+          const label = `${cause.source}, marker at column ${columns.join(' and ')}`;
+          const [first, queued] = await Promise.allSettled([pool.attention(deadly, q, q, { heads: 2 }), pool.attention(q, q, q, { heads: 2 })]);
+          assert.equal(first.status, 'rejected', label);
+          assert.ok(first.reason instanceof Error);
+          assert.match(first.reason.message, new RegExp(`^attention pool worker ${named} `), label);
+          assert.match(first.reason.message, cause);
+          assert.equal(queued.status, 'rejected', label);
+          assert.match(queued.reason.message, new RegExp(`^attention pool worker ${named} `), label);
+          assert.match(queued.reason.message, cause);
+          assertSameResult(await pool.attention(q, q, q, { heads: 2, causal: true }), engine.attention(q, q, q, { heads: 2, causal: true }),
+            `${label}: the replacements answer`);
+        }
       }
     } finally {
       await pool.close();

@@ -34,15 +34,18 @@ test('attention with reuse: matching arrays are overwritten, the others allocate
   const kept = previous.scores.map((matrix) => matrix.data.slice());
   // 5 queries: the 5×6 matrices no longer fit the 6×6 arrays, which stay as they were.
   const shorter = engine.attention(q.slice(0, 5), k, v, { heads: 2, kernel: 'materialized', reuse: previous });
+  const shorterFresh = engine.attention(q.slice(0, 5), k, v, { heads: 2, kernel: 'materialized' });
   shorter.scores.forEach((matrix, h) => {
     assert.notEqual(matrix.data, previous.scores[h].data);
-    assert.equal(matrix.data.length, 30);
+    assert.deepEqual(matrix.data, shorterFresh.scores[h].data, 'a new array, holding what a fresh call returns');
     assert.deepEqual(previous.scores[h].data, kept[h], 'an array that does not fit is not touched');
   });
-  // flash has no scores: only the context array is reused.
-  const flash = engine.attention(q, k, v, { heads: 2, kernel: 'flash', reuse: previous });
+  // flash has no scores: only the context array is reused, overwritten with another query's context.
+  const q2 = randomMatrix(random, 6, 4);
+  const flash = engine.attention(q2, k, v, { heads: 2, kernel: 'flash', reuse: previous });
   assert.equal(flash.scores, null);
   assert.equal(flash.context.data, previous.context.data);
+  assert.deepEqual(flash.context.data, engine.attention(q2, k, v, { heads: 2, kernel: 'flash' }).context.data);
 });
 
 test('an array listed twice in reuse serves one output only', () => {

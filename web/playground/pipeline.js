@@ -24,7 +24,7 @@ const MS_PER_SECOND = 1000;
 const SINGLE_MAX_CELLS = 512;        // cells per side of one large panel; longer inputs come pooled
 const MULTIPLE_MAX_CELLS = 256;      // per side of each small multiple (and of A, B and B − A)
 const PROFILE_POINTS = 512;
-const LINES_MAX_TOKENS = 40;
+export const LINES_MAX_TOKENS = 40;
 const STEPS_MAX_ROWS = 24;
 
 // Typing updates once the keys pause for twice what a typed update takes until it is drawn,
