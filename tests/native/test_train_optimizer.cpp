@@ -51,7 +51,10 @@ TEST_CASE("clip: gradients scaled to the global norm, as clip_grad_norm_", "[tra
 }
 
 TEST_CASE("adamw: three steps equal the update written out by hand", "[train][optimizer]") {
-  const attn::train::AdamWOptions options{0.9, 0.98, 1e-8, 0.1};
+  // ε as trained, and as large as the gradients, where adding it before the bias correction of
+  // v, or inside the square root, would show
+  const double epsilon = GENERATE(1e-8, 0.1);
+  const attn::train::AdamWOptions options{0.9, 0.98, epsilon, 0.1};
   attn::train::AdamW optimizer(2, options);
   std::vector<float> parameters = {0.5f, -1.0f};
   const std::vector<std::vector<float>> gradients = {{0.2f, -0.1f}, {-0.3f, 0.05f}, {0.1f, 0.2f}};
@@ -67,7 +70,7 @@ TEST_CASE("adamw: three steps equal the update written out by hand", "[train][op
       v[i] = 0.98 * v[i] + 0.02 * g * g;
       const double m_hat = m[i] / (1.0 - std::pow(0.9, step));
       const double v_hat = v[i] / (1.0 - std::pow(0.98, step));
-      p[i] -= rate * m_hat / (std::sqrt(v_hat) + 1e-8);
+      p[i] -= rate * m_hat / (std::sqrt(v_hat) + epsilon);
       CHECK(parameters[i] == Approx(p[i]).epsilon(1e-6));
     }
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <tuple>
 
 #include "attn/train/trainer.hpp"
 #include "helpers.hpp"
@@ -70,16 +71,18 @@ TEST_CASE("trainer: checkpoints every `every` steps and after the last", "[train
 TEST_CASE("trainer: a checkpoint's loss is the mean of the steps' losses since the last one",
           "[train][trainer]") {
   TrainingOptions every_step = small_run();
-  every_step.optimizer.schedule.steps = 4;
+  every_step.optimizer.schedule.steps = 5;
   every_step.every = 1;
   TrainingOptions every_second = every_step;
   every_second.every = 2;
   RetrievalTrainer one(every_step), two(every_second);
   const auto losses = run(one), means = run(two);
-  REQUIRE(losses.size() == 4);
-  REQUIRE(means.size() == 2);
+  REQUIRE(losses.size() == 5);
+  REQUIRE(means.size() == 3);
   CHECK(means[0].loss == Approx((losses[0].loss + losses[1].loss) / 2).epsilon(1e-12));
   CHECK(means[1].loss == Approx((losses[2].loss + losses[3].loss) / 2).epsilon(1e-12));
+  // the last checkpoint comes one step after the one before: that step's loss alone
+  CHECK(means[2].loss == Approx(losses[4].loss).epsilon(1e-12));
 }
 
 TEST_CASE("trainer: the mixed objectives, prefix context and end-biased answers run",
@@ -262,11 +265,17 @@ TEST_CASE("shard blocks: the fewest aligned blocks tile a range; sums merge as a
 
 TEST_CASE("trainer: a step's shards add up to the gradient of its whole batch",
           "[train][trainer][shards]") {
-  using attn::train::Objective;
+  using attn::train::Context;
+  // the objectives' weights as fractions with the causal context, then as {2, 1, 1} (the
+  // trainer divides by their sum) with the prefix context
+  const auto [mix, context] =
+      GENERATE(std::make_tuple(std::array<double, 3>{0.5, 0.25, 0.25}, Context::causal),
+               std::make_tuple(std::array<double, 3>{2.0, 1.0, 1.0}, Context::prefix));
   TrainingOptions options = small_run();
   options.batch = 30;  // 15, 8 and 8 sequences: shards of 1 and 2 sequences, of 1
-  options.task.mix = {0.5, 0.25, 0.25};
+  options.task.mix = mix;
   options.task.span = 2;
+  options.context = context;
   RetrievalTrainer trainer(options);
   const Shards shards = all_shards(trainer);
 
@@ -277,16 +286,21 @@ TEST_CASE("trainer: a step's shards add up to the gradient of its whole batch",
   const std::size_t P = trainer.parameter_count();
   std::copy_n(trainer.model().values(), P, model.values());
   const std::array<long, 3> counts = {15, 8, 8};
+  const double total = mix[0] + mix[1] + mix[2];
   std::vector<double> expected_gradient(P, 0.0);
   double expected_loss = 0.0;
   for (std::size_t o = 0; o < 3; ++o) {
     const auto sampled = attn::train::sample_batch(options.task, attn::train::kObjectives[o],
                                                    options.task.pairs, counts[o], random);
-    const attn::train::Batch batch{sampled.tokens.data(), sampled.targets.data(), sampled.B,
-                                   sampled.T, sampled.A};
-    expected_loss += options.task.mix[o] * model.loss_and_gradients(batch);
-    for (std::size_t i = 0; i < P; ++i)
-      expected_gradient[i] += options.task.mix[o] * model.gradients()[i];
+    const attn::train::Batch batch{sampled.tokens.data(),
+                                   sampled.targets.data(),
+                                   sampled.B,
+                                   sampled.T,
+                                   sampled.A,
+                                   context == Context::prefix ? 2 * sampled.pairs : 0};
+    const double weight = mix[o] / total;
+    expected_loss += weight * model.loss_and_gradients(batch);
+    for (std::size_t i = 0; i < P; ++i) expected_gradient[i] += weight * model.gradients()[i];
   }
 
   double loss = 0.0, largest = 0.0, error = 0.0;
