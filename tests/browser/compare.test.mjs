@@ -156,6 +156,7 @@ describe('compare', () => {
     const { page, close } = await openPage(suite, TEXT_HASH);
     await waitForRows(page, n);
     await page.click('[data-testid="pin"]');
+    await waitForComparison(page, n);  // A and B drawn, which the other count must clear
     await page.fill(SENTENCE, `${TEXT} again`);
     await waitForRows(page, n + 1);
     await page.waitForFunction(() => /^A has 6 tokens and B has 7: /.test(document.querySelector('[data-testid="compare-summary"]').textContent),

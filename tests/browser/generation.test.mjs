@@ -144,7 +144,13 @@ describe('generation step by step', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
     await generationAt(page, 5);
-    await page.keyboard.press('Enter');  // the last token: forward stays there
+    // the last token: forward stays there, so one step back is the one before it (from a
+    // forward that wrapped to the first token, or went past the last, it would not be)
+    await page.keyboard.press('Enter');
+    await page.click('[data-testid="generation-back"]');
+    await generationAt(page, 4);
+    await page.focus('[data-testid="generation-forward"]');
+    await page.keyboard.press('Enter');
     assert.equal((await generationAt(page, 5)).cached, TOKENS);
     assert.equal((await pendingOnCanvas(page)).box, null, 'every row fed: nothing outlined');
     const fed = await pendingOnCanvas(page, pendingAtStep3);

@@ -6,7 +6,7 @@ import { splitCall } from '../../dist/wasm/pool-split.mjs';
 import { TYPING_PAUSE_MS, WAKE_FOR_MS, typingPauseFor } from '../../web/playground/pipeline.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
+  SUB_PATH, TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
   waitForHash, waitForRows,
 } from './helpers.mjs';
 
@@ -43,7 +43,9 @@ async function scanTooltips(page) {
 describe('playground page', () => {
   test('loads from a sub-path, sets the ready flag and draws a heatmap that is not blank', async () => {
     const { page, close } = await openPage(suite);
-    assert.ok(new URL(page.url()).pathname.startsWith('/some/sub/path/'));
+    // every file the page asked for, under the sub-path it was opened at
+    const paths = await page.evaluate(() => performance.getEntriesByType('resource').map(({ name }) => new URL(name).pathname));
+    assert.ok(paths.some((path) => path.endsWith('.js')) && paths.every((path) => path.startsWith(SUB_PATH)), paths.join(', '));
     await waitForRows(page, 6);
     assert.equal(await page.locator(HEATMAP).getAttribute('data-cols'), '6');
     const table = new Set();
@@ -72,7 +74,8 @@ describe('playground page', () => {
     const { page, close } = await openPage(suite, '#src=table');
     await waitForRows(page, 6);
     const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
-      .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') || control.textContent.trim()))
+      .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') ||
+        control.getAttribute('aria-labelledby') || (control.tagName === 'BUTTON' && control.textContent.trim())))
       .map((control) => control.outerHTML));
     assert.deepEqual(unlabelled, []);
     await close();
@@ -182,6 +185,7 @@ describe('playground page', () => {
       const exported = await exportedJson(page);
       assert.equal(exported.heads.length, options.heads ?? 1);
       exported.heads.forEach(({ scores, weights }, h) => {
+        assert.deepEqual([scores.length, weights.length], [expected.scores[h].data.length, expected.weights[h].data.length], `${hash}: head ${h}'s cells`);
         assert.ok(scores.every((value, k) => Math.fround(value) === expected.scores[h].data[k]), `${hash}: scores of head ${h}`);
         assert.ok(weights.every((value, k) => Math.fround(value) === expected.weights[h].data[k]), `${hash}: weights of head ${h}`);
       });

@@ -293,7 +293,8 @@ describe('Train page', () => {
     const link = await page.getAttribute('#share-link', 'href');
 
     const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
-      .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') || control.textContent.trim()))
+      .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') ||
+        control.getAttribute('aria-labelledby') || (control.tagName === 'BUTTON' && control.textContent.trim())))
       .map((control) => control.id || control.outerHTML));
     assert.deepEqual(unlabelled, [], 'every control has a label');
     await close();

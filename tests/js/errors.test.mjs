@@ -9,6 +9,14 @@ import createAttentionCore from '../../dist/wasm/attention_core.mjs';
 import { bytesOf, errorOf } from './reference.mjs';
 
 const engine = await createAttention();
+// What the engine answers to a few calls, taken before any failed call (the last test compares).
+const answer = () => {
+  const q = [[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]];
+  const r = engine.attention(q, q, q, { causal: true, positional: { type: 'rope' } });
+  return Buffer.concat([bytesOf(r.scores[0].data), bytesOf(r.weights[0].data), bytesOf(r.context.data),
+    bytesOf(engine.torchGenerator(3).rand(2, 2).data), bytesOf(engine.rollout({ n: 5, layers: 2 }).influence)]);
+};
+const answeredFirst = answer();
 
 const Q = [[1, 2, 3], [4, 5, 6]];       // 2×3
 const K = [[1, 0, 1], [0, 1, 0], [1, 1, 1]];  // 3×3
@@ -306,7 +314,7 @@ for (const [name, call, words] of CASES) {
 test('the materialised-too-large message gives the exact bytes (2 × 16385² × 4) and the budget', () => {
   const big = flatOf(16385, 1);
   const error = errorOf(() => engine.attention(big, big, big, { kernel: 'materialized' }));
-  assert.ok(error.message.includes(String(2 * 16385 * 16385 * 4)), error.message);
+  assert.ok(error.message.includes(`needs ${2 * 16385 * 16385 * 4} bytes, more than the ${2 ** 30}-byte budget`), error.message);
 });
 
 // Below the JavaScript checks, the core's binding (wasm/bindings.cpp) still answers with an error
@@ -327,15 +335,8 @@ test('the binding refuses data of another length than its shape with an error va
 });
 
 test('after every failed call above, the engine answers exactly as before', () => {
-  const q = [[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]];
-  const answer = () => {
-    const r = engine.attention(q, q, q, { causal: true, positional: { type: 'rope' } });
-    return Buffer.concat([bytesOf(r.scores[0].data), bytesOf(r.weights[0].data), bytesOf(r.context.data),
-      bytesOf(engine.torchGenerator(3).rand(2, 2).data), bytesOf(engine.rollout({ n: 5, layers: 2 }).influence)]);
-  };
-  const before = answer();
-  for (const [, call] of CASES) errorOf(call);
-  assert.ok(answer().equals(before));
+  for (const [, call] of CASES) errorOf(call);  // and each once more
+  assert.ok(answer().equals(answeredFirst), 'the answers before any failed call');
 });
 
 // Gaps found while writing these tests, reported to the engine's owners. They run as

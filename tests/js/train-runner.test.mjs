@@ -33,8 +33,8 @@ function scriptedWorker(index, onAdvance, errors = {}) {
         (error) => worker.emit('message', { data: { id, status: 'error', message: error.message } }),
       );
     },
-    postMessage({ id, type, payload }) {
-      worker.requests.push({ type, payload });
+    postMessage({ id, type, payload }, transfer = []) {
+      worker.requests.push({ type, payload, transfer });
       if (type === 'start' && payload.team) {
         worker.control = payload.team.control;
         worker.control.start();
@@ -97,10 +97,12 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
     assert.equal(run.team, 3);
     assert.equal(started.length, 3);
     for (const [rank, worker] of started.entries()) {
-      const { team } = worker.requests[0].payload;
+      const { payload: { team }, transfer } = worker.requests[0];
       assert.equal(team.rank, rank);
       assert.deepEqual(team.peers.map((port) => port !== null), [0, 1, 2].map((r) => r !== rank));
-      assert.ok(team.control);
+      assert.ok(team.control instanceof MessagePort);
+      // the ports are handed over (a port posted without being transferred cannot be cloned)
+      assert.deepEqual(transfer, [...team.peers.filter((port) => port !== null), team.control]);
     }
     // every member measures its share of the held-out chunks; the first joins them and keeps the model
     assert.deepEqual(typesOf(started[0]), ['start', 'advance', 'finish', 'join']);
