@@ -103,17 +103,43 @@ describe('lab page', () => {
     await close();
   });
 
-  test('draws the needle sweep, the grid and a mitigation', async () => {
+  test('draws the needle sweep, the grid and a mitigation: the engine\'s numbers for the default settings', async () => {
+    // the lab's defaults as engine options, written out here (web/lab/state.js DEFAULTS)
+    const model = { layers: 12, residual: 0.85, causal: true, window: 0, sinks: 0, positional: { type: 'alibi', slope: 0.003 } };
+    const needle = { signal: 3, noise: 1, trials: 8, metric: 'mass', depths: 11, seed: 1 };
+    const lengths = [64, 128, 256, 512, 1024, 2048, 4096];
+    const engine = await nodeEngine();
+    const sweep = engine.needleSweep({ n: 1024, ...model, ...needle });
+    const grid = engine.needleGrid({ ...model, ...needle, lengths });
+    const calibrated = engine.needleSweep({ n: 1024, ...model, ...needle, mitigation: { type: 'calibration' } });
+    // a read-out of three significant digits, or of two decimals, against the engine's number
+    const near = (shown, expected, what, tolerance = 0.005 * Math.abs(expected)) => assert.ok(Math.abs(shown - expected) <= tolerance,
+      `${what}: ${shown} shown, the engine's ${expected}`);
+    const numbersOf = (text) => text.match(/\d+(\.\d+)?(e-?\d+)?/g).map(Number);
+
     const { page, close } = await openLab();
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
     assert.equal(await page.locator('#needle-chart circle').count(), 11);
+    const readOuts = await page.$$eval('#needle-summary dd', (nodes) => nodes.map((node) => node.textContent));
+    [sweep.summary.begin, sweep.summary.middle, sweep.summary.end, sweep.summary.maxOverMin].forEach((value, k) => {
+      near(numbersOf(readOuts[k])[0], value, `the sweep's read-out ${k}`);
+    });
     await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
+    // each cell's title: "n = L, depth D%: X× a fair share" (the mass times L − 1)
+    const titles = await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent));
+    titles.forEach((title, k) => {
+      const [length, , shown] = numbersOf(title);
+      const r = Math.floor(k / grid.cols);
+      assert.equal(length, lengths[r], title);
+      near(shown, grid.values[k] * (lengths[r] - 1), title, 0.005);
+    });
     await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
     await page.check('input[name="mitigation"][value="calibration"]');
     await page.waitForFunction(() => document.getElementById('mitigation-text').textContent.includes('Calibration'), null, { timeout: TIMEOUT_MS });
-    const text = await page.textContent('#mitigation-summary');
-    const [before, afterRatio] = text.match(/max ÷ min([\d.]+)× → ([\d.]+)×/).slice(1).map(Number);
-    assert.ok(afterRatio < before, text);
+    const [before, after] = numbersOf(await page.textContent('#mitigation-summary dd'));
+    near(before, sweep.summary.maxOverMin, 'max ÷ min before calibration');
+    near(after, calibrated.summary.maxOverMin, 'max ÷ min after calibration');
+    assert.ok(after < before);
     await close();
   });
 

@@ -352,9 +352,17 @@ describe('Train page', () => {
       assert.ok(text.length > 4, `${target}: ${text.length} texts`);
       for (const entry of legend) assert.ok(text.includes(entry), `${target}: the SVG's legend says “${entry}”`);
     }
-    const csv = (await downloadOf(page, '#export-csv')).bytes.toString('utf8').split('\n');
+    const csv = (await downloadOf(page, '#export-csv')).bytes.toString('utf8').trim().split('\n');
     assert.equal(csv[0], 'seed,kind,step,pairs,measure,position,value');
-    assert.equal(csv[1].split(',').slice(0, 5).join(), '0,checkpoint,50,4,loss');
+    // each checkpoint's loss, accuracy and accuracy by position, as the JSON export (which the
+    // first test holds to the engine) has them
+    const checkpointRows = csv.slice(1).map((line) => line.split(',')).filter(([, kind]) => kind === 'checkpoint');
+    const expectedRows = (await curves(page)).seeds.flatMap(({ seed, checkpoints }) => checkpoints.flatMap((c) => [
+      [seed, c.step, 'loss', '', c.loss], [seed, c.step, 'accuracy', '', c.accuracy],
+      ...c.accuracyByPosition.map((value, i) => [seed, c.step, 'accuracy_by_position', i + 1, value]),
+    ]));
+    assert.deepEqual(checkpointRows.map(([seed, , step, , measure, position, value]) => [seed, step, measure, position, Number(value)]),
+      expectedRows.map(([seed, step, measure, position, value]) => [String(seed), String(step), measure, String(position), value]));
     for (let k = 0; k < 2; ++k) {
       await page.click('#runs-body tr:first-child button:text("Remove")');
       assert.equal(await trainAndWait(page), 'finished');
