@@ -711,6 +711,11 @@ export interface AttentionEngine {
   readonly simd: SimdBuild;
   /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
   readonly memoryBytes: number;
+  /**
+   * Bytes of that memory the engine's allocations hold now: back where they were after any call
+   * that leaves nothing behind (a model, trainer or optimizer not deleted stays in them).
+   */
+  readonly memoryInUseBytes: number;
   /** The milliseconds the warm-up took (CreateAttentionOptions.warmUp); null without one. */
   readonly warmUpMs: number | null;
 

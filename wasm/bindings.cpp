@@ -15,6 +15,7 @@
 // EMSCRIPTEN_BINDINGS block at the end: attention, the generator, the lab, text, training.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <climits>
@@ -1194,10 +1195,16 @@ val retrieval_batch(val options) {
 
 std::string version() { return attn::version(); }
 
+// The bytes the module's allocations hold in its heap now (malloc's in-use bytes, mallinfo's
+// uordblks): back where it was after any call that freed what it allocated, unlike the heap's
+// size, which only grows.
+double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("version", &version);
+  emscripten::function("heapInUse", &heap_in_use);
 
   // attention
   emscripten::function("attention", &attention);

@@ -147,6 +147,11 @@ export default async function createAttention(options = {}) {
     warmUpMs: runWarmUp ? warmUp(calls) : null,
     /** Bytes of wasm memory the engine holds now (it grows on demand, never shrinks). */
     get memoryBytes() { return core.HEAP8.buffer.byteLength; },
+    /**
+     * Bytes of that memory the engine's allocations hold now: back where they were after any
+     * call that leaves nothing behind (a model or trainer not deleted stays in them).
+     */
+    get memoryInUseBytes() { return core.heapInUse(); },
     ...calls,
   });
 }

@@ -152,8 +152,10 @@ test('after 10,000 failed calls: same answers to the byte, no wasm heap growth, 
   const heapBefore = heapBytes();
   assert.ok(heapBefore > initialHeap, `the probe did not grow the heap (${initialHeap} bytes): the check would be vacuous`);
   const rssBefore = process.memoryUsage().rss;
+  const inUse = engine.memoryInUseBytes;
 
   assert.equal(failMany(10000, 400), 10000);
+  assert.equal(engine.memoryInUseBytes, inUse, 'the failed calls left memory allocated');
 
   const rssGrowth = process.memoryUsage().rss - rssBefore;
   assert.ok(rssGrowth < 20 * 1024 * 1024, `the process grew by ${(rssGrowth / 2 ** 20).toFixed(1)} MB`);
@@ -168,7 +170,9 @@ test('successful calls of every kind leave nothing allocated either', () => {
   const bytes = probeBytes();
   probe(bytes);
   const heap = heapBytes();
+  const inUse = engine.memoryInUseBytes;
   for (let i = 0; i < 100; ++i) answers();
+  assert.equal(engine.memoryInUseBytes, inUse, 'successful calls left memory allocated');
   probe(bytes);
   assert.equal(heapBytes(), heap, 'successful calls left memory allocated in the wasm heap');
 });
@@ -178,9 +182,24 @@ test('models, trainers and optimizers made and deleted leave nothing allocated',
   const bytes = probeBytes();
   probe(bytes);
   const heap = heapBytes();
+  const inUse = engine.memoryInUseBytes;
   for (let i = 0; i < 200; ++i) trainingCycle();
+  assert.equal(engine.memoryInUseBytes, inUse, 'deleted models, trainers or optimizers left memory allocated');
   probe(bytes);
   assert.equal(heapBytes(), heap, 'deleted models, trainers or optimizers left memory allocated in the wasm heap');
+});
+
+test('engine.memoryInUseBytes counts what the engine holds: a model until it is deleted, a result\'s copy not at all', () => {
+  const inUse = engine.memoryInUseBytes;
+  const model = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16 });
+  const held = engine.memoryInUseBytes - inUse;
+  // at least its parameters and their gradients: 2 floats a parameter
+  const parameters = model.parameterNames().reduce((sum, name) => sum + model.getParameter(name).data.length, 0);
+  assert.ok(held >= 2 * 4 * parameters, `a model of ${parameters} parameters holds ${held} bytes`);
+  answers();  // results are copied out to JavaScript, and the core's copies freed
+  assert.equal(engine.memoryInUseBytes - inUse, held);
+  model.delete();
+  assert.equal(engine.memoryInUseBytes, inUse);
 });
 
 test('engine.memoryBytes reports the size of the wasm memory', { skip: engine.memoryBytes === undefined }, () => {

@@ -313,27 +313,3 @@ export function seedExamples() {
   return Object.fromEntries(examples.map((example) => [example.name, example]));
 }
 
-// ---- memory ------------------------------------------------------------------------------
-
-/**
- * A check that an engine's calls leave nothing allocated in its wasm heap. The heap is grown
- * so that one allocation of 1.5 × its size fits at its top with (almost) nothing to spare:
- * Emscripten sizes a heap that must grow by more than 20% to the request, rounded up to 64
- * KiB. grew() makes that allocation again and tells whether the heap had to grow for it:
- * whether more than the 64 KiB left over stayed allocated since. One probe serves any number
- * of checks (each probe grows the heap by 2.5 times).
- */
-export function leakProbe(engine) {
-  const floats = Math.ceil((1.5 * engine.memoryBytes) / 4);
-  const allocate = () => engine.torchGenerator(0).rand(1, floats);  // one allocation in the core
-  const before = engine.memoryBytes;
-  allocate();
-  const heap = engine.memoryBytes;
-  assert.ok(heap > before, `the probe did not grow the heap (${before} bytes): its checks would be vacuous`);
-  return {
-    grew() {
-      allocate();
-      return engine.memoryBytes !== heap;
-    },
-  };
-}

@@ -58,9 +58,10 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
     return clients[k];
   }
 
-  const memory = new Map();  // worker → its wasm memory in bytes, as last reported
+  // worker → {memoryBytes, memoryInUseBytes}: its wasm memory and what its allocations hold, as last reported
+  const memory = new Map();
   function noteMemory(k, value) {
-    if (value?.memoryBytes) memory.set(k, value.memoryBytes);
+    if (value?.memoryBytes) memory.set(k, { memoryBytes: value.memoryBytes, memoryInUseBytes: value.memoryInUseBytes });
   }
 
   async function request(k, type, payload, options) {
@@ -270,8 +271,8 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
       holders.delete(run.id);
       return Promise.all(held.map((k) => releaseIn(k, run.id)));
     },
-    /** The wasm memory of each worker, in bytes, as last reported. */
-    memory: () => [...memory.entries()].sort(([a], [b]) => a - b).map(([, bytes]) => bytes),
+    /** Each worker's {memoryBytes, memoryInUseBytes} (engine's), as last reported. */
+    memory: () => [...memory.entries()].sort(([a], [b]) => a - b).map(([, reported]) => reported),
     /** Starts the workers a run of `seeds` seeds uses now, so that it does not wait for them. */
     warm(seeds) {
       for (const k of teamsOf(seeds).flat()) client(k);

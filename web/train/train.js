@@ -80,7 +80,9 @@ function drawLive() {
 }
 
 function showWasmMemory() {
-  $('train-status').dataset.wasmBytes = runner.memory().join(',');
+  const memory = runner.memory();
+  $('train-status').dataset.wasmBytes = memory.map(({ memoryBytes }) => memoryBytes).join(',');
+  $('train-status').dataset.wasmInUse = memory.map(({ memoryInUseBytes }) => memoryInUseBytes).join(',');
 }
 
 let attentionRequest = 0;
