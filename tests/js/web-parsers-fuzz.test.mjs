@@ -19,8 +19,9 @@ const MAX_SHOWN_VALUE = 41;  // parseHash quotes at most 40 characters of a bad 
 
 // Pieces hostile text is made of: separators of the hash and of words, markup, escapes,
 // non-ASCII letters, emoji, a lone surrogate, control characters, clitics.
-const PIECES = ['#', '&', '=', '+', '%', '%2', '%E2%80', '%zz', '%3D', '%26', 't', 'h', 'c', 'w', 's', 'q', 'src', 'a',
-  'pos', '1', '0', '-1', '1e9', '99999999999', 'NaN', 'glove', 'table', 'alibi', 'rope', ';', ',',
+const PIECES = ['#', '&', '=', '+', '%', '%2', '%E2%80', '%zz', '%3D', '%26', 't', 'h', 'c', 'w', 'sk', 'q', 'src', 'a',
+  'pe', 'tv', 'as', 'z', 'hv', 'kv', 'tw', 'rs', 'rb', 'rp', 'gs', '1', '0', '-0', '-1', '0.5', '1e9', '99999999999', 'NaN',
+  'glove', 'table', 'alibi', 'rope', 'all', 'linear', ';', ',',
   ' ', '\t', '\n', '\u0000', '\u001b', '<script>alert(1)</script>', '"', "'", '’', "n't", "'s",
   'don', 'state-of-the-art', 'é', 'ß', 'İ', 'ǅ', '日本語', 'مرحبا', '😀', '👩‍👩‍👧', '\uD800', '\uDC00',
   '\u200b', '\uFEFF', '-', '—', '.', '...', 'x'.repeat(300)];
@@ -45,9 +46,11 @@ function mutate(random, text) {
   return result;
 }
 
-const VALID_HASHES = ['', '#t=Hello+world&h=2&c=1', '#src=random&seed=7&h=4', '#pos=alibi&h=2&as=0.5,0.25',
-  '#pos=rope&rb=500&rp=half', '#src=table&tb=1,2;3,4', '#w=3&s=1&c=1&q=2', '#h=2&a=h%3D1%26c%3D1%26t%3DHi',
-  '#c=1&a='];
+// Each key of the page's state at least once (state.js FIELDS), with values it takes.
+const VALID_HASHES = ['', '#t=Hello+world&h=2&c=1', '#src=random&rs=7&h=4', '#pe=alibi&h=2&as=0.5,0.25',
+  '#pe=rope&rb=500&rp=half', '#src=table&tv=1,-2;3,4', '#w=3&sk=1&c=1&q=2', '#h=2&a=h%3D1%26c%3D1%26t%3DHi',
+  '#c=1&a=', '#z=0,0,4&hv=2&kv=1&tw=linear&h=4', '#gen=1&gs=3&c=1',
+  '#src=random&rd=4&td=2&ts=5&do=8&sc=0&nm=sum&ss=0.5&sw=tutorial&val=scores&pool=mean'];
 
 test('parseHash never throws, reports every problem briefly, and round-trips what it keeps', () => {
   const random = mulberry32(20261122);
@@ -64,6 +67,15 @@ test('parseHash never throws, reports every problem briefly, and round-trips wha
     assert.deepEqual(again.problems, [], `the kept state of ${JSON.stringify(hash)} formats to a hash with problems`);
     assert.deepEqual(again.state, parsed.state, `the kept state of ${JSON.stringify(hash)} does not round-trip`);
   }
+});
+
+test('−0 in a link reads as 0, which is what the link writes back: the table, the slopes, the lab\'s and the Train page\'s numbers', () => {
+  const { state, problems } = parseHash('#src=table&tv=-0,1;2,-0&pe=alibi&as=-0,0.5');
+  assert.deepEqual(problems, []);
+  assert.ok(Object.is(state.table[0][0], 0) && Object.is(state.table[1][1], 0) && Object.is(state.alibiSlopes[0], 0));
+  assert.deepEqual(parseHash(formatHash(state)).state, state);
+  assert.ok(Object.is(parseLabHash('#residual=-0').settings.residual, 0));
+  assert.ok(Object.is(parseTrainHash('#span=-0').settings.runningSpan, 0));
 });
 
 test('parseHash keeps valid settings beside invalid ones', () => {
@@ -102,7 +114,7 @@ test('formatLink keeps a text of up to MAX_LINK_TEXT encoded characters and leav
 // The lab's link: the values its sliders, selects and radios can take, and nothing else.
 const LAB_PIECES = ['n', 'layers', 'residual', 'slope', 'ropeBase', 'ropeStrength', 'window', 'sinks', 'signal', 'noise',
   'trials', 'documents', 'positional', 'measure', 'metric', 'mitigation', 'causal', 'logScale', 'zz', '=', '&', '%', '%2',
-  '0', '1', '-1', '2', '3', '0.5', '0.05', '0.003', '1e300', '1e6', 'NaN', 'Infinity', '16', '64', '1024', '4096', '10000',
+  '0', '-0', '1', '-1', '2', '3', '0.5', '0.05', '0.003', '1e300', '1e6', 'NaN', 'Infinity', '16', '64', '1024', '4096', '10000',
   'rope', 'alibi', 'none', 'received', 'top1', 'reorder', ' ', '+', 'x'.repeat(300)];
 
 test('the lab’s parseHash never throws, keeps only values its controls take, and round-trips them', () => {
@@ -136,7 +148,7 @@ test('the lab’s parseHash names each value its controls cannot take', () => {
 // The Train page's link: numbers of every kind, lists, choices.
 const TRAIN_PIECES = ['pairs', 'keys', 'values', 'answers', 'retrieval', 'span', 'recall', 'spanItems', 'layers', 'dModel',
   'heads', 'mlp', 'pe', 'context', 'steps', 'batch', 'lr', 'seed', 'seeds', 'every', 'heldOut', 'evalAt', 'axis', 'target',
-  'example', 'zz', '=', '&', '%', '%2', '%2C', ',', '0', '1', '-1', '2', '8', '16', '32', '0.5', '1e-3', '1e300', '1e6', 'NaN',
+  'example', 'zz', '=', '&', '%', '%2', '%2C', ',', '0', '-0', '1', '-1', '2', '8', '16', '32', '0.5', '1e-3', '1e300', '1e6', 'NaN',
   'Infinity', '2147483648', 'rope', 'alibi', 'learned', 'prefix', 'ends', 'position', 'first', ' ', '+', 'x'.repeat(300)];
 
 test('the Train page’s parseHash never throws, keeps settings within their rules, and round-trips them', () => {

@@ -1,5 +1,6 @@
 // The lab's settings: defaults, presets, the engine options they stand for, and the URL
 // hash that makes any view a shareable link (#n=1024&layers=12&...).
+import { linkNumber } from '../shared/setting-codecs.js';
 import { hashEntries, shorten } from '../shared/url-hash.js';
 
 /** Context lengths the n slider steps through. */
@@ -94,7 +95,7 @@ export function parseHash(hash, { documents = [DEFAULTS.documents] } = {}) {
     const problem = problemOf(key, value, documents);
     if (problem) problems.push(`${key} must be ${problem}, got “${shorten(value)}”`);
     else if (FLAGS.includes(key)) settings[key] = value === '1';
-    else settings[key] = CHOICES[key] ? value : Number(value);
+    else settings[key] = CHOICES[key] ? value : linkNumber(value);
   }
   return { settings, problems };
 }

@@ -3,7 +3,7 @@
 // written. While the page compares, the pinned setting A rides along as one more entry, its
 // own hash as the value: #h=2&a=h%3D1 (A has 1 head, B has 2). Reading a hash never fails: a value that does not parse, or a key this page does
 // not know, is left out and reported so the page can show what it ignored.
-import { choice, flag, wholeNumber } from '../shared/setting-codecs.js';
+import { choice, flag, linkNumber, wholeNumber } from '../shared/setting-codecs.js';
 import { fieldReader, hashEntries, shorten } from '../shared/url-hash.js';
 import { PRESETS } from './presets.js';
 
@@ -59,7 +59,7 @@ const slopes = {
     const parts = value.split(SLOPE_SEPARATOR).map((part) => part.trim());
     if (parts.length > MAX_HEADS) throw new Error(`at most ${MAX_HEADS} slopes, one per head (found ${parts.length})`);
     return parts.map((part) => {
-      const number = Number(part);
+      const number = linkNumber(part);
       if (part === '' || !Number.isFinite(number)) {
         throw new Error(`numbers separated by commas, such as 0.5, 0.25: “${shorten(part)}” is not a number`);
       }
@@ -82,7 +82,7 @@ const headView = {
 const table = {
   parse(value) {
     return value.split(TABLE_ROW_SEPARATOR).map((row) => row.split(TABLE_VALUE_SEPARATOR).map((cell) => {
-      const number = Number(cell);
+      const number = linkNumber(cell);
       if (cell.trim() === '' || !Number.isFinite(Math.fround(number))) {
         throw new Error('rows of numbers such as 0.1,0.2;0.3,0.4, each within ±3.4e38 (float32)');
       }

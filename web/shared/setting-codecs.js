@@ -2,6 +2,12 @@
 // throws an Error whose message is the rule ("a whole number from 1 to 64"), format(value) gives
 // the text back. Shared by the pages' state.js.
 
+/** A number read from a link, −0 as 0: String(−0) writes "0", so a link keeps no −0 to read back. */
+export function linkNumber(text) {
+  const value = Number(text);
+  return value === 0 ? 0 : value;
+}
+
 /** Whole numbers from min to max (written in digits only); min and max stay readable. */
 export function wholeNumber(min, max) {
   return {

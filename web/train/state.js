@@ -5,7 +5,7 @@
 // is left out and reported so the page can show what it ignored. Also: the engine options a
 // run stands for (engine.retrievalTrainer's), one per seed.
 import { formatCount } from '../shared/format.js';
-import { choice, flag, wholeNumber } from '../shared/setting-codecs.js';
+import { choice, flag, linkNumber, wholeNumber } from '../shared/setting-codecs.js';
 import { fieldReader, hashEntries } from '../shared/url-hash.js';
 
 const MAX_SEED = 2 ** 31 - 1;   // a seed that a URL and a number input both keep exactly
@@ -29,7 +29,7 @@ function number(min, max, { above = false } = {}) {
   const rule = above ? `a number above ${min} and at most ${max}` : `a number from ${min} to ${max}`;
   return {
     parse(text) {
-      const value = Number(text);
+      const value = linkNumber(text);
       if (text.trim() === '' || !Number.isFinite(value) || value > max || (above ? value <= min : value < min)) throw new Error(rule);
       return value;
     },
