@@ -9,8 +9,11 @@ import {
 const engine = await createAttention();
 const TOL = { atol: 1e-5, rtol: 1e-5 };
 
-// Shapes around and across the flash tiles (tens of rows by tens of keys): n ≠ m both ways.
-const SHAPES = [[1, 1], [3, 5], [33, 65], [70, 150], [150, 70], [5, 200], [64, 64], [129, 31]];
+// Shapes around and across the flash tiles (core/include/attn/kernels.hpp: blocks of 64 query
+// rows, tiles of 512 keys), n ≠ m both ways: one key tile, a key past the first tile, and three
+// tiles (with a window near the end and sinks at the start, the middle one is skipped).
+const SHAPES = [[1, 1], [3, 5], [33, 65], [70, 150], [150, 70], [5, 200], [64, 64], [129, 31], [17, 513], [40, 1300],
+  [530, 1030]];
 
 function randomOptions(random, heads) {
   const options = { heads };
@@ -55,7 +58,7 @@ test("'flash' equals 'materialized' and the reference at head widths of whole pa
   // whole panel in place: heads of 8, 32 and 64 (the page's and the trainer's), and 40 / 12.
   const random = mulberry32(304);
   for (const [dh, dvh] of [[8, 8], [32, 32], [64, 64], [40, 12]]) {
-    for (const [n, m] of [[61, 135], [133, 70], [130, 259]]) {
+    for (const [n, m] of [[61, 135], [133, 70], [130, 259], [70, 1100]]) {
       const heads = pick(random, [1, 2]);
       const q = randomMatrix(random, n, heads * dh), k = randomMatrix(random, m, heads * dh);
       const v = randomMatrix(random, m, heads * dvh);
@@ -86,9 +89,10 @@ test("'flash' with the teaching normalisations equals 'materialized'", () => {
 });
 
 test("'flash' online softmax stays exact when a later tile holds a much larger score", () => {
-  // Keys beyond the first tile carry large scores: the running maximum must rescale.
-  const m = 300, n = 3;
-  const k = Array.from({ length: m }, (_, j) => [j >= 200 ? 30 : 0.01 * j]);
+  // Keys in the third 512-key tile carry large scores: the running maximum must rescale what
+  // the first two tiles summed.
+  const m = 1300, n = 3;
+  const k = Array.from({ length: m }, (_, j) => [j >= 1030 ? 30 : 0.01 * j]);
   const q = [[1], [-1], [0.5]], v = Array.from({ length: m }, (_, j) => [j, -j]);
   const options = { scale: false };
   const flash = engine.attention(q, k, v, { ...options, kernel: 'flash' });

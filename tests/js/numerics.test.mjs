@@ -84,9 +84,9 @@ test('a fully masked row has zero weights and a zero context, in every normalisa
   }
 });
 
-test('flash equals materialised and the reference on extreme inputs (300 keys: three tiles)', () => {
+test('flash equals materialised and the reference on extreme inputs (1,300 keys: three tiles of 512)', () => {
   const random = mulberry32(911);
-  const n = 40, m = 300, d = 4;
+  const n = 40, m = 1300, d = 4;
   const v = randomMatrix(random, m, 3);
   const dominant = randomMatrix(random, m, d);
   dominant[m - 7] = [60, 60, 60, 60];  // one key far ahead of the others, in the last tile

@@ -89,8 +89,8 @@ describe('the same numbers as the one-thread engine', () => {
       const random = mulberry32(seed);
       for (const heads of [1, 3]) {
         for (const options of optionGrid(heads, random).filter((_, i) => i % every === 0)) {
-          // across the kernels' 64-row blocks and 128-key tiles, with m < n too; even head widths for RoPE
-          const n = randomInt(random, 1, 200), m = randomInt(random, 1, 260);
+          // across the kernels' 64-row blocks and 512-key tiles, with m < n too; even head widths for RoPE
+          const n = randomInt(random, 1, 200), m = randomInt(random, 1, 1100);
           const dh = 2 * randomInt(random, 1, 4), dvh = randomInt(random, 1, 5);
           const q = randomMatrix(random, n, heads * dh), k = randomMatrix(random, m, heads * dh);
           const v = randomMatrix(random, m, heads * dvh);

@@ -8,7 +8,7 @@
 //   - package.json pins exact versions and the lockfile resolves only from the npm registry.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderPages } from '../../scripts/build-web.mjs';
@@ -78,8 +78,17 @@ function contentSecurityPolicy(html, page) {
   return policy;
 }
 
+// The one policy every page carries (web/shared/page/layout.html): its own origin for everything,
+// wasm compiled, images drawn into data: and blob: URLs (the charts' PNG), nothing else.
+const POLICY = {
+  'default-src': ["'self'"], 'script-src': ["'self'", "'wasm-unsafe-eval'"], 'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:', 'blob:'], 'connect-src': ["'self'"], 'worker-src': ["'self'"], 'object-src': ["'none'"],
+  'base-uri': ["'none'"], 'form-action': ["'none'"],
+};
+
 function checkPage(html, page) {
   const policy = contentSecurityPolicy(html, page);
+  assert.deepEqual(policy, POLICY, `${page}: the Content-Security-Policy`);
   const scripts = policy['script-src'];
   assert.ok(scripts, `${page}: the policy has no script-src`);
   assert.ok(scripts.includes("'self'"), `${page}: script-src lacks 'self'`);
@@ -120,8 +129,11 @@ test('the scan finds every sink it looks for, and not their safe look-alikes', (
 describe('web/ sources', () => {
   const sources = filesUnder('web', ['.js', '.mjs', '.html', '.css', '.svg']);
 
-  test('the page sources are found', () => {
+  test('the page sources are found: scripts of every page and of the shared code', () => {
     assert.ok(sources.length >= PAGES.length + 1, `only ${sources.length} files under web/`);
+    for (const folder of ['playground', 'lab', 'train', 'shared']) {
+      assert.ok(sources.some((file) => file.split(sep).join('/').includes(`web/${folder}/`) && file.endsWith('.js')), `no script under web/${folder}/`);
+    }
   });
 
   test('nothing turns text into markup or code: no innerHTML, document.write, eval, new Function…', () => {
