@@ -18,6 +18,8 @@ const MITIGATION_KEYS = {
   'ms-poe': ['type', 'heads', 'minRatio', 'maxRatio'], reorder: ['type', 'retrieverNoise'],
 };
 const MAX_SEED = 2 ** 32 - 1;
+// The longest context of the lab's model (core/src/lab/position_model.cpp kMaxPositions).
+const MAX_POSITIONS = 2 ** 20;
 
 // The model's one ALiBi slope, which its heads share: `slopes` holding one number, as
 // attention spells ALiBi (one slope per head there), or `slope`, the lab's first spelling.
@@ -108,7 +110,7 @@ export function labCalls(core) {
   function positionCurve(options) {
     requireKnownKeys('positionCurve options', options, [...POSITION_MODEL_OPTIONS, 'measure']);
     return unwrap(core.positionCurve({
-      n: requireCount('n', options.n, 2), ...positionModelOptions(options),
+      n: requireCount('n', options.n, 2, MAX_POSITIONS), ...positionModelOptions(options),
       measure: optional(options.measure, (name) => requireName('measure', name)),
     }));
   }

@@ -275,6 +275,7 @@ describe('part: some query rows of some heads', () => {
       const part = engine.attention(q, k, v, { ...options, part: { rows, heads } });
       assert.deepEqual([part.context.rows, part.context.cols], [rows[1] - rows[0], 4]);
       assert.ok(same(part.context.data, block(whole.context, rows, [2, 6])), `${JSON.stringify(options)}: context`);
+      assert.equal(whole.scores === null, whole.kernel === 'flash', `${JSON.stringify(options)}: scores unless flash`);
       for (let h = 0; whole.scores && h < 2; ++h) {
         assert.ok(same(part.weights[h].data, block(whole.weights[h + 1], rows, [0, m])), `weights of head ${h + 1}`);
       }

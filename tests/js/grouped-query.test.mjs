@@ -73,6 +73,8 @@ describe('attention with kvHeads', () => {
           const repeated = engine.attention(q, repeatHeads(k, kvHeads, heads), repeatHeads(v, kvHeads, heads), options);
           const label = `${JSON.stringify(options)} kvHeads ${kvHeads} n=${n} m=${m}`;
           assert.ok(bytesOf(grouped.context.data).equals(bytesOf(repeated.context.data)), `${label}: context`);
+          assert.equal(grouped.kernel, kernel, label);
+          assert.equal((grouped.weights ?? []).length, kernel === 'materialized' ? heads : 0, `${label}: a matrix per head, materialised`);
           (grouped.weights ?? []).forEach((weights, h) => {
             assert.ok(bytesOf(weights.data).equals(bytesOf(repeated.weights[h].data)), `${label}: weights of head ${h}`);
             assert.ok(bytesOf(grouped.scores[h].data).equals(bytesOf(repeated.scores[h].data)), `${label}: scores of head ${h}`);

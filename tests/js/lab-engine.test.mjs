@@ -220,20 +220,28 @@ describe('lab: the needle and its mitigations', () => {
     });
   }
 
-  test('top-1 is a share of trials; seeds reproduce', () => {
-    const sweep = engine.needleSweep({ ...LAB, n: 256, metric: 'top1', trials: 16, seed: 7 });
-    for (const rate of sweep.retrieval) assert.ok(Number.isInteger(Math.round(rate * 16)) && Math.abs(rate * 16 - Math.round(rate * 16)) < 1e-5);
-    assert.deepEqual(engine.needleSweep({ ...LAB, n: 256, metric: 'top1', trials: 16, seed: 7 }).retrieval, sweep.retrieval);
+  test('top-1 is a share of trials; seeds reproduce, and another seed draws other trials', () => {
+    // 13 trials, prime to LAB's 8 (a share of 8 is seldom one of 13), with noise enough that
+    // the needle is found in some trials and not others
+    const options = { ...LAB, n: 256, metric: 'top1', trials: 13, signal: 6, noise: 2 };
+    const sweep = engine.needleSweep({ ...options, seed: 7 });
+    for (const rate of sweep.retrieval) assert.ok(Math.abs(rate * 13 - Math.round(rate * 13)) < 1e-5, `${rate} of 13 trials`);
+    assert.ok(sweep.retrieval.some((rate) => rate > 0 && rate < 1), `some depth neither always nor never found: ${sweep.retrieval}`);
+    assert.deepEqual(engine.needleSweep({ ...options, seed: 7 }).retrieval, sweep.retrieval);
+    assert.notDeepEqual(engine.needleSweep({ ...options, seed: 8 }).retrieval, sweep.retrieval);
   });
 
   test('the grid is one sweep per context length', () => {
     const { n, ...withoutLength } = LAB;
-    const grid = engine.needleGrid({ ...withoutLength, lengths: [64, n / 4], depths: 5 });
+    const lengths = [64, n / 4];
+    const grid = engine.needleGrid({ ...withoutLength, lengths, depths: 5 });
     assert.equal(grid.rows, 2);
     assert.equal(grid.cols, 5);
-    assert.deepEqual(Array.from(grid.lengths), [64, 256]);
-    const row = engine.needleSweep({ ...LAB, n: 256, depths: 5 }).retrieval;
-    assert.deepEqual(Array.from(grid.values.slice(5)), Array.from(row));
+    assert.deepEqual(Array.from(grid.lengths), lengths);
+    lengths.forEach((length, r) => {
+      const row = engine.needleSweep({ ...LAB, n: length, depths: 5 }).retrieval;
+      assert.deepEqual(Array.from(grid.values.slice(5 * r, 5 * r + 5)), Array.from(row), `n = ${length}`);
+    });
   });
 });
 
@@ -282,7 +290,8 @@ describe('lab: errors name the argument', () => {
     [() => engine.positionCurve({ n: 10, positionScales: [1, -2] }), /positionScales\[1\] must be a finite number > 0, got -2/],
     [() => engine.positionCurve({ n: 10, positionScales: 2 }), /positionScales must be an array/],
     [() => engine.positionCurve({ n: 10, measure: 'sum' }), /measure must be one of 'final', 'received'/],
-    [() => engine.positionCurve({ n: 2 ** 21 }), /n must be a whole number from 1 to 1048576/],
+    [() => engine.positionCurve({ n: 2 ** 21 }), /n must be a whole number from 2 to 1048576, got 2097152/],
+    [() => engine.rollout({ n: 2 ** 21 }), /n must be a whole number from 1 to 1048576, got 2097152/],
     [() => engine.needleSweep({ n: 2 }), /n must be a whole number from 3/],
     [() => engine.needleSweep({ n: 3, mitigation: { type: 'query-aware' } }), /n must be a whole number ≥ 4 with the query-aware/],
     [() => engine.needleSweep({ n: 10, depths: 1 }), /depths must be a whole number from 2/],
@@ -304,9 +313,11 @@ describe('lab: errors name the argument', () => {
 
   test('the engine still answers after failed calls, and its memory stays put', () => {
     engine.needleSweep({ n: 512, depths: 3 });
-    const bytes = engine.memoryBytes;
-    for (let k = 0; k < 2000; ++k) assert.throws(() => engine.positionCurve({ n: 10, residual: 5 }));
+    const [bytes, inUse] = [engine.memoryBytes, engine.memoryInUseBytes];
+    // refused by the core, after the JavaScript checks
+    for (let k = 0; k < 2000; ++k) assert.throws(() => engine.positionCurve({ n: 10, residual: 5 }), /residual must be a number in \[0, 1\], got 5/);
     assert.equal(engine.memoryBytes, bytes);
+    assert.equal(engine.memoryInUseBytes, inUse);
     assertClose(engine.positionCurve({ n: 16, layers: 4 }).values, referenceRollout({ n: 16, layers: 4 }), 'after errors');
   });
 });
