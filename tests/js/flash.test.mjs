@@ -9,8 +9,8 @@ import {
 const engine = await createAttention();
 const TOL = { atol: 1e-5, rtol: 1e-5 };
 
-// Shapes around and across the flash tiles (core/include/attn/kernels.hpp: blocks of 64 query
-// rows, tiles of 512 keys), n ≠ m both ways: one key tile, a key past the first tile, and three
+// Shapes around and across the flash tiles (core/include/attn/kernels.hpp: 16 query rows by
+// 512 keys), n ≠ m both ways: one key tile, a key past the first tile, and three
 // tiles (with a window near the end and sinks at the start, the middle one is skipped).
 const SHAPES = [[1, 1], [3, 5], [33, 65], [70, 150], [150, 70], [5, 200], [64, 64], [129, 31], [17, 513], [40, 1300],
   [530, 1030]];

@@ -14,7 +14,9 @@ std::vector<attn::MaskOptions> mask_settings() {
   std::vector<attn::MaskOptions> settings;
   for (bool causal : {false, true}) {
     for (long window : {0L, 1L, 2L, 5L, 20L}) {
-      for (long sinks : {0L, 1L, 3L, 30L}) settings.push_back({causal, window, sinks});
+      for (long sinks : {0L, 1L, 3L, 30L}) {
+        for (long prefix : {0L, 3L}) settings.push_back({causal, window, sinks, prefix});
+      }
     }
   }
   return settings;
@@ -27,7 +29,7 @@ TEST_CASE("mask: visible_keys shows exactly the keys the README's options define
   const long m = GENERATE(1L, 4L, 12L);
   for (const attn::MaskOptions& mask : mask_settings()) {
     INFO("n " << n << ", m " << m << ", causal " << mask.causal << ", window " << mask.window
-              << ", sinks " << mask.sinks);
+              << ", sinks " << mask.sinks << ", prefix " << mask.prefix);
     for (long i = 0; i < n; ++i) {
       const attn::VisibleKeys visible = attn::visible_keys(mask, i, n, m);
       bool any = false;
@@ -70,7 +72,7 @@ TEST_CASE("mask: attention hides exactly the keys a window with sinks hides", "[
   const long m = GENERATE(4L, 10L, 13L);
   for (const attn::MaskOptions& mask : mask_settings()) {
     INFO("n " << n << ", m " << m << ", causal " << mask.causal << ", window " << mask.window
-              << ", sinks " << mask.sinks);
+              << ", sinks " << mask.sinks << ", prefix " << mask.prefix);
     attn::AttentionOptions options;
     options.mask = mask;
     const auto result =
@@ -133,12 +135,14 @@ TEST_CASE("causal mask with a prefix: the prefix sees itself both ways, the rest
   attn::MaskOptions mask;
   mask.causal = true;
   mask.prefix = 3;
-  // queries 0..2 see keys 0..2; query 4 sees keys 0..4
+  // queries 0..2 see keys 0..2; query 3, the first after the prefix, keys 0..3; query 4 keys 0..4
   for (long i = 0; i < 3; ++i) {
     const attn::VisibleKeys keys = attn::visible_keys(mask, i, 6, 6);
     CHECK(keys.band_begin == 0);
     CHECK(keys.band_end == 3);
   }
+  CHECK(attn::visible_keys(mask, 3, 6, 6).band_begin == 0);
+  CHECK(attn::visible_keys(mask, 3, 6, 6).band_end == 4);
   CHECK(attn::visible_keys(mask, 4, 6, 6).band_end == 5);
   mask.prefix = -1;
   CHECK_THROWS_WITH(attn::validate(mask),

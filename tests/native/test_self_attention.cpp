@@ -261,8 +261,14 @@ TEST_CASE("self_attention: with kvHeads, wk and wv of G heads give attention of 
       REQUIRE(result.k.shape(1) == std::size_t(kv_heads * dh));
       REQUIRE(result.v.shape(1) == std::size_t(kv_heads * dvh));
       REQUIRE(result.attention.context.shape(1) == std::size_t(heads * dvh));
+      // q, k and v are x times their own weights (wk and wv of G heads' columns)
+      CHECK_CLOSE(result.q, attn::reference::matmul(x, *weights.wq), 1e-5);
+      CHECK_CLOSE(result.k, attn::reference::matmul(x, *weights.wk), 1e-5);
+      CHECK_CLOSE(result.v, attn::reference::matmul(x, *weights.wv), 1e-5);
       const auto direct = attn::attention(result.q, result.k, result.v, options);
       CHECK(helpers::first_block_difference(direct.context, 0, 0, result.attention.context) == -1);
+      CHECK_CLOSE(result.attention.context,
+                  attn::reference::attention(result.q, result.k, result.v, options).context, 1e-5);
       CHECK_CLOSE(result.output, attn::reference::matmul(direct.context, *weights.wo), 1e-5);
     }
   }
