@@ -69,6 +69,7 @@ const PLAYGROUND_STATES = [
   { name: 'generation step by step at step 3', hash: '#gen=1&gs=3&h=2&tw=linear&do=4', rows: 4 },
   { name: 'a comparison of A and B', hash: '#c=1&h=2&hv=2&a=h%3D2', rows: 6 },
   { name: '8 heads sharing 2 key/value heads', hash: '#tw=linear&do=16&h=8&kv=2&c=1', rows: 6 },
+  { name: 'a link with settings it left out, named in notices', hash: '#h=0&zz=1&w=abc', rows: 6 },
 ];
 
 describe('accessibility', () => {

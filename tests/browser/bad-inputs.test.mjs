@@ -23,6 +23,8 @@ const PASTE_BYTES = 5 * 2 ** 20;
 const MAX_NOTICE_CHARS = 2000;           // a notice about a 100 KB link stays readable
 const MARKER = '__badInputRan';          // what every injected script would set on window
 const MARKUP = `<img src=x onerror="window.${MARKER}=1;alert(1)"><script>window.${MARKER}=2</script><b>bold</b>`;
+// `text` as a regular expression that matches it literally.
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -292,6 +294,8 @@ const LAB = [
   { name: 'lab hash: NaN and Infinity', enter: hash('#signal=NaN&noise=Infinity'),
     expect: labNotice(/signal must be a number from 0 to 10 in steps of 0\.5, got “NaN”/,
       /noise must be a number from 0 to 3 in steps of 0\.25, got “Infinity”/) },
+  { name: 'lab hash: markup as a key and as a value, quoted as text', enter: hash(`#zz${encodeURIComponent(MARKUP)}=1&measure=${encodeURIComponent(MARKUP)}`),
+    expect: labNotice(/unknown setting “zz<img src=x onerror=/, /measure must be one of final, received, got “<img src=x onerror=/) },
   { name: 'lab hash: malformed percent-encoding', enter: hash('#layers=%ZZ'),
     expect: labNotice(/malformed percent-encoding in “layers=%ZZ”/) },
   { name: 'lab hash: 100 KB', enter: hash(`#${repeat('n=1e9&', 17_000)}`),
@@ -419,16 +423,20 @@ const TRAIN = [
   { name: 'load: JSON that is not a saved model', enter: loadFile('list.json', '[1, 2, 3]'),
     expect: modelStatus(/^list\.json was not loaded: the file holds no saved model: its JSON is not an object\.$/) },
   { name: 'load: a saved model with a parameter of the wrong shape', enter: async (page) => {
-    const engine = await nodeEngine();
-    const model = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16 });
-    const saved = model.save();
-    model.delete();
+    const saved = await savedModel();
     saved.parameters['head.bias'] = { rows: 1, cols: 3, data: [0, 0, 0] };
     await loadFile('shape.json', JSON.stringify(saved))(page);
   }, expect: modelStatus(/^shape\.json was not loaded: .*head\.bias/) },
-  { name: 'load: markup and NaN in a saved model', enter: loadFile('<b>x</b>.json',
-    `{"format": "attention-playground-transformer", "version": 1, "config": {"vocab": "${MARKUP.replaceAll('"', "'")}"}}`),
-  expect: modelStatus(/^<b>x<\/b>\.json was not loaded: /) },
+  { name: 'load: markup in a saved model\'s name and in a parameter\'s name, quoted as text', enter: async (page) => {
+    const saved = await savedModel();
+    saved.parameters[MARKUP.slice(0, 40)] = saved.parameters['head.bias'];
+    await loadFile('<b>x</b>.json', JSON.stringify(saved))(page);
+  }, expect: modelStatus(new RegExp(`^<b>x</b>\\.json was not loaded: .*a parameter ${escapeRegExp(JSON.stringify(MARKUP.slice(0, 40)))} that this model does not`)) },
+  { name: 'load: "NaN" for a number in a saved model', enter: async (page) => {
+    const saved = await savedModel();
+    saved.parameters['head.bias'].data[1] = 'NaN';
+    await loadFile('nan.json', JSON.stringify(saved))(page);
+  }, expect: modelStatus(/^nan\.json was not loaded: .*head\.bias\.data\[1\] must be a number, got the string "NaN"/) },
   // made in the page: 33 MiB through the DevTools protocol would take seconds
   { name: `load: a file over ${MODEL_FILE_LIMIT_MIB} MiB`, enter: (page) => page.evaluate((bytes) => {
     const input = document.querySelector('[data-testid="load-file"]');
@@ -439,6 +447,15 @@ const TRAIN = [
   }, (MODEL_FILE_LIMIT_MIB + 1) * 2 ** 20),
     expect: modelStatus(/^huge\.json was not loaded: it takes 33\.0 MiB, and the page reads model files up to 32\.0 MiB\.$/) },
 ];
+
+// What model.save() writes for a model the quick run's task fits, made by the engine in Node.
+async function savedModel() {
+  const engine = await nodeEngine();
+  const model = engine.createTransformer({ vocab: 19, outputs: 8, dModel: 16 });
+  const saved = model.save();
+  model.delete();
+  return saved;
+}
 
 // The Train page back to the valid settings of `hash`, with no message on display.
 async function resetTrain(page, start) {
@@ -457,12 +474,14 @@ async function assertTrainResponsive(page) {
   }
 }
 
-// The quick run's numbers: its final accuracy by position, and worker 0's wasm memory.
+// The quick run's numbers: its final accuracy by position, and worker 0's wasm memory and the
+// bytes of it its engine holds.
 async function trainNumbers(page) {
   assert.equal(await trainAndWait(page), 'finished');
   return page.evaluate(() => ({
     positions: document.getElementById('positions-chart').dataset.values,
     wasmBytes: Number(document.querySelector('[data-testid="train-status"]').dataset.wasmBytes.split(',')[0]),
+    wasmInUse: Number(document.querySelector('[data-testid="train-status"]').dataset.wasmInUse.split(',')[0]),
   }));
 }
 
@@ -506,6 +525,9 @@ describe('bad inputs through the page', () => {
       assert.deepEqual({ ...again, wasmBytes: 0 }, { ...first, wasmBytes: 0 }, 'every number as before the catalogue');
       step.diagnostic(`the engine worker's wasm memory: ${first.wasmBytes} bytes before the catalogue, ${again.wasmBytes} after`);
       assert.ok(again.wasmBytes <= first.wasmBytes, `wasm memory grew from ${first.wasmBytes} to ${again.wasmBytes} bytes`);
+      // the worker's engine holds the one model of the one run again (a failed load that kept its
+      // model, or a removed run's, would add to it)
+      assert.equal(again.wasmInUse, first.wasmInUse, 'the bytes the worker\'s engine holds');
     });
     await close();
   });
@@ -581,6 +603,9 @@ describe('bad inputs through the page', () => {
       assert.equal(again.positions, first.positions);
       step.diagnostic(`worker 0's wasm memory: ${first.wasmBytes} bytes after the first run, ${again.wasmBytes} after the catalogue`);
       assert.ok(again.wasmBytes <= first.wasmBytes, `wasm memory grew from ${first.wasmBytes} to ${again.wasmBytes} bytes`);
+      // the worker's engine holds the one model of the one run again (a failed load that kept its
+      // model, or a removed run's, would add to it)
+      assert.equal(again.wasmInUse, first.wasmInUse, 'the bytes the worker\'s engine holds');
     });
     await close();
   });

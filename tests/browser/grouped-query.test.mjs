@@ -65,6 +65,7 @@ describe('the key/value heads control', () => {
     assert.equal(exported.heads.length, GROUPED.heads);
     assert.equal(exported.settings.kvHeads, GROUPED.kvHeads, 'the export names the key/value heads');
     exported.heads.forEach(({ scores, weights }, h) => {
+      assert.deepEqual([scores.length, weights.length], [expected.scores[h].data.length, expected.weights[h].data.length], `head ${h}'s cells`);
       assert.ok(scores.every((value, k) => Math.fround(value) === expected.scores[h].data[k]), `scores of head ${h}`);
       assert.ok(weights.every((value, k) => Math.fround(value) === expected.weights[h].data[k]), `weights of head ${h}`);
     });
@@ -127,7 +128,9 @@ describe('the key/value heads control', () => {
     assert.equal(await second.page.inputValue('#kv-heads'), String(GROUPED.kvHeads));
     const expected = await expectedGrouped();
     const exported = await exportedJson(second.page);
+    assert.equal(exported.heads.length, GROUPED.heads);
     exported.heads.forEach(({ weights }, h) => {
+      assert.equal(weights.length, expected.weights[h].data.length, `head ${h}'s cells`);
       assert.ok(weights.every((value, k) => Math.fround(value) === expected.weights[h].data[k]), `weights of head ${h}`);
     });
     // Emptied, the box means one key/value head per head, and the link drops the setting.

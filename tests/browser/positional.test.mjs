@@ -3,6 +3,7 @@
 // engine and the link. Expected weights come from the same engine in Node.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { HASH_WRITE_DEBOUNCE_MS } from '../../web/playground/link.js';
 import {
   afterRedraw, assertClose, exportedJson, gloveInput, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
 } from './helpers.mjs';
@@ -50,6 +51,7 @@ describe('positional options', () => {
     await waitForRows(reopened.page, TOKENS);
     assert.equal(await reopened.page.inputValue('#rope-base'), '500');
     assert.equal(await reopened.page.inputValue('#rope-pairing'), 'half');
+    await assertWeights(reopened.page, { type: 'rope', base: 500, pairing: 'half' }, 'RoPE, base 500, halves, from the link');
     await reopened.close();
   });
 
@@ -70,6 +72,8 @@ describe('positional options', () => {
     await page.locator(MESSAGE).waitFor({ state: 'visible' });
     assert.match(await page.textContent(MESSAGE), /“abc” is not a number/);
     assert.equal(await page.getAttribute('#alibi-slopes', 'aria-invalid'), 'true');
+    await assertWeights(page, { type: 'alibi', slopes: [0.5, 0.1] }, 'the last good slopes');
+    await page.waitForTimeout(2 * HASH_WRITE_DEBOUNCE_MS);  // a link written after the bad entry would have come by now
     assert.match(await page.evaluate(() => location.hash), /as=0\.5%2C0\.1/);
 
     // one slope for two heads: the message asks for one per head and the matrix waits

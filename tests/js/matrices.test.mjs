@@ -83,10 +83,12 @@ test('a result stays valid after later calls, including one that grows wasm memo
   const snapshots = [Buffer.from(allBytes(first)), Buffer.from(bytesOf(walk.context)),
     Buffer.from(bytesOf(generated.weight.data)), Buffer.from(bytesOf(generated.bias)), Buffer.from(bytesOf(influence))];
 
-  // 1500×1500 materialised, two matrices: 18 MB, more than the 16 MB initial heap.
+  // 1500×1500 materialised, two matrices: 18 MB, more than the heap held before.
+  const heapBefore = engine.memoryBytes;
   const big = randomMatrix(mulberry32(103), 1500, 2);
   const large = engine.attention(big, big, big, { kernel: 'materialized' });
   assert.equal(large.scores[0].data.length, 1500 * 1500);
+  assert.ok(engine.memoryBytes > heapBefore, `the wasm memory grew from ${heapBefore} bytes (now ${engine.memoryBytes})`);
 
   const now = [allBytes(first), bytesOf(walk.context), bytesOf(generated.weight.data), bytesOf(generated.bias),
     bytesOf(influence)];

@@ -4,7 +4,7 @@
 import { formatCount } from '../shared/format.js';
 import { LIMITS, formatLink, parseHash } from './state.js';
 
-const HASH_WRITE_DEBOUNCE_MS = 300;
+export const HASH_WRITE_DEBOUNCE_MS = 300;
 
 /** {read() → the state the hash holds, write(state)}; notices: the page's, note: the element under the text box. */
 export function createLink({ notices, note }) {
