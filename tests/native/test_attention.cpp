@@ -296,6 +296,29 @@ TEST_CASE("attention: options that do not fit are rejected naming the option",
   rejects(options, "scale must be true, false or a finite number, got NaN");
 }
 
+TEST_CASE("attention: the automatic kernel materialises up to the budget's last byte",
+          "[attention]") {
+  // 128 heads of width 1 over 1,024 × 1,024: scores and weights take 2 · 128 · 1024² · 4 bytes,
+  // the budget exactly (a HeadSink holds one head's at a time); one key more is beyond it.
+  const long heads = 128, n = 1024;
+  REQUIRE(2 * heads * n * n * 4 == long(attn::kMaterializedBudgetBytes));
+  const attn::Matrix q = xt::zeros<float>({std::size_t(n), std::size_t(heads)});
+  long sunk = 0;
+  const attn::HeadSink count_heads = [&sunk](long, const attn::Matrix&, const attn::Matrix&) {
+    ++sunk;
+  };
+  attn::AttentionOptions options = with_heads(heads);
+  CHECK(attn::attention(q, q, q, options, count_heads).kernel_used == attn::Kernel::materialized);
+  CHECK(sunk == heads);
+  const attn::Matrix longer = xt::zeros<float>({std::size_t(n + 1), std::size_t(heads)});
+  CHECK(attn::attention(q, longer, longer, options, count_heads).kernel_used ==
+        attn::Kernel::flash);
+  CHECK(sunk == heads);  // flash has no matrices to hand over
+  options.kernel = attn::Kernel::materialized;
+  CHECK_THROWS_WITH(attn::attention(q, longer, longer, options, count_heads),
+                    Contains("1074790400 bytes, more than the 1073741824-byte budget"));
+}
+
 TEST_CASE("attention: materialising beyond the budget names the bytes and suggests flash",
           "[attention][errors]") {
   const long n = 8193;  // 2 heads · 2 matrices · 8193² · 4 bytes = 1074003984 > 2^30
