@@ -3,8 +3,9 @@
 // takes, and, for an attention call split by heads, a part as a call of its own heads' columns.
 import { destination } from './pool-arrays.mjs';
 
-// The kernels' blocks of query rows (core/include/attn/kernels.hpp kFlashTileRows): row
-// parts begin on them, so that no block is computed in two parts.
+// Row parts begin on multiples of this many query rows, a multiple of the flash kernel's blocks
+// of rows (core/include/attn/kernels.hpp kFlashTileRows, 16), so that no block is computed in
+// two parts.
 const ROW_BLOCK = 64;
 // Where the kernel 'auto' stops materialising (attention.hpp kMaterializedBudgetBytes): the
 // bytes of every head's scores and weights.
