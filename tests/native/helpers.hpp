@@ -27,32 +27,30 @@ inline attn::Matrix random_matrix(std::size_t rows, std::size_t cols, std::mt199
   return result;
 }
 
-// Largest |a - b| over all entries; two equal infinities count as 0, NaN as infinity.
-template <class A, class B>
-double max_abs_difference(const A& a, const B& b) {
+// Largest |a - b| / size(b) over all entries; two equal infinities count as 0, NaN as infinity.
+template <class A, class B, class Size>
+double max_difference(const A& a, const B& b, Size size) {
   double worst = 0.0;
   auto ai = a.begin();
   for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
     if (*ai == *bi) continue;
-    const double difference = std::abs(double(*ai) - double(*bi));
+    const double difference = std::abs(double(*ai) - double(*bi)) / size(double(*bi));
     worst = std::max(worst, std::isnan(difference) ? INFINITY : difference);
   }
   return worst;
 }
 
-// Largest |a - b| / max(1, |b|), as max_abs_difference: for numbers that grow with the input
-// (ALiBi's scores at a thousand keys reach hundreds, where a float32 is exact to about 3e-5).
+// Largest |a - b| over all entries.
+template <class A, class B>
+double max_abs_difference(const A& a, const B& b) {
+  return max_difference(a, b, [](double) { return 1.0; });
+}
+
+// Largest |a - b| / max(1, |b|): for numbers that grow with the input (ALiBi's scores at a
+// thousand keys reach hundreds, where a float32 is exact to about 3e-5).
 template <class A, class B>
 double max_scaled_difference(const A& a, const B& b) {
-  double worst = 0.0;
-  auto ai = a.begin();
-  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
-    if (*ai == *bi) continue;
-    const double difference =
-        std::abs(double(*ai) - double(*bi)) / std::max(1.0, std::abs(double(*bi)));
-    worst = std::max(worst, std::isnan(difference) ? INFINITY : difference);
-  }
-  return worst;
+  return max_difference(a, b, [](double expected) { return std::max(1.0, std::abs(expected)); });
 }
 
 // Whether two arrays have the same shape, and if so their largest difference.
