@@ -636,6 +636,17 @@ describe('a split by heads sends each worker only its heads\' columns', () => {
     const auto = attentionArguments(huge, huge, huge, { heads: 4 });
     const split = splitCall({ n: 8192, m: 8192, heads: 4, options: auto.options, workers: 2, splitFrom: 0 });
     assert.equal(sliceHeads(auto, split)(0).options.kernel, 'flash', "'auto' over the budget: the parts run flash, as the whole call would");
+    // the budget's edge, where the core's automatic kernel changes (tests/native/test_attention.cpp):
+    // 128 heads over 1,024 × 1,024 fill the 1 GiB exactly, one key more is beyond it
+    const edge = (m, kernel) => {
+      const queries = { rows: 1024, cols: 128, data: new Float32Array(1024 * 128) };
+      const keys = { rows: m, cols: 128, data: new Float32Array(m * 128) };
+      const call = attentionArguments(queries, keys, keys, { heads: 128, ...(kernel && { kernel }) });
+      return sliceHeads(call, splitCall({ n: 1024, m, heads: 128, options: call.options, workers: 2, splitFrom: 0 }));
+    };
+    assert.equal(edge(1024)(0).options.kernel, 'materialized', "'auto' at the budget's last byte materialises");
+    assert.equal(edge(1025)(0).options.kernel, 'flash', "'auto' one key beyond it streams");
+    assert.equal(edge(1025, 'materialized'), null, 'materialising one key beyond it: the whole call\'s error');
   });
 
   test('bit for bit the engine\'s at heads of 64, both kernels, every positional encoding, grouped or not', async () => {
