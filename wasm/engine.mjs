@@ -149,7 +149,7 @@ export default async function createAttention(options = {}) {
     get memoryBytes() { return core.HEAP8.buffer.byteLength; },
     /**
      * Bytes of that memory the engine's allocations hold now: back where they were after any
-     * call that leaves nothing behind (a model or trainer not deleted stays in them).
+     * call that leaves nothing behind (a model, trainer or optimizer not deleted stays in them).
      */
     get memoryInUseBytes() { return core.heapInUse(); },
     ...calls,

@@ -144,7 +144,7 @@ const handlers = {
 
   release(engine, { id }) {
     release(id);
-    return { ...memoryOf(engine) };
+    return memoryOf(engine);
   },
 };
 
