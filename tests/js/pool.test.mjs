@@ -134,6 +134,28 @@ describe('the same numbers as the one-thread engine', () => {
     }
   });
 
+  // A message that hands over a buffer already handed over never reaches a Node worker, and no
+  // error says so: were the caller's own arrays handed over, the call would hang, not fail.
+  test('selfAttention hands each worker copies of x and the projections: the caller\'s arrays stay whole and unchanged, call after call', { timeout: 60_000 }, async () => {
+    const random = mulberry32(20261129);
+    const dIn = 10;
+    // by heads, by heads with the caller's part, by rows with it, by rows with wo, and one row: one worker
+    for (const [pool, heads, n, output] of [[two, 4, 200, false], [twoAndCaller, 3, 200, false], [twoAndCaller, 1, 200, false], [two, 2, 150, true], [two, 2, 1, false]]) {
+      const x = flat(randomMatrix(random, n, dIn));
+      const options = {
+        heads, wq: flat(randomMatrix(random, dIn, 4 * heads)), wk: flat(randomMatrix(random, dIn, 4 * heads)), wv: flat(randomMatrix(random, dIn, 2 * heads)),
+      };
+      if (output) Object.assign(options, { wo: flat(randomMatrix(random, 2 * heads, 3)), bo: Float32Array.of(0.5, -1, 0.25) });
+      const given = [x, options.wq, options.wk, options.wv, options.wo].filter(Boolean);
+      const copies = given.map((matrix) => Float32Array.from(matrix.data));
+      const label = `${threadsOf(pool)}, ${heads} heads, n=${n}${output ? ', wo' : ''}`;
+      for (let call = 0; call < 2; ++call) {
+        assertSameResult(await pool.selfAttention(x, options), engine.selfAttention(x, options), `${label}, call ${call}`);
+        given.forEach((matrix, i) => assert.ok(bytesOf(matrix.data).equals(bytesOf(copies[i])), `${label}: input ${i} whole after call ${call}`));
+      }
+    }
+  });
+
   test('calls at the same time each get their own result', async () => {
     const random = mulberry32(20261127);
     const calls = Array.from({ length: 8 }, (_, i) => {
