@@ -892,6 +892,12 @@ export interface AttentionPool {
    */
   readonly memoryBytes: number;
   /**
+   * Bytes of that memory the engines' allocations held after their last answers (as
+   * AttentionEngine.memoryInUseBytes), in all, the same engines counted: back where they were
+   * after calls that leave nothing behind.
+   */
+  readonly memoryInUseBytes: number;
+  /**
    * As engine.attention. With `reuse`, the previous result's arrays go to the workers, which
    * compute into them (they are transferred: empty afterwards in the previous result; the
    * caller's part computes into its heads' arrays in place), or receive the joined matrices;

@@ -80,6 +80,7 @@ export function createSlot(index, start, engineOptions) {
   let worker = null;
   let ready = null;
   let memoryBytes = 0;
+  let memoryInUseBytes = 0;
   let nextId = 1;
   const pending = new Map();  // id → {resolve, reject}
 
@@ -95,7 +96,7 @@ export function createSlot(index, start, engineOptions) {
           stop(`loaded the '${data.simd}' build, not the pool's '${engineOptions.simd}'`, settleReady, { restart: false });
         } else if (data.ready !== undefined) {
           loaded = true;
-          memoryBytes = data.memoryBytes;
+          ({ memoryBytes, memoryInUseBytes } = data);
           settleReady.resolve(data.ready);
           if (pending.size === 0) started.keepAlive(false);
         } else if (data.failed !== undefined) {
@@ -113,11 +114,12 @@ export function createSlot(index, start, engineOptions) {
     worker.post({ load: engineOptions }, []);
   }
 
-  function answer({ id, value, inputs, error, memoryBytes: bytes }) {
+  function answer({ id, value, inputs, error, memoryBytes: bytes, memoryInUseBytes: inUse }) {
     const request = pending.get(id);
     if (!request) return;
     pending.delete(id);
     if (bytes !== undefined) memoryBytes = bytes;
+    if (inUse !== undefined) memoryInUseBytes = inUse;
     if (pending.size === 0) worker.keepAlive(false);
     if (error !== undefined) request.reject(new Error(error));
     else request.resolve({ value, inputs });
@@ -140,6 +142,7 @@ export function createSlot(index, start, engineOptions) {
   return {
     get ready() { return ready; },
     get memoryBytes() { return memoryBytes; },
+    get memoryInUseBytes() { return memoryInUseBytes; },
     start: launch,
     // Resolves to the worker's answer to {call, args}, {value, inputs}; `transfer` lists buffers
     // handed over; with returnInputs, inputs are the arrays of q, k and v handed over, handed
@@ -151,7 +154,10 @@ export function createSlot(index, start, engineOptions) {
         pending.set(id, { resolve, reject });
         worker.keepAlive(true);
         try {
-          worker.post({ id, call, args, ...(returnInputs && { returnInputs }) }, transfer);
+          // A buffer already handed over (detached: no bytes) stays out of the transfer list, so
+          // that the message fails to clone, an Error here: handed over, Node drops the message
+          // without a word, and the call would never settle.
+          worker.post({ id, call, args, ...(returnInputs && { returnInputs }) }, transfer.filter((buffer) => buffer.byteLength > 0));
         } catch (error) {
           pending.delete(id);
           reject(new Error(`the call could not be sent to a pool worker: ${error.message}`));

@@ -3,9 +3,10 @@
 //
 // Messages: the pool first posts {load: options}, the options of the worker's engine
 // (createAttention's: the pool's build); the worker loads it and answers {ready: version, simd,
-// memoryBytes} or {failed: message}. Then the pool posts {id, call: 'attention' |
-// 'selfAttention', args, returnInputs}; the worker answers {id, value, inputs, memoryBytes} or
-// {id, error}. The result's arrays are transferred, not copied; inputs, with returnInputs, are
+// memoryBytes, memoryInUseBytes} or {failed: message}. Then the pool posts {id, call: 'attention' |
+// 'selfAttention', args, returnInputs}; the worker answers {id, value, inputs, memoryBytes,
+// memoryInUseBytes} or {id, error, memoryBytes, memoryInUseBytes} (its engine's, as they are
+// after the call; without them when the engine has not loaded). The result's arrays are transferred, not copied; inputs, with returnInputs, are
 // the arrays of q, k and v it was handed, handed back for the pool to write the next call's part
 // into (null for one it keeps), and [] without. The pool's {wake: ms} keeps the worker awake that
 // long (pool.wake), unanswered.
@@ -38,14 +39,21 @@ function returnedInputs(args, answerBuffers) {
   });
 }
 
+// The engine's wasm memory and the bytes its allocations hold, as a message reports them.
+const memoryOf = (engine) => ({ memoryBytes: engine.memoryBytes, memoryInUseBytes: engine.memoryInUseBytes });
+
 function serve(post) {
   const { awake } = keepAwake();
   let enginePromise;
+  let loaded = null;  // the engine, once it has loaded
   return async ({ id, call, args, returnInputs, wake, load }) => {
     if (load !== undefined) {
       enginePromise = createAttention(load);
       enginePromise.then(
-        (engine) => post({ ready: engine.version, simd: engine.simd, memoryBytes: engine.memoryBytes }),
+        (engine) => {
+          loaded = engine;
+          post({ ready: engine.version, simd: engine.simd, ...memoryOf(engine) });
+        },
         (error) => post({ failed: error.message }),
       );
       return;
@@ -61,10 +69,10 @@ function serve(post) {
       const value = engine[call](...args);
       const buffers = buffersOf(value);
       const inputs = returnInputs ? returnedInputs(args, buffers) : [];
-      post({ id, value, inputs, memoryBytes: engine.memoryBytes }, [...buffers, ...inputs.filter(Boolean).map((array) => array.buffer)]);
+      post({ id, value, inputs, ...memoryOf(engine) }, [...buffers, ...inputs.filter(Boolean).map((array) => array.buffer)]);
       awake(AWAKE_MS);
     } catch (error) {
-      post({ id, error: error.message });
+      post({ id, error: error.message, ...(loaded && memoryOf(loaded)) });
     }
   };
 }

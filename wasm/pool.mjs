@@ -313,6 +313,11 @@ export async function createAttentionPool(options = {}) {
      * caller's thread's engine when the pool loaded it.
      */
     get memoryBytes() { return slots.reduce((sum, slot) => sum + slot.memoryBytes, owned ? here.memoryBytes : 0); },
+    /**
+     * Bytes of that memory the engines' allocations held after their last answers (engine's
+     * memoryInUseBytes), in all: back where they were after calls that leave nothing behind.
+     */
+    get memoryInUseBytes() { return slots.reduce((sum, slot) => sum + slot.memoryInUseBytes, owned ? here.memoryInUseBytes : 0); },
     attention,
     selfAttention,
     /**

@@ -101,7 +101,8 @@ async function assertNoScriptRan(page, dialogs) {
 
 // Exact numbers of the page on display: every score and weight (the JSON export holds the
 // shortest decimals that read back to the same float32), the steps table and the context
-// vector, and the engine worker's wasm memory after its last computation.
+// vector, and the engines' wasm memory after the last computation (the engine worker's and its
+// pool's) and the bytes their allocations hold.
 async function playgroundNumbers(page) {
   await page.waitForFunction((rows) => document.querySelectorAll('[data-testid="steps-table"] tbody tr').length === rows,
     KNOWN_TOKENS, { timeout: TIMEOUT_MS });
@@ -112,6 +113,7 @@ async function playgroundNumbers(page) {
       .map((cell) => cell.dataset.value ?? cell.dataset.values),
     context: document.querySelector('[data-testid="context-vector"]').dataset.values,
     wasmBytes: Number(document.querySelector('[data-testid="attention-heatmap"]').dataset.wasmBytes),
+    wasmInUse: Number(document.querySelector('[data-testid="attention-heatmap"]').dataset.wasmInUse),
   }));
   return { heads, tokens, shape, ...shown };
 }
@@ -507,6 +509,7 @@ describe('bad inputs through the page', () => {
     await resetPlayground(page, KNOWN);
     const first = await playgroundNumbers(page);
     assert.ok(first.wasmBytes > 0, 'the heatmap carries data-wasm-bytes');
+    assert.ok(first.wasmInUse > 0, 'the heatmap carries data-wasm-in-use');
 
     for (const entry of PLAYGROUND) {
       await t.test(entry.name, async () => {
@@ -523,11 +526,11 @@ describe('bad inputs through the page', () => {
       await waitForRows(page, KNOWN_TOKENS);
       const again = await playgroundNumbers(page);
       assert.deepEqual({ ...again, wasmBytes: 0 }, { ...first, wasmBytes: 0 }, 'every number as before the catalogue');
-      step.diagnostic(`the engine worker's wasm memory: ${first.wasmBytes} bytes before the catalogue, ${again.wasmBytes} after`);
+      step.diagnostic(`the engines' wasm memory: ${first.wasmBytes} bytes before the catalogue, ${again.wasmBytes} after`);
       assert.ok(again.wasmBytes <= first.wasmBytes, `wasm memory grew from ${first.wasmBytes} to ${again.wasmBytes} bytes`);
-      // the worker's engine holds the one model of the one run again (a failed load that kept its
-      // model, or a removed run's, would add to it)
-      assert.equal(again.wasmInUse, first.wasmInUse, 'the bytes the worker\'s engine holds');
+      // the engine worker's engine and its pool's hold what they held before the catalogue (an
+      // allocation a failed call left behind would add to it)
+      assert.equal(again.wasmInUse, first.wasmInUse, 'the bytes the engines\' allocations hold');
     });
     await close();
   });

@@ -43,7 +43,7 @@ function scriptedPage(text) {
   };
   const record = (name) => () => { events.push(name); };
   const views = {
-    clear: record('clear'), showWasmBytes() {}, draw: () => { events.push('draw'); return 1; },
+    clear: record('clear'), showWasmMemory() {}, draw: () => { events.push('draw'); return 1; },
     recordTiming: (started, pieces) => { timings.push(pieces); return 40 + timings.length; },
     markStale: record('stale'), hideGeneration() {}, showSteps() {}, showCost() {}, showKvCache() {},
   };

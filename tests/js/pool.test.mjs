@@ -12,6 +12,7 @@ import createAttention, { createAttentionPool } from '../../dist/wasm/attention.
 import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
 import { resolveCallerPart } from '../../dist/wasm/pool.mjs';
 import { sliceHeads, splitCall, visibleKeys } from '../../dist/wasm/pool-split.mjs';
+import { createSlot, workerStarter } from '../../dist/wasm/pool-threads.mjs';
 import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();
@@ -961,6 +962,23 @@ describe('workers that die, and closing', () => {
     }
   });
 
+  test('a call handing over a buffer already handed over fails with an Error, and the worker answers the next', async () => {
+    const slot = createSlot(0, await workerStarter(new URL('../../dist/wasm/pool-worker.mjs', import.meta.url)), { simd: engine.simd });
+    slot.start();
+    try {
+      await slot.ready;
+      const q = flat(randomMatrix(mulberry32(20261130), 6, 4));
+      const gone = new Float32Array(q.data);
+      structuredClone(gone.buffer, { transfer: [gone.buffer] });  // detached
+      const refused = slot.request('attention', [{ ...q, data: gone }, q, q, {}], [gone.buffer]);
+      await assert.rejects(Promise.race([refused, sleep(5000).then(() => 'unsettled')]), /could not be sent to a pool worker: .*detached/);
+      const { value } = await slot.request('attention', [q, q, q, {}]);
+      assertSameResult(value, engine.attention(q, q, q), 'the next call');
+    } finally {
+      await slot.close(new Error('closed'));
+    }
+  });
+
   test('close(): calls under way and later calls reject with an Error that says the pool is closed', async () => {
     const pool = await createAttentionPool({ workers: 2 });
     const big = randomMatrix(mulberry32(20261132), 1500, 16);
@@ -979,6 +997,33 @@ describe('workers that die, and closing', () => {
     assert.equal(two.workers, 2);
     assert.equal(two.version, engine.version);
     assert.ok(two.memoryBytes >= 2 * 16 * 2 ** 20, `${two.memoryBytes} bytes`);
+  });
+
+  test('the bytes the engines\' allocations hold (memoryInUseBytes): a fresh engine\'s per worker, and the same after split calls and failed ones', async () => {
+    const fresh = (await createAttention()).memoryInUseBytes;  // an engine as a worker loads it, warmed up
+    const pool = await createAttentionPool({ workers: 2, splitFrom: 0, engine: null });
+    try {
+      assert.ok(fresh > 0, `${fresh} bytes`);
+      assert.equal(pool.memoryInUseBytes, 2 * fresh, 'after loading');
+      const random = mulberry32(20261130);
+      const q = randomMatrix(random, 200, 8);
+      for (const options of [{ heads: 2, kernel: 'materialized' }, { heads: 1, kernel: 'flash', causal: true }]) {
+        assertSameResult(await pool.attention(q, q, q, options), engine.attention(q, q, q, options), JSON.stringify(options));
+        assert.equal(pool.memoryInUseBytes, 2 * fresh, `after a split call, ${JSON.stringify(options)}`);
+      }
+      const late = q.map((row, i) => (i === 150 ? [NaN, ...row.slice(1)] : row));
+      await assert.rejects(pool.attention(late, q, q, { heads: 2 }), /NaN/);
+      assert.equal(pool.memoryInUseBytes, 2 * fresh, 'after a failed call');
+    } finally {
+      await pool.close();
+    }
+    // a pool's own engine on the caller's thread counts too
+    const owning = await createAttentionPool({ workers: 1 });
+    try {
+      assert.equal(owning.memoryInUseBytes, 2 * fresh);
+    } finally {
+      await owning.close();
+    }
   });
 
   test('split calls of changing shapes, 600 of them: the arrays a pool keeps between calls do not pile up', async () => {

@@ -253,7 +253,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       const costs = cost(n);
       const computed = await compute(input);
       if (!current()) return;
-      views.showWasmBytes(computed.wasmBytes);
+      views.showWasmMemory(computed);
       const fetched = await fetchView(computed);
       if (!current()) return;
       showInput(input);

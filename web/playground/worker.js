@@ -194,8 +194,12 @@ const handlers = {
     else current = kept;
     const kvHeads = options.kvHeads ?? null;
     // wasmBytes: the engines' wasm memory after the call, this worker's and the pool's (it
-    // never shrinks), for the page's data-wasm-bytes
-    return { n, heads: options.heads, kvHeads, engineMs, wokenAhead, wasmBytes: engine.memoryBytes + pool.memoryBytes };
+    // never shrinks), and wasmInUse, the bytes their allocations hold, for the page's
+    // data-wasm-bytes and data-wasm-in-use
+    return {
+      n, heads: options.heads, kvHeads, engineMs, wokenAhead,
+      wasmBytes: engine.memoryBytes + pool.memoryBytes, wasmInUse: engine.memoryInUseBytes + pool.memoryInUseBytes,
+    };
   },
 
   // The square [row0, row0+size) × [col0, col0+size) of the given heads in cells of

@@ -48,7 +48,7 @@ function profileNote({ heads, n, stretch, queries }, pooling) {
 /**
  * Binds the views to the page: `state` decides what they show (colour, pooling, query);
  * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
- * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmBytes(bytes),
+ * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmMemory({wasmBytes, wasmInUse}),
  * recordTiming(started, pieces) → the update's milliseconds, showGeneration(decoded, labels), hideGeneration(), showSteps(walk, labels),
  * showCost(rows, n), showKvCache(models), figure()}: figure() is the heatmap on display as
  * shared/heatmap/heatmap-svg.js draws it, or null.
@@ -125,8 +125,9 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       canvas.parentElement.classList.add('stale');
     },
     shown: () => shown,
-    showWasmBytes(bytes) {
-      canvas.dataset.wasmBytes = String(bytes);
+    showWasmMemory({ wasmBytes, wasmInUse }) {
+      canvas.dataset.wasmBytes = String(wasmBytes);
+      canvas.dataset.wasmInUse = String(wasmInUse);
     },
     // Worker times appear only for the pieces this update asked the worker for; wokenAhead, how
     // long before its engine call the page woke the engine's threads (a typed update).
