@@ -3,13 +3,14 @@
 //
 // Messages: the pool first posts {load: options}, the options of the worker's engine
 // (createAttention's: the pool's build); the worker loads it and answers {ready: version, simd,
-// memoryBytes, memoryInUseBytes} or {failed: message}. Then the pool posts {id, call: 'attention' |
-// 'selfAttention', args, returnInputs}; the worker answers {id, value, inputs, memoryBytes,
-// memoryInUseBytes} or {id, error, memoryBytes, memoryInUseBytes} (its engine's, as they are
-// after the call; without them when the engine has not loaded). The result's arrays are transferred, not copied; inputs, with returnInputs, are
-// the arrays of q, k and v it was handed, handed back for the pool to write the next call's part
-// into (null for one it keeps), and [] without. The pool's {wake: ms} keeps the worker awake that
-// long (pool.wake), unanswered.
+// memoryBytes, memoryInUseBytes} or {failed: message}. Then the pool posts {id, call:
+// 'attention' | 'selfAttention', args, returnInputs}; the worker answers {id, value, inputs,
+// memoryBytes, memoryInUseBytes} or {id, error, memoryBytes, memoryInUseBytes} (its engine's,
+// as they are after the call; without them when the engine has not loaded). The result's arrays
+// are transferred, not copied; inputs, with returnInputs, are the arrays of q, k and v it was
+// handed, handed back for the pool to write the next call's part into (null for one it keeps),
+// and [] without. The pool's {wake: ms} keeps the worker awake that long (pool.wake),
+// unanswered.
 import createAttention from './engine.mjs';
 import { transferable } from './pool-arrays.mjs';
 import { keepAwake } from './pool-awake.mjs';

@@ -147,7 +147,7 @@ export async function createAttentionPool(options = {}) {
   // Sends each part to its worker (args(part, reused, p): the worker's arguments for part p and
   // the previous result's arrays it writes into; transfers(args): buffers of those arguments
   // to hand over), computes the last part on the caller's thread with callerPart
-  // (callerArgs(part, reused, p): its arguments, by default args'), once the others are sent, and
+  // (callerArgs(part, reused, p): its arguments, by default args'; also the whole call's when it runs again on one worker for its error), once the others are sent, and
   // joins the answers. With returnInputs each worker hands back the arrays of q, k and v it was
   // given, and keep(results, returned) gets every part's result and those arrays, by part, once
   // the call is joined. When parts fail with different messages (an overflow in two heads, say),
@@ -203,7 +203,8 @@ export async function createAttentionPool(options = {}) {
     if (stopped) throw new Error(stopped.message);
     if (closedError) throw closedError;
     if (split.by === 'whole' || (!alone && new Set(failures.map((error) => error.message)).size === 1)) throw failures[0];
-    return (await slots[0].request(call, args(undefined, null))).value;
+    // the whole call on one worker, with the caller's arguments: nothing copied, nothing handed over
+    return (await slots[0].request(call, callerArgs(undefined, null))).value;
   }
 
   function requireOpen() {
@@ -248,7 +249,6 @@ export async function createAttentionPool(options = {}) {
     spares = [];
     const withSpareContext = (reused, p) => (lastParts[p]?.context ? { ...reused, context: { data: lastParts[p].context } } : reused);
     const ownInputs = (part, reused, p) => {
-      if (part === undefined) return whole(part, reused);  // the whole call again, for its error
       const into = lastParts[p] ?? {};
       if (slicePart === null) {
         const [qCopy, kCopy, vCopy] = [[call.q, into.q], [call.k, into.k], [call.v, into.v]].map(([matrix, array]) => copied(matrix, array));

@@ -525,7 +525,7 @@ describe('bad inputs through the page', () => {
       await resetPlayground(page, `${KNOWN}&h=1`);
       await waitForRows(page, KNOWN_TOKENS);
       const again = await playgroundNumbers(page);
-      assert.deepEqual({ ...again, wasmBytes: 0 }, { ...first, wasmBytes: 0 }, 'every number as before the catalogue');
+      assert.deepEqual({ ...again, wasmBytes: 0, wasmInUse: 0 }, { ...first, wasmBytes: 0, wasmInUse: 0 }, 'every number as before the catalogue');
       step.diagnostic(`the engines' wasm memory: ${first.wasmBytes} bytes before the catalogue, ${again.wasmBytes} after`);
       assert.ok(again.wasmBytes <= first.wasmBytes, `wasm memory grew from ${first.wasmBytes} to ${again.wasmBytes} bytes`);
       // the engine worker's engine and its pool's hold what they held before the catalogue (an

@@ -135,25 +135,46 @@ describe('the same numbers as the one-thread engine', () => {
     }
   });
 
-  // A message that hands over a buffer already handed over never reaches a Node worker, and no
-  // error says so: were the caller's own arrays handed over, the call would hang, not fail.
-  test('selfAttention hands each worker copies of x and the projections: the caller\'s arrays stay whole and unchanged, call after call', { timeout: 60_000 }, async () => {
-    const random = mulberry32(20261129);
-    const dIn = 10;
-    // by heads, by heads with the caller's part, by rows with it, by rows with wo, and one row: one worker
-    for (const [pool, heads, n, output] of [[two, 4, 200, false], [twoAndCaller, 3, 200, false], [twoAndCaller, 1, 200, false], [two, 2, 150, true], [two, 2, 1, false]]) {
-      const x = flat(randomMatrix(random, n, dIn));
-      const options = {
-        heads, wq: flat(randomMatrix(random, dIn, 4 * heads)), wk: flat(randomMatrix(random, dIn, 4 * heads)), wv: flat(randomMatrix(random, dIn, 2 * heads)),
-      };
-      if (output) Object.assign(options, { wo: flat(randomMatrix(random, 2 * heads, 3)), bo: Float32Array.of(0.5, -1, 0.25) });
-      const given = [x, options.wq, options.wk, options.wv, options.wo].filter(Boolean);
-      const copies = given.map((matrix) => Float32Array.from(matrix.data));
-      const label = `${threadsOf(pool)}, ${heads} heads, n=${n}${output ? ', wo' : ''}`;
-      for (let call = 0; call < 2; ++call) {
-        assertSameResult(await pool.selfAttention(x, options), engine.selfAttention(x, options), `${label}, call ${call}`);
-        given.forEach((matrix, i) => assert.ok(bytesOf(matrix.data).equals(bytesOf(copies[i])), `${label}: input ${i} whole after call ${call}`));
+  test('selfAttention hands each worker copies of x and the projections, handed over: the caller\'s arrays stay whole and unchanged, call after call', async () => {
+    // the buffers handed over with each call a worker is sent (Node's Worker, spied on)
+    const handed = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, transfer) {
+      if (message?.call === 'selfAttention') handed.push({ args: message.args, transfer: [...(transfer ?? [])] });
+      return post.call(this, message, transfer);
+    };
+    try {
+      const random = mulberry32(20261129);
+      const dIn = 10;
+      // by heads, by heads with the caller's part, by rows with it, by rows with wo, and one row: one worker
+      const cases = [[two, 4, 200, false, 2], [twoAndCaller, 3, 200, false, 2], [twoAndCaller, 1, 200, false, 2], [two, 2, 150, true, 2], [two, 1, 1, false, 1]];
+      for (const [pool, heads, n, output, workers] of cases) {
+        const x = flat(randomMatrix(random, n, dIn));
+        const options = {
+          heads, wq: flat(randomMatrix(random, dIn, 4 * heads)), wk: flat(randomMatrix(random, dIn, 4 * heads)), wv: flat(randomMatrix(random, dIn, 2 * heads)),
+        };
+        if (output) Object.assign(options, { wo: flat(randomMatrix(random, 2 * heads, 3)), bo: Float32Array.of(0.5, -1, 0.25) });
+        const given = [x, options.wq, options.wk, options.wv, options.wo].filter(Boolean);
+        const copies = given.map((matrix) => Float32Array.from(matrix.data));
+        const label = `${threadsOf(pool)}, ${heads} heads, n=${n}${output ? ', wo' : ''}`;
+        for (let call = 0; call < 2; ++call) {
+          handed.length = 0;
+          assertSameResult(await pool.selfAttention(x, options), engine.selfAttention(x, options), `${label}, call ${call}`);
+          given.forEach((matrix, i) => assert.ok(bytesOf(matrix.data).equals(bytesOf(copies[i])), `${label}: input ${i} whole after call ${call}`));
+          assert.equal(handed.length, workers, `${label}: the parts sent to workers`);
+          for (const { args: [sentX, sent], transfer } of handed) {
+            const inputs = [sentX, sent.wq, sent.wk, sent.wv, sent.wo].filter(Boolean);
+            assert.equal(inputs.length, given.length, label);
+            // each input a copy of the caller's, handed over (and so emptied here)
+            inputs.forEach((matrix, i) => {
+              assert.ok(transfer.includes(matrix.data.buffer), `${label}: input ${i} handed over`);
+              assert.notEqual(matrix.data, given[i].data, `${label}: input ${i} a copy`);
+            });
+          }
+        }
       }
+    } finally {
+      Worker.prototype.postMessage = post;
     }
   });
 
@@ -720,6 +741,55 @@ describe('the workers\' protocol', () => {
     } finally {
       await worker.terminate();
     }
+  });
+});
+
+describe('the workers\' memory', () => {
+  test('a worker reports its engine\'s memory with its engine\'s load, every answer, and a failed call\'s, and the pool keeps the last', async () => {
+    const worker = new Worker(new URL('../../dist/wasm/pool-worker.mjs', import.meta.url));
+    const next = () => new Promise((resolve) => {
+      worker.once('message', resolve);
+    });
+    const fresh = await createAttention();
+    try {
+      let answer = next();
+      worker.postMessage({ load: { simd: engine.simd } });
+      const ready = await answer;
+      assert.deepEqual([ready.memoryBytes, ready.memoryInUseBytes], [fresh.memoryBytes, fresh.memoryInUseBytes], 'ready');
+      const q = flat(randomMatrix(mulberry32(20261130), 20, 8));
+      answer = next();
+      worker.postMessage({ id: 1, call: 'attention', args: [q, q, q, { heads: 2 }] });
+      const computed = await answer;
+      assert.equal(computed.memoryInUseBytes, fresh.memoryInUseBytes, 'after a call that leaves nothing behind');
+      assert.ok(computed.memoryBytes >= ready.memoryBytes);
+      answer = next();
+      worker.postMessage({ id: 2, call: 'attention', args: [q, q, q, { heads: 3 }] });
+      const failed = await answer;
+      assert.match(failed.error, /heads/);
+      assert.deepEqual([failed.memoryBytes, failed.memoryInUseBytes], [computed.memoryBytes, fresh.memoryInUseBytes], 'a failed call\'s answer');
+    } finally {
+      await worker.terminate();
+    }
+    // the pool's slot keeps what the last answer said, a failed call's too (a scripted worker)
+    const said = [{ memoryBytes: 100, memoryInUseBytes: 10 }, { memoryBytes: 200, memoryInUseBytes: 20 }, { memoryBytes: 300, memoryInUseBytes: 30 }];
+    const slot = createSlot(0, (listeners) => ({
+      post: (message) => queueMicrotask(() => {
+        if (message.load) listeners.message({ ready: 'scripted', simd: message.load.simd, ...said[0] });
+        else if (message.id === 1) listeners.message({ id: 1, value: {}, inputs: [], ...said[1] });
+        else listeners.message({ id: message.id, error: 'refused', ...said[2] });
+      }),
+      terminate: () => {},
+      keepAlive: () => {},
+    }), { simd: engine.simd });
+    slot.start();
+    await slot.ready;
+    const memory = () => [slot.memoryBytes, slot.memoryInUseBytes];
+    assert.deepEqual(memory(), [100, 10], 'after loading');
+    await slot.request('attention', []);
+    assert.deepEqual(memory(), [200, 20], 'after an answer');
+    await assert.rejects(slot.request('attention', []), /refused/);
+    assert.deepEqual(memory(), [300, 30], 'after a failed call');
+    await slot.close(new Error('closed'));
   });
 });
 
