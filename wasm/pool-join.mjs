@@ -1,39 +1,72 @@
 // How the pool (pool.mjs) joins its parts' results into the whole call's, in order: heads side by
 // side, blocks of rows one under the other, written into the previous result's arrays when given.
 import { destination } from './pool-arrays.mjs';
-import { columns } from './pool-split.mjs';
+
+// The widest rows writeColumns copies value by value; wider ones by Float32Array.set, whose
+// call costs more than a short copy. In a Chromium worker here, 512 rows took 6 µs by value and
+// 28 by set() at 8 columns, 19 and 27 at 32, 34 and 25 at 64.
+const COPIED_BY_VALUE = 32;
 
 // A matrix written into columns [first, first + its cols) of `data`, rows × cols.
 function writeColumns(data, cols, matrix, first) {
-  for (let row = 0; row < matrix.rows; ++row) {
-    data.set(matrix.data.subarray(row * matrix.cols, (row + 1) * matrix.cols), row * cols + first);
+  const { rows, cols: width, data: from } = matrix;
+  if (width > COPIED_BY_VALUE) {
+    for (let row = 0; row < rows; ++row) data.set(from.subarray(row * width, (row + 1) * width), row * cols + first);
+    return;
+  }
+  for (let row = 0, source = 0; row < rows; ++row, source += width) {
+    const target = row * cols + first;
+    for (let col = 0; col < width; ++col) data[target + col] = from[source + col];
   }
 }
 
-// Matrices of equal rows side by side; those whose indices are in `written` are already in
-// place (placeContext).
-function joinColumns(matrices, into, written = new Set()) {
-  const rows = matrices[0].rows;
-  const cols = matrices.reduce((sum, matrix) => sum + matrix.cols, 0);
-  const data = destination(into, rows * cols);
-  let first = 0;
-  matrices.forEach((matrix, p) => {
-    if (!written.has(p)) writeColumns(data, cols, matrix, first);
-    first += matrix.cols;
-  });
-  return { rows, cols, data };
+// The matrices a split by heads joins side by side, each part holding its heads' columns:
+// of its query heads, or (k and v) of the key/value heads they read.
+const QUERY_HEAD_MATRICES = ['context', 'q', 'output'];
+const KEY_VALUE_MATRICES = ['k', 'v'];
+
+// Where part p's matrix `name` of a split by heads goes in the joined one: {first, cols}, its
+// heads' first column among cols. Neighbouring parts may read the same key/value head (more
+// query heads than key/value heads in a group): both hold its columns, the same numbers, and
+// both write them.
+function headColumns(split, name, p, matrix) {
+  const ranges = KEY_VALUE_MATRICES.includes(name) ? split.kvRanges : split.parts.map((part) => part.heads);
+  const [h0, h1] = ranges[p];
+  const width = matrix.cols / (h1 - h0);  // of a head
+  return { first: h0 * width, cols: width * ranges.at(-1)[1] };
 }
 
-// The context of part p of a split by heads (the caller's, computed while the workers compute
-// theirs) written into the joined context (`into`, the previous result's, when its length fits)
-// ahead of the join: {data, parts} for join's `placed`.
-export function placeContext(split, p, context, into) {
-  const [h0, h1] = split.parts[p].heads;
-  const width = context.cols / (h1 - h0);  // of a head
-  const cols = width * split.parts.at(-1).heads[1];
-  const data = destination(into, context.rows * cols);
-  writeColumns(data, cols, context, h0 * width);
-  return { data, parts: new Set([p]) };
+// Part p's matrix `name` written into its heads' columns of the joined one (`into`, the
+// previous result's, when its length fits): the data of that joined matrix.
+function placeHeads(split, name, p, matrix, into) {
+  const { first, cols } = headColumns(split, name, p, matrix);
+  const data = destination(into, matrix.rows * cols);
+  writeColumns(data, cols, matrix, first);
+  return data;
+}
+
+// The matrices of part p of a split by heads (the caller's, computed while the workers compute
+// theirs) written into the joined ones (`reuse`'s, where their lengths fit) ahead of the join:
+// {part: p, data: {name: joined data}} for join's `placed`.
+export function placePart(split, p, result, reuse) {
+  const data = {};
+  for (const name of [...QUERY_HEAD_MATRICES, ...KEY_VALUE_MATRICES]) {
+    if (result[name]) data[name] = placeHeads(split, name, p, result[name], reuse[name]);
+  }
+  return { part: p, data };
+}
+
+// The parts' matrices `name` of a split by heads side by side, into `into` when its length
+// fits; the one of part placed.part is already there (placePart).
+function joinHeads(split, results, name, into, placed) {
+  const matrices = results.map((result) => result[name]);
+  const { rows } = matrices[0];
+  const { cols } = headColumns(split, name, 0, matrices[0]);
+  const data = placed?.data[name] ?? destination(into, rows * cols);
+  matrices.forEach((matrix, p) => {
+    if (p !== placed?.part || !placed.data[name]) writeColumns(data, cols, matrix, headColumns(split, name, p, matrix).first);
+  });
+  return { rows, cols, data };
 }
 
 // Matrices of equal columns one under the other; a matrix already in its place (the caller's
@@ -51,40 +84,23 @@ function joinRows(matrices, into) {
   return { rows, cols, data };
 }
 
-// A split by heads' k (or v) from its parts' matrices: each part holds the columns of the
-// key/value heads its query heads read, and neighbouring parts may share one (more query heads
-// than key/value heads in a group), taken once, from the first part that has it.
-function joinKeyValueColumns(split, matrices, into) {
-  const taken = [];
-  let next = 0;  // the first key/value head not yet taken
-  matrices.forEach((matrix, p) => {
-    const [g0, g1] = split.kvRanges[p];
-    const width = matrix.cols / (g1 - g0);
-    const skip = Math.max(0, next - g0) * width;
-    if (skip < matrix.cols) taken.push(skip === 0 ? matrix : columns(matrix, skip, matrix.cols - skip));
-    next = Math.max(next, g1);
-  });
-  return joinColumns(taken, into);
-}
-
 // The whole call's result from its parts' results, in order; `reuse` as reuseOption gives it;
-// `placed`, the parts' context already written (placeContext).
+// `placed`, the caller's part's matrices already written (placePart).
 export function join(split, results, reuse, placed = null) {
   if (split.by === 'whole') return results[0];
   const [first] = results;
   const joined = { kernel: first.kernel };
   if (split.by === 'heads') {
-    const joinMatrices = (name) => joinColumns(results.map((result) => result[name]), reuse[name]);
+    const joinMatrix = (name) => joinHeads(split, results, name, reuse[name], placed);
     joined.scores = first.scores && results.flatMap((result) => result.scores);
     joined.weights = first.weights && results.flatMap((result) => result.weights);
-    joined.context = joinColumns(results.map((result) => result.context), placed?.data ?? reuse.context, placed?.parts);
-    const joinKeyValues = (name) => joinKeyValueColumns(split, results.map((result) => result[name]), reuse[name]);
-    if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: joinKeyValues('k'), v: joinKeyValues('v'), output: joinMatrices('output') });
+    joined.context = joinMatrix('context');
+    if (first.q) Object.assign(joined, { q: joinMatrix('q'), k: joinMatrix('k'), v: joinMatrix('v'), output: joinMatrix('output') });
   } else {
     const joinMatrices = (name) => joinRows(results.map((result) => result[name]), reuse[name]);
-    const joinHeads = (name) => first[name] && first[name].map((_, h) => joinRows(results.map((result) => result[name][h]), reuse[name][h]));
-    joined.scores = joinHeads('scores');
-    joined.weights = joinHeads('weights');
+    const joinEachHead = (name) => first[name] && first[name].map((_, h) => joinRows(results.map((result) => result[name][h]), reuse[name][h]));
+    joined.scores = joinEachHead('scores');
+    joined.weights = joinEachHead('weights');
     joined.context = joinMatrices('context');
     // Every part computes all of k and v.
     if (first.q) Object.assign(joined, { q: joinMatrices('q'), k: first.k, v: first.v, output: joinMatrices('output') });

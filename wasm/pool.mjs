@@ -17,7 +17,7 @@ import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } fr
 import createAttention, { SIMD_BUILDS, chooseSimd } from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
 import { copied, offerRecycled, partReuse, rowArraysToKeep, rowViews, sparesToKeep } from './pool-arrays.mjs';
-import { join, placeContext } from './pool-join.mjs';
+import { join, placePart } from './pool-join.mjs';
 import { SPLIT_FROM, sliceHeads, splitCall } from './pool-split.mjs';
 import { WorkerStopped, createSlot, machineCores, onWorkerThread, workerStarter } from './pool-threads.mjs';
 
@@ -165,7 +165,7 @@ export async function createAttentionPool(options = {}) {
     const rows = split.by === 'rows';
     const offered = recycled;  // each worker's arrays go to this call or to none
     recycled = [];
-    let placed = null;  // the caller's part's context, written into the joined one while the workers compute
+    let placed = null;  // the caller's part's matrices, written into the joined ones while the workers compute
     const requests = parts.map((part, p) => {
       const given = partReuse(split.by, part, reuse, handed);
       if (p === callerIndex) {
@@ -179,7 +179,7 @@ export async function createAttentionPool(options = {}) {
         } catch (error) {
           return Promise.reject(error);
         }
-        if (split.by === 'heads') placed = placeContext(split, p, value.context, reuse.context);
+        if (split.by === 'heads') placed = placePart(split, p, value, reuse);
         return Promise.resolve(value);
       }
       if (rows) offerRecycled(offered[p], given);
