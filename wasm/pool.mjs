@@ -147,8 +147,8 @@ export async function createAttentionPool(options = {}) {
   // Sends each part to its worker (args(part, reused, p): the worker's arguments for part p and
   // the previous result's arrays it writes into; transfers(args): buffers of those arguments
   // to hand over), computes the last part on the caller's thread with callerPart
-  // (callerArgs(part, reused, p): its arguments, by default args'; also the whole call's when it runs again on one worker for its error), once the others are sent, and
-  // joins the answers. With returnInputs each worker hands back the arrays of q, k and v it was
+  // (callerArgs(part, reused, p): its arguments, by default args'; also the whole call's when
+  // it runs again on one worker for its error), once the others are sent, and joins the answers. With returnInputs each worker hands back the arrays of q, k and v it was
   // given, and keep(results, returned) gets every part's result and those arrays, by part, once
   // the call is joined. When parts fail with different messages (an overflow in two heads, say),
   // or parts computed alone fail at all (their messages would count their own heads and
@@ -289,7 +289,7 @@ export async function createAttentionPool(options = {}) {
     const base = { ...workerOptions(call.options), ...weights };
     const inPlace = (part, reused) => [call.x, { ...base, ...(part && { part }), reuse: reused }];
     // A worker's part gets copies of x and the projections' matrices, handed over: Chromium
-    // structured-clones a typed array at about 300 MB/s, and x of 512 tokens × 100 took 0.4–0.6
+    // structured-clones a typed array at 300–500 MB/s, and x of 512 tokens × 100 took 0.4–0.6
     // ms to post (and about as long again to be read), a copy handed over 0.1.
     const handedOver = (part, reused) => {
       const [x, options] = inPlace(part, reused);
