@@ -33,6 +33,16 @@ export function transferable(array) {
     array.byteLength === array.buffer.byteLength && !(typeof SharedArrayBuffer === 'function' && array.buffer instanceof SharedArrayBuffer);
 }
 
+// `reuse` (reuseOption's) without the arrays that share a buffer with one of `inputs` (matrices
+// or Float32Arrays, null where absent): the pool writes the caller's part into the reused arrays
+// before the workers have answered, and a call whose parts fail runs again, whole, from its
+// inputs, which must then be as they were.
+export function apartFromInputs(reuse, inputs) {
+  const buffers = new Set(inputs.filter(Boolean).map((input) => (input.data ?? input).buffer));
+  const apart = (array) => (array && buffers.has(array.buffer) ? null : array);
+  return Object.fromEntries(Object.entries(reuse).map(([name, value]) => [name, Array.isArray(value) ? value.map(apart) : apart(value)]));
+}
+
 // The previous result's arrays a part writes into, as the reuse option of its worker's call,
 // and their buffers, handed over (transferred) to the worker: each head's scores and weights
 // of a split by heads, or all of them for a call on one worker. `handed` holds the buffers

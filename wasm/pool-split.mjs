@@ -130,7 +130,7 @@ export function splitCall({
 
 // Columns [first, first + count) of a matrix, as a matrix of their own: written into `into`
 // when it is a Float32Array of their length, else into a new one.
-export function columns({ rows, cols, data }, first, count, into) {
+function columns({ rows, cols, data }, first, count, into) {
   const out = destination(into, rows * count);
   for (let row = 0; row < rows; ++row) out.set(data.subarray(row * cols + first, row * cols + first + count), row * count);
   return { rows, cols: count, data: out };

@@ -16,7 +16,7 @@ import { attentionArguments, reuseOption, selfAttentionArguments } from './atten
 import { describe, fail, requireCount, requireKnownKeys, requireWholeNumber } from './arguments.mjs';
 import createAttention, { SIMD_BUILDS, chooseSimd } from './engine.mjs';
 import { keepAwake } from './pool-awake.mjs';
-import { copied, offerRecycled, partReuse, rowArraysToKeep, rowViews, sparesToKeep } from './pool-arrays.mjs';
+import { apartFromInputs, copied, offerRecycled, partReuse, rowArraysToKeep, rowViews, sparesToKeep } from './pool-arrays.mjs';
 import { join, placePart } from './pool-join.mjs';
 import { SPLIT_FROM, sliceHeads, splitCall } from './pool-split.mjs';
 import { WorkerStopped, createSlot, machineCores, onWorkerThread, workerStarter } from './pool-threads.mjs';
@@ -148,9 +148,10 @@ export async function createAttentionPool(options = {}) {
   // the previous result's arrays it writes into; transfers(args): buffers of those arguments
   // to hand over), computes the last part on the caller's thread with callerPart
   // (callerArgs(part, reused, p): its arguments, by default args'; also the whole call's when
-  // it runs again on one worker for its error), once the others are sent, and joins the answers. With returnInputs each worker hands back the arrays of q, k and v it was
-  // given, and keep(results, returned) gets every part's result and those arrays, by part, once
-  // the call is joined. When parts fail with different messages (an overflow in two heads, say),
+  // it runs again on one worker for its error), once the others are sent, and joins the
+  // answers. With returnInputs each worker hands back the arrays of q, k and v it was given,
+  // and keep(results, returned) gets every part's result and those arrays, by part, once the
+  // call is joined. When parts fail with different messages (an overflow in two heads, say),
   // or parts computed alone fail at all (their messages would count their own heads and
   // columns), the whole call runs on one worker for the error the engine gives; once the pool is
   // closed, the call fails with the error that says so.
@@ -225,7 +226,7 @@ export async function createAttentionPool(options = {}) {
   async function attention(q, k, v, options = {}) {
     requireOpen();
     const call = attentionArguments(q, k, v, options);
-    const reuse = reuseOption(options.reuse);
+    const reuse = apartFromInputs(reuseOption(options.reuse), [call.q, call.k, call.v]);
     const heads = call.options.heads ?? 1;
     const split = splitCall({
       n: call.q.rows, m: call.k.rows, heads, kvHeads: call.options.kvHeads, keyWidth: call.q.cols / heads,
@@ -273,7 +274,7 @@ export async function createAttentionPool(options = {}) {
   async function selfAttention(x, options = {}) {
     requireOpen();
     const call = selfAttentionArguments(x, options);
-    const reuse = reuseOption(options.reuse);
+    const reuse = apartFromInputs(reuseOption(options.reuse), [call.x, ...Object.values(call.weights)]);
     const heads = call.options.heads ?? 1;
     const widthOf = (weight) => (weight ?? call.x).cols;  // of q, k or v: x·weight, or x itself
     const split = splitCall({

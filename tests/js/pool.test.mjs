@@ -13,7 +13,7 @@ import { attentionArguments } from '../../dist/wasm/attention-arguments.mjs';
 import { resolveCallerPart } from '../../dist/wasm/pool.mjs';
 import { sliceHeads, splitCall, visibleKeys } from '../../dist/wasm/pool-split.mjs';
 import { createSlot, workerStarter } from '../../dist/wasm/pool-threads.mjs';
-import { bytesOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
+import { bytesOf, errorOf, mulberry32, pick, randomInt, randomMatrix } from './reference.mjs';
 
 const engine = await createAttention();
 // splitFrom 0: every call is split over every worker, however small (the tests' calls are);
@@ -242,6 +242,57 @@ describe('the same numbers as the one-thread engine', () => {
       'the workers\' heads went to them; the caller\'s stayed');
     assert.equal(reused.scores[2].data, scores[2], 'the caller\'s head\'s scores are written into the previous ones');
     assert.equal(reused.weights[2].data, weights[2]);
+  });
+
+  test('selfAttention with the caller\'s part and reuse: q, k, v, output and context written into the previous ones (the caller\'s first), the engine\'s numbers; heads 8 and 40 columns wide, 3 key/value heads and 1', async () => {
+    const random = mulberry32(20261127);
+    const n = 48, dIn = 16;
+    for (const [dh, kvHeads] of [[8, 3], [40, 3], [8, 1], [40, 1]]) {
+      // heads [0, 1) and [1, 2) on the workers, [2, 3) on the caller; with 1 key/value head every part writes it
+      const options = {
+        heads: 3, ...(kvHeads !== 3 && { kvHeads }), kernel: 'materialized',
+        wq: randomMatrix(random, dIn, 3 * dh), wk: randomMatrix(random, dIn, kvHeads * dh), wv: randomMatrix(random, dIn, kvHeads * dh),
+      };
+      const previous = await twoAndCaller.selfAttention(randomMatrix(random, n, dIn), options);
+      const names = ['q', 'k', 'v', 'output', 'context'];
+      const arrays = names.map((name) => previous[name].data);
+      const x = randomMatrix(random, n, dIn);
+      const reused = await twoAndCaller.selfAttention(x, { ...options, reuse: previous });
+      const label = `heads ${dh} wide, kvHeads ${kvHeads}`;
+      assertSameResult(reused, engine.selfAttention(x, options), label);
+      names.forEach((name, i) => assert.equal(reused[name].data, arrays[i], `${label}: ${name} is written into the previous one`));
+    }
+  });
+
+  test('reuse sharing a buffer with the inputs is left alone: a call whose parts fail runs again from its inputs as they were', async () => {
+    // x is the previous result's q (an identity projection made it x0). Heads 0 and 1 project
+    // x's columns 8 and 9 beyond float32 at rows 2 and 5 (the workers' parts fail with different
+    // messages, so the whole call runs again on one worker); head 2, the caller's, projects
+    // columns 0–3 and succeeds. Had its q been written into the previous q, it would have
+    // overwritten x's columns 8–11, and the call run again would not have failed.
+    const n = 8, d = 12;
+    const x0 = Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, c) => ((c === 8 && i === 2) || (c === 9 && i === 5) ? 1e30 : (i + c) / 10)).map(Math.fround));
+    const matrixOf = (entry) => Array.from({ length: d }, (_, r) => Array.from({ length: d }, (_, c) => entry(r, c)));
+    const identity = matrixOf((r, c) => (r === c ? 1 : 0));
+    const previous = await twoAndCaller.selfAttention(x0, { heads: 3, wq: identity, wk: matrixOf(() => 0), wv: identity, kernel: 'materialized' });
+    const x = previous.q;
+    assert.deepEqual(Array.from(x.data), x0.flat(), 'x is x0');
+    // q's column 0 (head 0) is 1e10 × x's column 8, column 4 (head 1) 1e10 × column 9, columns 8–11 (head 2) x's 0–3
+    const wq = matrixOf((r, c) => ((c === 0 && r === 8) || (c === 4 && r === 9) ? 1e10 : c >= 8 && r === c - 8 ? 1 : 0));
+    const options = { heads: 3, wq, wk: identity, wv: identity, kernel: 'materialized' };
+    const expected = errorOf(() => engine.selfAttention(x0, options));
+    assert.ok(expected instanceof Error, 'the engine throws');
+    await assert.rejects(twoAndCaller.selfAttention(x, { ...options, reuse: previous }), (error) => error.message === expected.message);
+    assert.deepEqual(Array.from(x.data), x0.flat(), 'x is as it was');
+    // attention: q is the previous result's context; the caller's head's context is not written into it
+    const random = mulberry32(20261128);
+    const [k, v] = [randomMatrix(random, 40, 12), randomMatrix(random, 40, 12)];
+    const before = await twoAndCaller.attention(randomMatrix(random, 40, 12), k, v, { heads: 3 });
+    const q = before.context, qValues = Array.from(q.data);
+    const after = await twoAndCaller.attention(q, k, v, { heads: 3, reuse: before });
+    assertSameResult(after, engine.attention({ rows: 40, cols: 12, data: Float32Array.from(qValues) }, k, v, { heads: 3 }), 'q as the previous context');
+    assert.notEqual(after.context.data, q.data);
+    assert.deepEqual(Array.from(q.data), qValues, 'q is as it was');
   });
 
   test('a split by rows with the caller\'s part: the caller writes its rows into the previous result in place, the workers into their last parts\' arrays; the engine\'s numbers call after call, shapes changing', async () => {

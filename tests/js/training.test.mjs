@@ -391,29 +391,34 @@ describe('the task', () => {
 
   test('evaluateRetrieval\'s attention by layer, head and position: a layer with zero queries and keys attends by its ALiBi bias alone', () => {
     // 5 pairs: sequences of T = 12, the final position 11 sees every token. With q = k = 0 in
-    // layer 0, head h's final row is softmax(−slope_h · (11 − j)) over j = 0 … 11, whatever the
-    // tokens; layer 1 keeps its drawn weights. 2 layers of 3 heads, the slopes out of order, so
-    // that layers and heads swapped, or two heads swapped, would not pass.
+    // one layer, head h's final row there is softmax(−slope_h · (11 − j)) over j = 0 … 11,
+    // whatever the tokens; the other layer keeps its drawn weights. 2 layers of 3 heads, the
+    // slopes out of order, so that layers and heads swapped, or two heads swapped, would not
+    // pass; layer 0 computes every query, the last layer only the final one.
     const task = { pairs: 5, keys: 8, values: 8 };
     const slopes = [0.5, 0.125, 1];
-    const model = engine.createTransformer({ vocab: 19, outputs: 8, layers: 2, dModel: 12, heads: 3, positional: { type: 'alibi', slopes } });
-    const qkv = model.getParameter('blocks.0.attention.qkv.weight');  // 3C × C: the rows of q, k, v
-    qkv.data.fill(0, 0, 2 * 12 * 12);
-    model.setParameter('blocks.0.attention.qkv.weight', qkv);
-    const { attention } = engine.evaluateRetrieval(model, { task, sequences: 20 });
-    assert.deepEqual([attention.toValue.length, attention.toValue[0].length, attention.toValue[0][0].length], [2, 3, 5]);
     const T = 12;
-    slopes.forEach((slope, h) => {
-      const unnormalised = Array.from({ length: T }, (_, j) => Math.exp(-slope * (T - 1 - j)));
-      const total = unnormalised.reduce((sum, value) => sum + value, 0);
-      const weight = (j) => unnormalised[j] / total;
-      assertArrayClose(attention.toValue[0][h], Array.from({ length: 5 }, (_, i) => weight(2 * i + 1)), { atol: 1e-6, label: `toValue of head ${h}` });
-      assertArrayClose(attention.toKey[0][h], Array.from({ length: 5 }, (_, i) => weight(2 * i)), { atol: 1e-6, label: `toKey of head ${h}` });
-      assertArrayClose(attention.toFirst[0][h], new Array(5).fill(weight(0)), { atol: 1e-6, label: `toFirst of head ${h}` });
-    });
-    // layer 1 is the drawn model's: not the bias alone
-    assert.ok(Math.abs(attention.toValue[1][0][4] - attention.toValue[0][0][4]) > 1e-3);
-    model.delete();
+    for (const zeroed of [0, 1]) {
+      const model = engine.createTransformer({ vocab: 19, outputs: 8, layers: 2, dModel: 12, heads: 3, positional: { type: 'alibi', slopes } });
+      const name = `blocks.${zeroed}.attention.qkv.weight`;
+      const qkv = model.getParameter(name);  // 3C × C: the rows of q, k, v
+      qkv.data.fill(0, 0, 2 * 12 * 12);
+      model.setParameter(name, qkv);
+      const { attention } = engine.evaluateRetrieval(model, { task, sequences: 20 });
+      assert.deepEqual([attention.toValue.length, attention.toValue[0].length, attention.toValue[0][0].length], [2, 3, 5]);
+      slopes.forEach((slope, h) => {
+        const unnormalised = Array.from({ length: T }, (_, j) => Math.exp(-slope * (T - 1 - j)));
+        const total = unnormalised.reduce((sum, value) => sum + value, 0);
+        const weight = (j) => unnormalised[j] / total;
+        const label = (measure) => ({ atol: 1e-6, label: `${measure} of layer ${zeroed}, head ${h}` });
+        assertArrayClose(attention.toValue[zeroed][h], Array.from({ length: 5 }, (_, i) => weight(2 * i + 1)), label('toValue'));
+        assertArrayClose(attention.toKey[zeroed][h], Array.from({ length: 5 }, (_, i) => weight(2 * i)), label('toKey'));
+        assertArrayClose(attention.toFirst[zeroed][h], new Array(5).fill(weight(0)), label('toFirst'));
+      });
+      // the other layer is the drawn model's: not the bias alone
+      assert.ok(Math.abs(attention.toValue[1 - zeroed][0][4] - attention.toValue[zeroed][0][4]) > 1e-3);
+      model.delete();
+    }
   });
 });
 
