@@ -716,6 +716,8 @@ export interface AttentionEngine {
    * that leaves nothing behind (a model, trainer or optimizer not deleted stays in them).
    */
   readonly memoryInUseBytes: number;
+  /** Both, as a worker's message reports them. */
+  readonly memory: { memoryBytes: number; memoryInUseBytes: number };
   /** The milliseconds the warm-up took (CreateAttentionOptions.warmUp); null without one. */
   readonly warmUpMs: number | null;
 

@@ -152,6 +152,8 @@ export default async function createAttention(options = {}) {
      * call that leaves nothing behind (a model, trainer or optimizer not deleted stays in them).
      */
     get memoryInUseBytes() { return core.heapInUse(); },
+    /** Both, {memoryBytes, memoryInUseBytes}, as a worker's message reports them. */
+    get memory() { return { memoryBytes: this.memoryBytes, memoryInUseBytes: this.memoryInUseBytes }; },
     ...calls,
   });
 }

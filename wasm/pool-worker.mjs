@@ -40,9 +40,6 @@ function returnedInputs(args, answerBuffers) {
   });
 }
 
-// The engine's wasm memory and the bytes its allocations hold, as a message reports them.
-const memoryOf = (engine) => ({ memoryBytes: engine.memoryBytes, memoryInUseBytes: engine.memoryInUseBytes });
-
 function serve(post) {
   const { awake } = keepAwake();
   let enginePromise;
@@ -53,7 +50,7 @@ function serve(post) {
       enginePromise.then(
         (engine) => {
           loaded = engine;
-          post({ ready: engine.version, simd: engine.simd, ...memoryOf(engine) });
+          post({ ready: engine.version, simd: engine.simd, ...engine.memory });
         },
         (error) => post({ failed: error.message }),
       );
@@ -70,10 +67,10 @@ function serve(post) {
       const value = engine[call](...args);
       const buffers = buffersOf(value);
       const inputs = returnInputs ? returnedInputs(args, buffers) : [];
-      post({ id, value, inputs, ...memoryOf(engine) }, [...buffers, ...inputs.filter(Boolean).map((array) => array.buffer)]);
+      post({ id, value, inputs, ...engine.memory }, [...buffers, ...inputs.filter(Boolean).map((array) => array.buffer)]);
       awake(AWAKE_MS);
     } catch (error) {
-      post({ id, error: error.message, ...(loaded && memoryOf(loaded)) });
+      post({ id, error: error.message, ...loaded?.memory });
     }
   };
 }

@@ -303,6 +303,10 @@ export async function createAttentionPool(options = {}) {
     });
   }
 
+  // The workers' engines' `name` (memoryBytes or memoryInUseBytes) after their last answers, in
+  // all, and the caller's thread's engine's when the pool loaded it.
+  const total = (name) => slots.reduce((sum, slot) => sum + slot[name], owned ? here[name] : 0);
+
   return Object.freeze({
     workers: count,
     callerPart,
@@ -313,12 +317,12 @@ export async function createAttentionPool(options = {}) {
      * Bytes of wasm memory the workers' engines held after their last answers, in all, and the
      * caller's thread's engine when the pool loaded it.
      */
-    get memoryBytes() { return slots.reduce((sum, slot) => sum + slot.memoryBytes, owned ? here.memoryBytes : 0); },
+    get memoryBytes() { return total('memoryBytes'); },
     /**
      * Bytes of that memory the engines' allocations held after their last answers (engine's
      * memoryInUseBytes), in all: back where they were after calls that leave nothing behind.
      */
-    get memoryInUseBytes() { return slots.reduce((sum, slot) => sum + slot.memoryInUseBytes, owned ? here.memoryInUseBytes : 0); },
+    get memoryInUseBytes() { return total('memoryInUseBytes'); },
     attention,
     selfAttention,
     /**

@@ -53,15 +53,10 @@ function modelOf(id) {
 // `share` ({rank, size} of a team), {chunks}: the sums of its share of the chunks, which the
 // team's first worker joins (join, below).
 function measure(engine, model, evaluation, share) {
-  if (share) return { chunks: evaluationShare(engine, model, evaluation, share), ...memoryOf(engine) };
+  if (share) return { chunks: evaluationShare(engine, model, evaluation, share), ...engine.memory };
   const { task, lengths, sequences, context } = evaluation;
   const evaluations = lengths.map((pairs) => plainEvaluation(engine.evaluateRetrieval(model, { task, pairs, sequences, context })));
-  return { evaluations, ...memoryOf(engine) };
-}
-
-// The worker's wasm memory, and the bytes of it its engine's allocations hold (the models kept).
-function memoryOf(engine) {
-  return { memoryBytes: engine.memoryBytes, memoryInUseBytes: engine.memoryInUseBytes };
+  return { evaluations, ...engine.memory };
 }
 
 const handlers = {
@@ -73,7 +68,7 @@ const handlers = {
     const trainer = engine.retrievalTrainer(options);
     training = { id, trainer, replica: null };
     if (team) training.replica = createReplica(trainer, team);
-    return { step: trainer.step, steps: trainer.steps, ...memoryOf(engine) };
+    return { step: trainer.step, steps: trainer.steps, ...engine.memory };
   },
 
   // Trains until about budgetMs have passed (the leader's, in a team), the next checkpoint
@@ -114,7 +109,7 @@ const handlers = {
     const model = engine.loadTransformer(JSON.parse(text));
     dropModel(id);
     models.set(id, model);
-    return { config: model.config, ...memoryOf(engine) };
+    return { config: model.config, ...engine.memory };
   },
 
   // Run `id`'s model measured at each evaluation length; with `share`, as finish's.
@@ -144,7 +139,7 @@ const handlers = {
 
   release(engine, { id }) {
     release(id);
-    return memoryOf(engine);
+    return engine.memory;
   },
 };
 
