@@ -47,6 +47,7 @@ async function generationAt(page, step) {
       evictedCells: [...document.querySelectorAll('[data-testid="cache-table"] tbody tr:first-child td[data-state="evicted"]')]
         .map((cell) => [Number(cell.dataset.token), Number(cell.dataset.evictedAt)]),
       maxDifference: Number(document.querySelector('[data-testid="generation-check"]').dataset.maxDifference),
+      rows: JSON.parse(document.querySelector('[data-testid="generation-check"]').dataset.rows),
     };
   });
 }
@@ -117,6 +118,13 @@ describe('generation step by step', () => {
       const shown = await generationAt(page, step);
       assert.equal(shown.cached, step + 1);
       assert.ok(shown.maxDifference <= TOLERANCE, `step ${step}: decoded row differs by ${shown.maxDifference}`);
+      // the decoded rows against row `step` of the causal matrix computed in Node, keys 0 … step
+      assert.deepEqual(shown.rows.map(({ head }) => head), [0, 1]);
+      for (const { head, weights } of shown.rows) {
+        const row = expected.weights[head].data.subarray(step * TOKENS, step * TOKENS + step + 1);
+        assert.equal(weights.length, step + 1);
+        weights.forEach((weight, key) => assert.ok(Math.abs(weight - row[key]) <= TOLERANCE, `step ${step}, head ${head}, key ${key}`));
+      }
     }
     await waitForHash(page, 'gs=3');
     // rows 4 and 5, not fed yet: outlined with dashes (4 on, 3 off) and named

@@ -8,6 +8,17 @@ import {
 } from './helpers.mjs';
 
 const POSITION_PATH = '#position-chart .series path';
+// The lab's worker script, watched: each worker tells a BroadcastChannel of the needle grid's
+// lengths it is asked to compute ({worker, lengths}: its own id), then runs the real worker,
+// which answers (the page asks a worker nothing before it has said it is ready).
+const WATCHED_LAB_WORKER = `
+const channel = new BroadcastChannel('grid-calls');
+const worker = crypto.randomUUID();
+self.addEventListener('message', ({ data }) => {
+  if (data?.type === 'grid') channel.postMessage({ worker, lengths: data.payload.lengths });
+});
+await import('./lab-worker.js?watched');
+`;
 
 let suite;
 before(async () => { suite = await startSuite({ prefix: '/lab/sub/path/' }); });
@@ -145,20 +156,35 @@ describe('lab page', () => {
 
   test('the needle grid\'s lengths on 1 and on 2 workers: the status line says so, and the cells are the same', async () => {
     const titles = [];
+    const dealt = [];  // per page, the lengths each grid worker was asked for
     for (const cores of [2, 3]) {
       const { page, close } = await openPage(suite, 'lab.html', {
-        prepare: (context) => context.addInitScript((count) => {
-          Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => count });
-        }, cores),
+        prepare: async (context) => {
+          await context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+            (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: WATCHED_LAB_WORKER }));
+          await context.addInitScript((count) => {
+            Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => count });
+            globalThis.gridCalls = [];
+            new BroadcastChannel('grid-calls').onmessage = ({ data }) => globalThis.gridCalls.push(data);
+          }, cores);
+        },
       });
       assert.match(await page.locator('#engine-status').textContent(),
         new RegExp(`ready: WebAssembly with relaxed SIMD in ${2 + cores - 1} workers \\(live curves 1, experiments 1, needle grid ${cores - 1}\\)\\.`));
       await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
       titles.push(await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent)));
+      dealt.push(await page.evaluate(() => globalThis.gridCalls));
       await close();
     }
     assert.equal(titles[0].length, 77);
     assert.deepEqual(titles[1], titles[0]);
+    // one grid on one worker, then the same lengths dealt out to two, none twice
+    const [[alone], shared] = dealt;
+    assert.equal(dealt[0].length, 1, 'one grid worker asked once');
+    assert.equal(shared.length, 2, 'two grid workers asked once each');
+    assert.notEqual(shared[0].worker, shared[1].worker);
+    assert.ok(shared.every(({ lengths }) => lengths.length > 0), 'each worker computes lengths');
+    assert.deepEqual(shared.flatMap(({ lengths }) => lengths).sort((a, b) => a - b), [...alone.lengths].sort((a, b) => a - b));
   });
 
   test('every chart downloads as PNG and as an SVG that parses and carries its title, axis titles, ticks and legend', async () => {

@@ -156,7 +156,7 @@ describe('performance', () => {
 
   test('the engine at 512 tokens × 8 heads: materialised (fresh and reused arrays), flash in both builds, and the copy of 16 MiB of results', async () => {
     const { page, close } = await openPage(suite);
-    const { simd, timings } = await page.evaluate(async ({ n, dIn, dOut, heads, repeats }) => {
+    const { simd, checks, timings } = await page.evaluate(async ({ n, dIn, dOut, heads, repeats }) => {
       const { default: createAttention } = await import('./wasm/attention.mjs');
       const engine = await createAttention();
       const simd128 = await createAttention({ simd: 'simd128' });
@@ -173,21 +173,44 @@ describe('performance', () => {
       const matrices = [...result.scores, ...result.weights].map((m) => m.data);
       const reused = matrices.map((data) => new Float32Array(data.length));
       let previous = engine.selfAttention(x, { ...options, kernel: 'materialized' });
-      return { simd: engine.simd, timings: {
+      const first = [...previous.scores, ...previous.weights].map((m) => m.data);
+      let flash = null;
+      let flashSimd128 = null;
+      const timings = {
         materialized: time(() => engine.selfAttention(x, { ...options, kernel: 'materialized' })),
         // what the page's worker runs: the previous result's arrays overwritten
         materializedReusingArrays: time(() => {
           previous = engine.selfAttention(x, { ...options, kernel: 'materialized', reuse: previous });
         }),
-        flash: time(() => engine.selfAttention(x, { ...options, kernel: 'flash' })),
+        flash: time(() => { flash = engine.selfAttention(x, { ...options, kernel: 'flash' }); }),
         // the SIMD128 build, which browsers without relaxed SIMD load
-        flashSimd128: time(() => simd128.selfAttention(x, { ...options, kernel: 'flash' })),
+        flashSimd128: time(() => { flashSimd128 = simd128.selfAttention(x, { ...options, kernel: 'flash' }); }),
         copyIntoFreshArrays: time(() => matrices.map((data) => new Float32Array(data))),
         copyIntoReusedArrays: time(() => matrices.forEach((data, k) => reused[k].set(data))),
-      } };
+      };
+      // what each timed step did: 16 MiB of matrices, the reusing calls written into the first
+      // call's arrays, the flash calls without matrices in each build, and the same context
+      const reusedArrays = [...previous.scores, ...previous.weights].map((m) => m.data);
+      return {
+        simd: engine.simd,
+        checks: {
+          matrices: matrices.length, matrixValues: matrices.map((data) => data.length),
+          sameArrays: reusedArrays.length === first.length && reusedArrays.every((data, k) => data === first[k]),
+          sameNumbers: reusedArrays.every((data, k) => data.every((value, i) => Object.is(value, matrices[k][i]))),
+          flashKernels: [flash.kernel, flashSimd128.kernel], flashScores: [flash.scores, flashSimd128.scores],
+          simd128: simd128.simd,
+          flashContext: flash.context.data.reduce((worst, value, i) => Math.max(worst, Math.abs(value - result.context.data[i])), 0),
+        },
+        timings,
+      };
     }, { n: TYPING_TOKENS, dIn: D_IN, dOut: 64, heads: 8, repeats: ENGINE_REPEATS });
-    for (const samples of Object.values(timings)) assert.equal(samples.length, ENGINE_REPEATS);
     assert.equal(simd, 'relaxed-simd', 'Chromium loads the relaxed-SIMD build');
+    assert.deepEqual({ ...checks, flashContext: undefined }, {
+      matrices: 16, matrixValues: Array(16).fill(TYPING_TOKENS * TYPING_TOKENS), sameArrays: true, sameNumbers: true,
+      flashKernels: ['flash', 'flash'], flashScores: [null, null], simd128: 'simd128', flashContext: undefined,
+    });
+    assert.ok(checks.flashContext <= 1e-5, `flash's context against the materialised one: ${checks.flashContext}`);
+    for (const samples of Object.values(timings)) assert.ok(samples.every((ms) => ms >= 0 && Number.isFinite(ms)));
     results.engine512 = {
       tokens: TYPING_TOKENS, heads: 8, dIn: D_IN, dOut: 64, resultMiB: 16, simd,
       ...Object.fromEntries(Object.entries(timings).map(([name, samples]) => [name, summarise(samples.map((ms) => ({ ms }))).ms])),

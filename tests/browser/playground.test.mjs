@@ -17,6 +17,21 @@ const SCAN_STEPS = 14;          // hover points per side of the canvas when look
 const TOLERANCE = 1e-6;         // the page and Node run the same wasm: equal up to float printing
 const SPLIT_TOKENS = 440;       // enough for the page's pool to split a call (its splitFrom, 2^23)
 
+// Appended to wasm/pool-awake.mjs as served, which every pool worker imports (Chromium does not
+// route the script of a worker started by a worker, but it routes what that script imports):
+// in each worker, tells a BroadcastChannel of every call the pool hands it ({worker, call,
+// part}: the worker's own id, and the call's part option, null without). The engine worker
+// imports it too, and is handed no pool calls.
+const POOL_CALL_WATCHER = `
+if (typeof WorkerGlobalScope !== 'undefined') {
+  const channel = new BroadcastChannel('pool-calls');
+  const worker = crypto.randomUUID();
+  self.addEventListener('message', ({ data }) => {
+    if (data?.call) channel.postMessage({ worker, call: data.call, part: (data.call === 'selfAttention' ? data.args[1] : data.args[3])?.part ?? null });
+  });
+}
+`;
+
 let suite;
 before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
@@ -188,12 +203,29 @@ describe('playground page', () => {
       const split = splitCall({ n: x.rows, m: x.rows, heads, keyWidth: width, valueWidth: width, options, workers: 2, callerPart: true });
       assert.equal(split.by, by, `${hash}: the page splits this call`);
       const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}${hash}`, {
-        prepare: (context) => context.addInitScript(() => {
-          Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 });
-        }),
+        prepare: async (context) => {
+          await context.route('**/wasm/pool-awake.mjs', async (route) => {
+            const response = await route.fetch();
+            await route.fulfill({ response, body: `${await response.text()}${POOL_CALL_WATCHER}` });
+          });
+          await context.addInitScript(() => {
+            Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 });
+            globalThis.poolCalls = [];
+            new BroadcastChannel('pool-calls').onmessage = ({ data }) => globalThis.poolCalls.push(data);
+          });
+        },
       });
       await waitForRows(page, SPLIT_TOKENS);
       assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly with relaxed SIMD on 2 workers and the engine's own thread\./);
+      // the workers were handed their parts: the first by heads, both by rows (the engine
+      // worker computes the last part itself)
+      const parts = split.parts.slice(0, -1);
+      await page.waitForFunction((count) => globalThis.poolCalls.length >= count, parts.length, { timeout: TIMEOUT_MS });
+      const calls = await page.evaluate(() => globalThis.poolCalls);
+      const inOrder = (list) => list.map((entry) => JSON.stringify(entry)).sort();
+      assert.deepEqual(inOrder(calls.map(({ call, part }) => ({ call, part }))), inOrder(parts.map((part) => ({ call: 'selfAttention', part }))),
+        `${hash}: the workers' calls`);
+      assert.equal(new Set(calls.map(({ worker }) => worker)).size, parts.length, `${hash}: each part on a worker of its own`);
       const expected = engine.selfAttention(x, { ...options, kernel: 'materialized' });
       const exported = await exportedJson(page);
       assert.equal(exported.heads.length, options.heads ?? 1);

@@ -53,5 +53,15 @@ test('JSON: scores and weights read back exactly, non-finite scores as strings',
   const [{ scores: scoreRows, weights: weightRows }] = parsed.heads;
   assert.equal(scoreRows[0][3], '-Infinity');
   assert.equal(scoreRows[0][5], 'NaN');
-  weightRows.flat().forEach((value, index) => assert.equal(Math.fround(value), weights[index]));
+  assert.deepEqual([scoreRows.length, weightRows.length], [n, n]);
+  const scoreValues = scoreRows.flat();
+  assert.equal(scoreValues.length, n * n);
+  // every score: a finite one as a number that reads back to the float, the others as strings
+  scoreValues.forEach((value, index) => {
+    if (typeof value === 'string') assert.ok(!Number.isFinite(scores[index]) && Object.is(Number(value), scores[index]), `score ${index}: ${value}`);
+    else assert.equal(Math.fround(value), scores[index], `score ${index}`);
+  });
+  const weightValues = weightRows.flat();
+  assert.equal(weightValues.length, n * n);
+  weightValues.forEach((value, index) => assert.equal(Math.fround(value), weights[index], `weight ${index}`));
 });
