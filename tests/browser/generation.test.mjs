@@ -47,7 +47,8 @@ async function generationAt(page, step) {
       evictedCells: [...document.querySelectorAll('[data-testid="cache-table"] tbody tr:first-child td[data-state="evicted"]')]
         .map((cell) => [Number(cell.dataset.token), Number(cell.dataset.evictedAt)]),
       maxDifference: Number(document.querySelector('[data-testid="generation-check"]').dataset.maxDifference),
-      rows: JSON.parse(document.querySelector('[data-testid="generation-check"]').dataset.rows),
+      rows: document.querySelector('[data-testid="generation-check"]').decodedRows
+        .map(({ head, weights }) => ({ head, weights: Array.from(weights) })),
     };
   });
 }

@@ -173,6 +173,7 @@ describe('lab page', () => {
         new RegExp(`ready: WebAssembly with relaxed SIMD in ${2 + cores - 1} workers \\(live curves 1, experiments 1, needle grid ${cores - 1}\\)\\.`));
       await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
       titles.push(await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent)));
+      await page.waitForFunction((count) => globalThis.gridCalls.length >= count, cores - 1, { timeout: TIMEOUT_MS });
       dealt.push(await page.evaluate(() => globalThis.gridCalls));
       await close();
     }

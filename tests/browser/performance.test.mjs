@@ -205,12 +205,12 @@ describe('performance', () => {
       };
     }, { n: TYPING_TOKENS, dIn: D_IN, dOut: 64, heads: 8, repeats: ENGINE_REPEATS });
     assert.equal(simd, 'relaxed-simd', 'Chromium loads the relaxed-SIMD build');
-    assert.deepEqual({ ...checks, flashContext: undefined }, {
+    const { flashContext, ...steps } = checks;
+    assert.deepEqual(steps, {
       matrices: 16, matrixValues: Array(16).fill(TYPING_TOKENS * TYPING_TOKENS), sameArrays: true, sameNumbers: true,
-      flashKernels: ['flash', 'flash'], flashScores: [null, null], simd128: 'simd128', flashContext: undefined,
+      flashKernels: ['flash', 'flash'], flashScores: [null, null], simd128: 'simd128',
     });
-    assert.ok(checks.flashContext <= 1e-5, `flash's context against the materialised one: ${checks.flashContext}`);
-    for (const samples of Object.values(timings)) assert.ok(samples.every((ms) => ms >= 0 && Number.isFinite(ms)));
+    assert.ok(flashContext <= 1e-5, `flash's context against the materialised one: ${flashContext}`);
     results.engine512 = {
       tokens: TYPING_TOKENS, heads: 8, dIn: D_IN, dOut: 64, resultMiB: 16, simd,
       ...Object.fromEntries(Object.entries(timings).map(([name, samples]) => [name, summarise(samples.map((ms) => ({ ms }))).ms])),

@@ -217,15 +217,15 @@ describe('playground page', () => {
       });
       await waitForRows(page, SPLIT_TOKENS);
       assert.match(await page.locator('#engine-status').textContent(), /ready: WebAssembly with relaxed SIMD on 2 workers and the engine's own thread\./);
-      // the workers were handed their parts: the first by heads, both by rows (the engine
-      // worker computes the last part itself)
+      // each worker's part (the first of 2 when split by heads, the first 2 of 3 by rows); the
+      // engine worker computes the last part itself
       const parts = split.parts.slice(0, -1);
       await page.waitForFunction((count) => globalThis.poolCalls.length >= count, parts.length, { timeout: TIMEOUT_MS });
       const calls = await page.evaluate(() => globalThis.poolCalls);
-      const inOrder = (list) => list.map((entry) => JSON.stringify(entry)).sort();
-      assert.deepEqual(inOrder(calls.map(({ call, part }) => ({ call, part }))), inOrder(parts.map((part) => ({ call: 'selfAttention', part }))),
+      const ignoringOrder = (list) => list.map((entry) => JSON.stringify(entry)).sort();
+      assert.deepEqual(ignoringOrder(calls.map(({ call, part }) => ({ call, part }))), ignoringOrder(parts.map((part) => ({ call: 'selfAttention', part }))),
         `${hash}: the workers' calls`);
-      assert.equal(new Set(calls.map(({ worker }) => worker)).size, parts.length, `${hash}: each part on a worker of its own`);
+      assert.equal(new Set(calls.map(({ worker }) => worker)).size, parts.length, `${hash}: the workers' parts each on a worker of its own`);
       const expected = engine.selfAttention(x, { ...options, kernel: 'materialized' });
       const exported = await exportedJson(page);
       assert.equal(exported.heads.length, options.heads ?? 1);

@@ -98,8 +98,9 @@ export function renderGeneration(parts, { decoded, tokens, window, sinks }) {
 
   const largest = Math.max(...decoded.rows.map((row) => row.maxDifference));
   parts.check.dataset.maxDifference = String(largest);
-  // the rows themselves, [{head, weights}], which the tests compare with the engine's own
-  parts.check.dataset.rows = JSON.stringify(decoded.rows.map(({ head, weights }) => ({ head, weights: Array.from(weights) })));
+  // the rows themselves, [{head, weights}], which the tests compare with the engine's own (a
+  // property, not an attribute: nothing is serialised at each step)
+  parts.check.decodedRows = decoded.rows;
   parts.check.textContent = `Row ${step} computed from the cache (token #${step}'s query against the keys and values of ` +
     `tokens 0–${step}) and row ${step} of the full causal matrix ` +
     `${largest === 0 ? 'are equal, number for number' : `differ by at most ${largest.toExponential(1)}`}: ` +
