@@ -143,6 +143,25 @@ export async function waitForHash(page, fragment) {
   await page.waitForFunction((part) => location.hash.includes(part), fragment, { timeout: TIMEOUT_MS });
 }
 
+/**
+ * Collects, in every page of `context`, what is posted on the BroadcastChannel `name` (by the
+ * page's workers: a test's watcher); broadcasts() reads it.
+ */
+export function collectBroadcasts(context, name) {
+  return context.addInitScript((channel) => {
+    globalThis.broadcasts ??= {};
+    const received = [];
+    globalThis.broadcasts[channel] = received;
+    new BroadcastChannel(channel).onmessage = ({ data }) => received.push(data);
+  }, name);
+}
+
+/** The messages collected on the channel `name` (collectBroadcasts), once there are `count`. */
+export async function broadcasts(page, name, count) {
+  await page.waitForFunction(([channel, least]) => globalThis.broadcasts[channel].length >= least, [name, count], { timeout: TIMEOUT_MS });
+  return page.evaluate((channel) => globalThis.broadcasts[channel], name);
+}
+
 // How long a click's download may take to start before the click is made once more.
 const DOWNLOAD_WAIT_MS = 15_000;
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  TIMEOUT_MS, assertEngineFailureShown, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
+  TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
 
 const POSITION_PATH = '#position-chart .series path';
@@ -162,10 +162,9 @@ describe('lab page', () => {
         prepare: async (context) => {
           await context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
             (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: WATCHED_LAB_WORKER }));
+          await collectBroadcasts(context, 'grid-calls');
           await context.addInitScript((count) => {
             Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => count });
-            globalThis.gridCalls = [];
-            new BroadcastChannel('grid-calls').onmessage = ({ data }) => globalThis.gridCalls.push(data);
           }, cores);
         },
       });
@@ -173,8 +172,7 @@ describe('lab page', () => {
         new RegExp(`ready: WebAssembly with relaxed SIMD in ${2 + cores - 1} workers \\(live curves 1, experiments 1, needle grid ${cores - 1}\\)\\.`));
       await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
       titles.push(await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent)));
-      await page.waitForFunction((count) => globalThis.gridCalls.length >= count, cores - 1, { timeout: TIMEOUT_MS });
-      dealt.push(await page.evaluate(() => globalThis.gridCalls));
+      dealt.push(await broadcasts(page, 'grid-calls', cores - 1));
       await close();
     }
     assert.equal(titles[0].length, 77);

@@ -6,7 +6,7 @@ import { splitCall } from '../../dist/wasm/pool-split.mjs';
 import { TYPING_PAUSE_MS, WAKE_FOR_MS, typingPauseFor } from '../../web/playground/pipeline.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  SUB_PATH, TIMEOUT_MS, assertEngineFailureShown, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
+  SUB_PATH, TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, exportedJson, gloveInput, longSampleText, nodeEngine, openPage, startSuite, tokensOf,
   waitForHash, waitForRows,
 } from './helpers.mjs';
 
@@ -208,10 +208,9 @@ describe('playground page', () => {
             const response = await route.fetch();
             await route.fulfill({ response, body: `${await response.text()}${POOL_CALL_WATCHER}` });
           });
+          await collectBroadcasts(context, 'pool-calls');
           await context.addInitScript(() => {
             Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 });
-            globalThis.poolCalls = [];
-            new BroadcastChannel('pool-calls').onmessage = ({ data }) => globalThis.poolCalls.push(data);
           });
         },
       });
@@ -220,8 +219,7 @@ describe('playground page', () => {
       // each worker's part (the first of 2 when split by heads, the first 2 of 3 by rows); the
       // engine worker computes the last part itself
       const parts = split.parts.slice(0, -1);
-      await page.waitForFunction((count) => globalThis.poolCalls.length >= count, parts.length, { timeout: TIMEOUT_MS });
-      const calls = await page.evaluate(() => globalThis.poolCalls);
+      const calls = await broadcasts(page, 'pool-calls', parts.length);
       const ignoringOrder = (list) => list.map((entry) => JSON.stringify(entry)).sort();
       assert.deepEqual(ignoringOrder(calls.map(({ call, part }) => ({ call, part }))), ignoringOrder(parts.map((part) => ({ call: 'selfAttention', part }))),
         `${hash}: the workers' calls`);

@@ -398,6 +398,12 @@ describe('the task', () => {
     const task = { pairs: 5, keys: 8, values: 8 };
     const slopes = [0.5, 0.125, 1];
     const T = 12;
+    // per head, the final row's weight on key j: softmax(−slope · (T − 1 − j))
+    const biasRows = slopes.map((slope) => {
+      const unnormalised = Array.from({ length: T }, (_, j) => Math.exp(-slope * (T - 1 - j)));
+      const total = unnormalised.reduce((sum, value) => sum + value, 0);
+      return unnormalised.map((value) => value / total);
+    });
     for (const zeroed of [0, 1]) {
       const model = engine.createTransformer({ vocab: 19, outputs: 8, layers: 2, dModel: 12, heads: 3, positional: { type: 'alibi', slopes } });
       const name = `blocks.${zeroed}.attention.qkv.weight`;
@@ -406,14 +412,11 @@ describe('the task', () => {
       model.setParameter(name, qkv);
       const { attention } = engine.evaluateRetrieval(model, { task, sequences: 20 });
       assert.deepEqual([attention.toValue.length, attention.toValue[0].length, attention.toValue[0][0].length], [2, 3, 5]);
-      slopes.forEach((slope, h) => {
-        const unnormalised = Array.from({ length: T }, (_, j) => Math.exp(-slope * (T - 1 - j)));
-        const total = unnormalised.reduce((sum, value) => sum + value, 0);
-        const weight = (j) => unnormalised[j] / total;
-        const label = (measure) => ({ atol: 1e-6, label: `${measure} of layer ${zeroed}, head ${h}` });
-        assertArrayClose(attention.toValue[zeroed][h], Array.from({ length: 5 }, (_, i) => weight(2 * i + 1)), label('toValue'));
-        assertArrayClose(attention.toKey[zeroed][h], Array.from({ length: 5 }, (_, i) => weight(2 * i)), label('toKey'));
-        assertArrayClose(attention.toFirst[zeroed][h], new Array(5).fill(weight(0)), label('toFirst'));
+      biasRows.forEach((weight, h) => {
+        const tolerance = (measure) => ({ atol: 1e-6, label: `${measure} of layer ${zeroed}, head ${h}` });
+        assertArrayClose(attention.toValue[zeroed][h], Array.from({ length: 5 }, (_, i) => weight[2 * i + 1]), tolerance('toValue'));
+        assertArrayClose(attention.toKey[zeroed][h], Array.from({ length: 5 }, (_, i) => weight[2 * i]), tolerance('toKey'));
+        assertArrayClose(attention.toFirst[zeroed][h], new Array(5).fill(weight[0]), tolerance('toFirst'));
       });
       // the other layer is the drawn model's: not the bias alone
       assert.ok(Math.abs(attention.toValue[1 - zeroed][0][4] - attention.toValue[zeroed][0][4]) > 1e-3);
