@@ -51,8 +51,9 @@ export function createVectors({ client, state, status, onChange, own = true }) {
 
   function showSourceStatus() {
     const texts = {
-      glove: glove ? `GloVe 6B: the ${formatCount(glove.rows)} most frequent words × ${glove.dims} dims (int8). ` +
-        'Other words get a hashed vector and show dashed.' : '',
+      glove: glove ? `GloVe 6B: the ${formatCount(glove.rows)} most frequent words × ${glove.dims} dims (int8) of the ` +
+        'vectors the page is built from, which leave out numbers, single letters (“a”, “I”) and pieces such as “’s” and ' +
+        '“n’t”. Those and other words get a hashed vector and show dashed.' : '',
       journey: `The tutorial's ${PRESET_DIMS}-d vectors of “${PRESETS.journey.text}”; other words get a hashed vector.`,
       attention: `The tutorial's ${PRESET_DIMS}-d vectors of “${PRESETS.attention.text}”; other words get a hashed vector.`,
       random: `x = torch.rand(n, ${state.randomDims}) after torch.manual_seed(${state.randomSeed}), drawn by the engine.`,
