@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  TIMEOUT_MS, downloadOf, gloveInput, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
+  TIMEOUT_MS, downloadOf, figureFiles, gloveInput, nodeEngine, openPage, startSuite, waitForHash, waitForRows,
 } from './helpers.mjs';
 
 const TEXT = 'The cat sat on the mat';
@@ -93,15 +93,16 @@ describe('compare', () => {
     assert.equal(lo, hi);
     assert.ok(Math.abs(hi - largest) < 1e-4, `${hi} vs ${largest}`);
 
+    // the SVG figure: three panels whose cells hold the same numbers; the PNG draws it, at
+    // twice its size, on opaque white
     const png = await downloadOf(page, '#compare-png');
     assert.equal(png.name, 'attention-comparison.png');
     assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)],
-      await page.$eval(COMPARE, (canvas) => [canvas.width, canvas.height]), 'the comparison canvas as it is');
-
-    // the SVG figure: three panels whose cells hold the same numbers
     const file = await downloadOf(page, '#compare-svg');
     assert.equal(file.name, 'attention-comparison.svg');
+    const drawn = await figureFiles(page, png, file);
+    assert.deepEqual([drawn.png.width, drawn.png.height], [drawn.svg.width * 2, drawn.svg.height * 2]);
+    for (const corner of drawn.png.corners) assert.deepEqual(corner, [255, 255, 255, 255]);
     const figure = await page.evaluate((text) => {
       const svg = new DOMParser().parseFromString(text, 'image/svg+xml');
       return {

@@ -1,16 +1,19 @@
-// Exports: the PNG is the heatmap canvas, the CSV and JSON hold the engine's numbers for the
-// page's tokens and settings (escaping included), and trainable weights follow PyTorch.
+// Exports: the PNG is the heatmap's figure, as the SVG draws it, the CSV and JSON hold the
+// engine's numbers for the page's tokens and settings (escaping included), and trainable weights
+// follow PyTorch.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../web/playground/presets.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  TIMEOUT_MS, assertClose, downloadOf, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  TIMEOUT_MS, assertClose, downloadOf, figureFiles, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const SENTENCE = '[data-testid="sentence-input"]';
 const TEXT = 'She said "hi", then =left.';
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const PNG_SCALE = 2;            // device pixels per CSS pixel of a figure's PNG (downloads.js)
+const WHITE = [255, 255, 255, 255];  // the figure's background (heatmap-svg.js), opaque
 const FIXTURE_TOLERANCE = 1e-4;  // the tutorials print 4 decimals
 const TOLERANCE = 1e-6;
 
@@ -100,18 +103,28 @@ async function openTypedCausal() {
 }
 
 describe('exports', () => {
-  test('PNG, CSV and JSON files hold the heatmap and the engine’s weights', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    test(`PNG in the ${colorScheme} scheme: the heatmap's figure, titled, with axis titles and legend, on opaque white, at twice the SVG's size`, async () => {
+      const { page, close } = await openPage(suite, '#c=1&h=2', { colorScheme });
+      await waitForRows(page, 6);
+      const png = await downloadOf(page, '#export-png');
+      assert.equal(png.name, 'attention-heatmap.png');
+      assert.deepEqual([...png.bytes.subarray(0, PNG_SIGNATURE.length)], PNG_SIGNATURE);
+      const svg = await downloadOf(page, '#export-svg');
+      const files = await figureFiles(page, png, svg);
+      assert.deepEqual([files.png.width, files.png.height], [files.svg.width * PNG_SCALE, files.svg.height * PNG_SCALE]);
+      for (const corner of files.png.corners) assert.deepEqual(corner, WHITE);
+      for (const text of ['Attention weights (6 tokens).', 'Head 1 of 2', 'Head 2 of 2', 'key →', '← query', 'masked']) {
+        assert.ok(files.svg.texts.includes(text), `the figure says “${text}”: ${files.svg.texts.join(' | ')}`);
+      }
+      await close();
+    });
+  }
+
+  test('CSV and JSON files hold the engine’s weights', async () => {
     const { page, close, tokens, expected } = await openTypedCausal();
     const n = tokens.length;
 
-    const png = await downloadOf(page, '#export-png');
-    assert.equal(png.name, 'attention-heatmap.png');
-    assert.deepEqual([...png.bytes.subarray(0, PNG_SIGNATURE.length)], PNG_SIGNATURE);
-    const size = await page.evaluate(() => {
-      const canvas = document.querySelector('[data-testid="attention-heatmap"]');
-      return [canvas.width, canvas.height];
-    });
-    assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], size);
 
     const csv = await downloadOf(page, '#export-csv');
     assert.equal(csv.name, 'attention-weights.csv');

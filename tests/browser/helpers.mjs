@@ -202,6 +202,34 @@ export async function downloadOf(page, button) {
 }
 
 /**
+ * A downloaded figure's PNG and SVG, read in the page: {png: {width, height, corners: the four
+ * corner pixels as [r, g, b, a]}, svg: {width, height, texts}} (the SVG's size and its texts).
+ */
+export async function figureFiles(page, png, svg) {
+  return page.evaluate(async ({ pngBase64, svgText }) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${pngBase64}`;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    [canvas.width, canvas.height] = [image.naturalWidth, image.naturalHeight];
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const pixel = (x, y) => [...context.getImageData(x, y, 1, 1).data];
+    const parsed = new DOMParser().parseFromString(svgText, 'image/svg+xml').documentElement;
+    return {
+      png: {
+        width: canvas.width, height: canvas.height,
+        corners: [pixel(0, 0), pixel(canvas.width - 1, 0), pixel(0, canvas.height - 1), pixel(canvas.width - 1, canvas.height - 1)],
+      },
+      svg: {
+        width: Number(parsed.getAttribute('width')), height: Number(parsed.getAttribute('height')),
+        texts: [...parsed.querySelectorAll('text')].map((text) => text.textContent),
+      },
+    };
+  }, { pngBase64: png.bytes.toString('base64'), svgText: svg.bytes.toString('utf8') });
+}
+
+/**
  * The stroke colours of a line chart's solid series, in order, and the palette's key grey
  * (line-chart.js KEY_COLOR, series-3): {strokes, grey}.
  */

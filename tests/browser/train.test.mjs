@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  PHONE, TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, nodeEngine, openPage, startSuite,
+  PHONE, TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, figureFiles, nodeEngine, openPage, startSuite,
   solidStrokes, trainAndWait,
 } from './helpers.mjs';
 import { parseHash, taskOptions, trainerOptions } from '../../web/train/state.js';
@@ -336,9 +336,22 @@ describe('Train page', () => {
       assert.ok(png.bytes.length > 2000, `${target}: ${png.bytes.length} bytes`);
     }
     const svgCharts = await page.$$eval('button[data-svg]', (buttons) => buttons.map((button) => button.dataset.svg));
-    assert.deepEqual(svgCharts, ['loss-chart', 'accuracy-chart', 'positions-chart', 'lengths-chart', 'looks-chart', 'overlay-chart',
-      'published-chart'], 'every chart drawn as SVG has its button (the attention map is a canvas: PNG only)');
-    for (const target of svgCharts) {
+    assert.deepEqual(svgCharts, ['loss-chart', 'accuracy-chart', 'positions-chart', 'lengths-chart', 'looks-chart', 'attention-map',
+      'overlay-chart', 'published-chart'], 'every chart has its SVG button');
+    // the attention map (a canvas) as the heatmap's figure: a panel per layer and head, in order,
+    // its title, axis titles and colour scale, on opaque white
+    const mapFiles = await figureFiles(page, await downloadOf(page, 'button[data-png="attention-map"]'),
+      await downloadOf(page, 'button[data-svg="attention-map"]'));
+    assert.deepEqual([mapFiles.png.width, mapFiles.png.height], [mapFiles.svg.width * 2, mapFiles.svg.height * 2]);
+    for (const corner of mapFiles.png.corners) assert.deepEqual(corner, [255, 255, 255, 255]);
+    const [layers, heads] = [Number(await page.inputValue('#layers')), Number(await page.inputValue('#heads'))];
+    const panelTitles = mapFiles.svg.texts.filter((text) => /^Layer \d+ · head \d+$/.test(text));
+    assert.deepEqual(panelTitles, Array.from({ length: layers * heads }, (_, p) => `Layer ${Math.floor(p / heads) + 1} · head ${(p % heads) + 1}`));
+    for (const text of ['looks at →', '← position', 'Attention weight', 'masked']) {
+      assert.ok(mapFiles.svg.texts.includes(text), `the map's figure says “${text}”`);
+    }
+    assert.ok(mapFiles.svg.texts.some((text) => /^Attention weights of one held-out sequence \(\d+ tokens\), per layer and head\.$/.test(text)));
+    for (const target of svgCharts.filter((chart) => chart !== 'attention-map')) {
       const file = await downloadOf(page, `button[data-svg="${target}"]`);
       assert.equal(file.name, `attention-playground-train-${target}.svg`);
       const { error, text, legend } = await page.evaluate(({ source, id }) => {

@@ -1,7 +1,7 @@
-// The export buttons: the heatmap (and the comparison) as PNG and SVG, and the weights and
+// The export buttons: the heatmap (and the comparison) as PNG and SVG figures, and the weights and
 // scores of the heads on display as CSV or JSON, formatted in the worker (weights-export.js)
 // and offered as a download.
-import { download, downloadCanvas, downloadSvg } from '../shared/downloads.js';
+import { download, downloadFigure } from '../shared/downloads.js';
 import { heatmapSvg } from '../shared/heatmap/heatmap-svg.js';
 import { formatCount } from '../shared/format.js';
 import { PROJECTION_FIELDS, attentionOptions } from './state.js';
@@ -40,20 +40,16 @@ export function bindExports({ client, state, views, comparison, status, notices 
     }
   }
 
-  $('export-png').addEventListener('click', () => {
-    if (views.shown()) downloadCanvas($('heatmap'), `${HEATMAP_NAME}.png`);
-  });
-  $('export-svg').addEventListener('click', () => {
-    const figure = views.figure();
-    if (figure) downloadSvg(heatmapSvg(figure), `${HEATMAP_NAME}.svg`);
-  });
-  $('compare-png').addEventListener('click', () => {
-    if (comparison.shown()) downloadCanvas($('compare-heatmap'), `${COMPARISON_NAME}.png`);
-  });
-  $('compare-svg').addEventListener('click', () => {
-    const figure = comparison.figure();
-    if (figure) downloadSvg(heatmapSvg(figure), `${COMPARISON_NAME}.svg`);
-  });
+  // The heatmap and the comparison as PNG or SVG: both drawn from the figure (heatmap-svg.js),
+  // with its title, axis titles and legend in light colours, whatever the page's scheme.
+  const offerFigure = (figure, filename) => {
+    if (!figure) return;
+    downloadFigure(heatmapSvg(figure), filename).catch((error) => status.done(`The export failed: ${error.message}`, true));
+  };
+  for (const format of ['png', 'svg']) {
+    $(`export-${format}`).addEventListener('click', () => offerFigure(views.figure(), `${HEATMAP_NAME}.${format}`));
+    $(`compare-${format}`).addEventListener('click', () => offerFigure(comparison.figure(), `${COMPARISON_NAME}.${format}`));
+  }
   $('export-csv').addEventListener('click', () => exportWeights('csv'));
   $('export-json').addEventListener('click', () => exportWeights('json'));
 }

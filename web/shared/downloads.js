@@ -1,6 +1,6 @@
 // Files a page offers for download, and the pieces of their text: download(blob) hands a
-// Blob to the user, downloadCanvas a canvas as PNG, downloadSvg a standalone <svg> as a file,
-// downloadChart an <svg> chart as PNG or SVG with its title and legend;
+// Blob to the user, downloadSvg a standalone <svg> as a file, downloadFigure a standalone <svg>
+// figure as PNG or SVG, downloadChart an <svg> chart as PNG or SVG with its title and legend;
 // float32Text and csvField write numbers and
 // fields of CSV or JSON files (the formatters run in workers too: no DOM at import time).
 
@@ -49,11 +49,6 @@ export function download(blob, filename) {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), REVOKE_AFTER_MS);
-}
-
-/** Offers what `canvas` shows as a PNG file. */
-export function downloadCanvas(canvas, filename) {
-  canvas.toBlob((blob) => download(blob, filename), 'image/png');
 }
 
 /** Offers the standalone <svg> `element` as an SVG file (XMLSerializer's text of it). */
@@ -191,9 +186,17 @@ async function svgPng(file) {
   }
 }
 
-/** Offers what the <svg> chart shows (with its title and HTML legend) as a PNG or an SVG file, by the filename's extension. */
-export async function downloadChart(svg, filename, { legend, title } = {}) {
-  const file = inLightColors(() => chartSvg(svg, { legend, title }));
+/**
+ * Offers the standalone <svg> figure `file` (a heatmap's, heatmap-svg.js) as a PNG or an SVG
+ * file, by the filename's extension: a PNG drawn from the figure, not from the page's canvas,
+ * has its title, axis titles and legend, on an opaque light background.
+ */
+export async function downloadFigure(file, filename) {
   if (filename.endsWith('.svg')) downloadSvg(file, filename);
   else download(await svgPng(file), filename);
+}
+
+/** Offers what the <svg> chart shows (with its title and HTML legend) as a PNG or an SVG file, by the filename's extension. */
+export function downloadChart(svg, filename, { legend, title } = {}) {
+  return downloadFigure(inLightColors(() => chartSvg(svg, { legend, title })), filename);
 }

@@ -1,7 +1,9 @@
 // The Train page's files: each chart as PNG and SVG (shared/chart-exports.js; the attention
-// map's canvas as PNG), the shown run's curves as CSV and JSON, and the text of those files.
+// map's as the figure heatmap-svg.js draws), the shown run's curves as CSV and JSON, and the
+// text of those files.
 import { bindChartExports } from '../shared/chart-exports.js';
 import { download, csvField } from '../shared/downloads.js';
+import { heatmapSvg } from '../shared/heatmap/heatmap-svg.js';
 import { toHash } from './state.js';
 
 export const CURVES_FORMAT = 'attention-playground-train-curves';
@@ -50,9 +52,15 @@ export function curvesCsv(run) {
   return `${lines.join('\n')}\n`;
 }
 
-/** Binds the charts' PNG and SVG buttons and the curves' CSV and JSON buttons; shownRun() is the run they export. */
-export function bindExports({ shownRun, onError }) {
-  bindChartExports({ prefix: 'attention-playground-train', onError });
+/**
+ * Binds the charts' PNG and SVG buttons and the curves' CSV and JSON buttons; shownRun() is
+ * the run they export, attentionFigure() the attention map's figure (heatmap-svg.js), or null.
+ */
+export function bindExports({ shownRun, attentionFigure, onError }) {
+  bindChartExports({
+    prefix: 'attention-playground-train', onError,
+    figures: { 'attention-map': () => { const figure = attentionFigure(); return figure && heatmapSvg(figure); } },
+  });
   const name = (run, extension) => `attention-playground-train-run${run.id}-curves.${extension}`;
   document.getElementById('export-csv').addEventListener('click', () => {
     const run = shownRun();

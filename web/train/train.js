@@ -239,7 +239,7 @@ const controls = createControls({
   onStop: () => runner.stop(),
 });
 
-bindExports({ shownRun: () => shown?.run ?? null, onError: (message) => notices.add(message) });
+bindExports({ shownRun: () => shown?.run ?? null, attentionFigure: () => attentionMap.figure(), onError: (message) => notices.add(message) });
 
 for (const documents of DOCUMENT_COUNTS) $('documents').append(new Option(`${documents} documents`, String(documents)));
 $('documents').value = String(PUBLISHED_DOCUMENTS);

@@ -27,7 +27,7 @@ const MARGIN_PX = 16;
 const SINGLE_SIDE_PX = 480;     // the matrix of a single panel
 const MULTIPLE_SIDE_PX = 300;   // of each of several
 const MAX_CELL_PX = 40;         // short inputs get cells up to this size
-const MAX_COLUMNS = 3;          // panels side by side
+const MAX_COLUMNS = 3;          // panels side by side, unless the figure says how many (columns)
 const PANEL_GAP_PX = 28;
 const LABEL_GAP_PX = 6;         // between a label and the matrix, with room for a frame
 const SWATCH_GAP_PX = 4;        // between a legend swatch and its name
@@ -224,7 +224,7 @@ function drawLegend(legend, l, { x, y, specials }) {
  * The figure as an <svg> element. figure = {title, tokens: [{text}], n, region: {row0, col0,
  * size}, block, pooling, query, value ('weights' or 'scores'), names: {query, key} (axis
  * titles), domain, panels: [{title, cellRows, cellCols, scores, weights, masked, domain, scale,
- * frame}], legends: [{heading, domain, scale}]}, and optionally rows and marked, as the canvas
+ * frame}], legends: [{heading, domain, scale}]}, and optionally rows, marked and columns, as the canvas
  * heatmap's model has them (heatmap.js createHeatmap): the panels as the page pooled them, each
  * with the scale ('sequential' or 'diverging') and domain of its colours (default: the figure's
  * domain) and the colour of its frame, if it has one.
@@ -239,7 +239,7 @@ export function heatmapSvg(figure) {
     .map((token) => textWidth(tokenLabel(token.text), `bold ${font}`)));
   const labelPx = Math.ceil(Math.min(MAX_LABEL_PX, widest));
   const side = Math.min(panels.length === 1 ? SINGLE_SIDE_PX : MULTIPLE_SIDE_PX, size * MAX_CELL_PX);
-  const columns = Math.min(MAX_COLUMNS, panels.length);
+  const columns = Math.min(figure.columns ?? MAX_COLUMNS, panels.length);
   const panelWidth = LINE_PX + labelPx + LABEL_GAP_PX + side;
   const panelHeight = LINE_PX * 2 + labelPx + LABEL_GAP_PX + side;
   const rows = Math.ceil(panels.length / columns);

@@ -33,7 +33,7 @@ export function maskedCells(T, prefix) {
   return masked;
 }
 
-/** Returns {draw(sequence, run), redraw(), clear()}. sequence: the worker's 'attention' answer. */
+/** Returns {draw(sequence, run), redraw(), figure(), clear()}. sequence: the worker's 'attention' answer. */
 export function createAttentionMap() {
   const canvas = $('attention-map');
   let shown = null;  // {model, sequence}
@@ -88,6 +88,16 @@ export function createAttentionMap() {
       $('attention-summary').dataset.right = String(right);
     },
     redraw,
+    // The map on display as shared/heatmap/heatmap-svg.js draws a figure, or null.
+    figure() {
+      if (!shown) return null;
+      const { model } = shown;
+      return {
+        ...model, query: query ?? model.query,
+        title: `Attention weights of one held-out sequence (${model.n} tokens), per layer and head`,
+        legends: [{ heading: 'Attention weight', domain: model.domain }],
+      };
+    },
     clear() {
       shown = null;
       canvas.dataset.rows = '0';
