@@ -608,6 +608,12 @@ export interface RetrievalTrainer {
   correctAnswers(first?: number, end?: number): Int32Array;
   /** The checkpoint of a step that ended at one, from every chunk's right answers added up. */
   checkpoint(correct: Int32Array | number[]): Checkpoint;
+  /**
+   * Ends the run where it is (a page's Stop): true when steps were taken since the last
+   * checkpoint, whose checkpoint is then due and must be taken (checkpoint) as after a step
+   * that ends at one. Changes nothing of the steps taken.
+   */
+  stop(): boolean;
 }
 
 /** Shards first..end−1 of a training step: their gradient summed (P floats) and their part of the loss. */

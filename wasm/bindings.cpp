@@ -1015,6 +1015,8 @@ class TrainerHandle {
     });
   }
 
+  bool stop() { return trainer_->stop(); }
+
   double evaluation_chunks() const { return double(trainer_->evaluation_chunks()); }
   double pairs() const { return double(trainer_->options().task.pairs); }
 
@@ -1254,7 +1256,8 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("evaluationChunks", &TrainerHandle::evaluation_chunks)
       .function("pairs", &TrainerHandle::pairs)
       .function("correctAnswers", &TrainerHandle::correct_answers)
-      .function("checkpoint", &TrainerHandle::checkpoint);
+      .function("checkpoint", &TrainerHandle::checkpoint)
+      .function("stop", &TrainerHandle::stop);
   emscripten::class_<OptimizerHandle>("Optimizer")
       .function("steps", &OptimizerHandle::steps)
       .function("step", &OptimizerHandle::step);

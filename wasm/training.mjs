@@ -332,6 +332,10 @@ export function trainingCalls(core) {
         const counts = Array.from({ length: pairs }, (_, i) => requireCount(`correct[${i}]`, correct[i], 0));
         return unwrap(handle.checkpoint(counts));
       },
+      stop() {
+        live();
+        return handle.stop();
+      },
       evaluate(pairs) {
         live();
         return unwrap(handle.evaluate(optional(pairs, (count) => requireCount('pairs', count, 1)) ?? 0));

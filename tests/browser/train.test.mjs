@@ -202,11 +202,13 @@ describe('Train page', () => {
     await page.waitForFunction(() => document.documentElement.dataset.training === 'stopped', null, { timeout: RUN_TIMEOUT_MS });
     const stopped = await steps();
     assert.ok(stopped.every((step) => step < 20000), `stopped at ${stopped}`);
+    assert.equal(stopped[0], stopped[1], 'the seeds stop at the same step');
     assert.match(await page.textContent('[data-testid="train-status"]'), /^Stopped at step [\d,]+ of 20,000/);
     assert.equal(await page.textContent('#runs-body tr td:nth-child(4)'), 'stopped');
     const file = await curves(page);
     assert.deepEqual(file.seeds.map((s) => s.seed), [0, 1]);
     assert.ok(file.seeds.every((s) => s.checkpoints.length >= 2 && s.evaluations.length === 3), 'both seeds kept their curves and were measured');
+    assert.deepEqual(file.seeds.map((s) => s.checkpoints.at(-1).step), stopped, 'each seed\'s last checkpoint at the stop step');
     await close();
   });
 
@@ -435,6 +437,59 @@ describe('Train page', () => {
       assert.ok(Math.abs(termTop - valueTop) < 2, `“${text}”: its value starts on its term's line`);
     }
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows after training');
+    await close();
+  });
+
+  test('stopped part-way: a last checkpoint at the stop step, the engine\'s, in every chart and the table; saved and loaded, the model keeps its step', async () => {
+    // a chunk of training ends at a checkpoint: checkpoints far apart, so that the stop falls between two
+    const steps = 2000;
+    const hash = QUICK.replace('steps=300', `steps=${steps}`).replace('every=50', 'every=500');
+    const { page, close } = await openPage(suite, `train.html${hash}`);
+    await page.click('[data-testid="train"]');
+    await page.waitForFunction(() => Number(document.querySelector('#seed-progress li')?.dataset.step) >= 120, null, { timeout: RUN_TIMEOUT_MS });
+    await page.click('[data-testid="stop"]');
+    await page.waitForFunction(() => document.documentElement.dataset.training === 'stopped', null, { timeout: RUN_TIMEOUT_MS });
+    const stop = Number(await page.getAttribute('#seed-progress li', 'data-step'));
+    assert.ok(stop < steps && stop % 500 !== 0, `stopped at ${stop}, between checkpoints`);
+    assert.match(await page.textContent('[data-testid="train-status"]'), new RegExp(`^Stopped at step ${stop.toLocaleString('en-US')} of 2,000 `));
+    const file = await curves(page);
+    const [seed] = file.seeds;
+    const last = seed.checkpoints.at(-1);
+    assert.equal(seed.step, stop);
+    assert.equal(last.step, stop, 'chart 1\'s last checkpoint is at the stop step');
+    assert.equal(await page.getAttribute('#positions-chart', 'data-step'), String(stop), 'chart 2\'s latest curve too');
+    // the trained length's evaluation after the stop measures the same model on the same held-out set
+    assert.equal(last.accuracy, seed.evaluations[0].accuracy);
+    assert.deepEqual(last.accuracyByPosition, seed.evaluations[0].accuracyByPosition);
+    assert.equal(await page.textContent('#runs-body tr td:nth-child(5)'), `${(100 * last.accuracy).toFixed(1)}%`);
+    assert.match(await page.textContent('#runs-body tr td:nth-child(2)'), new RegExp(`stopped at ${stop.toLocaleString('en-US')} of 2,000 steps`));
+    // the engine in Node, stopped at the same step: the same checkpoint (the loss of the steps since the last one)
+    const { settings } = parseHash(hash);
+    const engine = await nodeEngine();
+    const trainer = engine.retrievalTrainer(trainerOptions(settings, 0));
+    while (trainer.step < stop) trainer.advance(stop - trainer.step);
+    assert.equal(trainer.stop(), true);
+    const expected = trainer.checkpoint(trainer.correctAnswers());
+    trainer.delete();
+    assert.equal(expected.step, stop);
+    assert.ok(Math.abs(last.loss - expected.loss) <= TOLERANCE, `loss ${last.loss} vs the engine's ${expected.loss}`);
+    assertClose(last.accuracyByPosition, Array.from(expected.accuracyByPosition), TOLERANCE, 'the stop checkpoint');
+
+    // saved, the file says where the model stopped; loaded back, the run keeps that step
+    const saved = JSON.parse((await downloadOf(page, '[data-testid="save-model"]')).bytes.toString('utf8'));
+    assert.equal(saved.meta.step, stop);
+    assert.equal(saved.meta.stopped, true);
+    await page.setInputFiles('[data-testid="load-file"]', {
+      name: 'model.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saved)),
+    });
+    await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 2, null, { timeout: TIMEOUT_MS });
+    const loaded = await curves(page);
+    assert.equal(loaded.seeds[0].step, stop);
+    assert.equal(loaded.seeds[0].checkpoints.at(-1).step, stop);
+    assert.match(await page.textContent('#runs-body tr:nth-child(2) td:nth-child(2)'), new RegExp(`stopped at ${stop.toLocaleString('en-US')} of 2,000 steps`));
+    const csv = (await downloadOf(page, '#export-csv')).bytes.toString('utf8').trim().split('\n').slice(1).map((line) => line.split(','));
+    const evaluationSteps = new Set(csv.filter(([, kind]) => kind === 'evaluation').map(([, , step]) => step));
+    assert.deepEqual([...evaluationSteps], [String(stop)], 'the CSV\'s evaluation rows are stamped with the stop step');
     await close();
   });
 

@@ -1,5 +1,6 @@
 // A trained model as a file: what the page writes beside model.save()'s parameters (`meta`:
-// the run's settings as a link, the seed, the curves it measured while training) and how it
+// the run's settings as a link, the seed, the curves it measured while training, the step it
+// reached and whether it was stopped there) and how it
 // reads a file back. The engine checks the model itself (engine.loadTransformer); this module
 // reads the file's JSON and the page's own part of it, taking nothing on trust: whatever of
 // `meta` does not parse is left out and named.
@@ -22,6 +23,8 @@ export function modelMeta(run, k) {
     seed: run.seeds[k].seed,
     seconds: run.seconds,
     checkpoints: run.seeds[k].checkpoints,
+    step: run.seeds[k].step,
+    stopped: run.seeds[k].step < run.seeds[k].steps,
   };
 }
 
@@ -61,11 +64,23 @@ function readCheckpoints(checkpoints, k) {
   return read;
 }
 
+// The step a file's model reached: meta.step when it reads (a whole number up to the run's
+// steps), else the last checkpoint's step (files saved before the page wrote it; a stopped
+// run's last checkpoint was then a regular one), else the run's steps. {step, problem: a
+// note, or null}.
+function readStep(meta, checkpoints, steps) {
+  const fallback = checkpoints.at(-1)?.step ?? steps;
+  if (meta?.format !== META_FORMAT || meta.step === undefined) return { step: fallback, problem: null };
+  if (Number.isInteger(meta.step) && meta.step >= 0 && meta.step <= steps) return { step: meta.step, problem: null };
+  return { step: fallback, problem: `its step reached does not read as a whole number from 0 to ${steps}, so step ${fallback} is taken` };
+}
+
 /**
  * The settings of a loaded model: those its file's meta gives, or else `fallback` (the page's)
  * with the task's symbols read from the model's vocabulary; the model's own fields always from
- * `config` (as the engine checked it). Returns {settings, checkpoints, notes}, the notes saying
- * what of the file the page could not use.
+ * `config` (as the engine checked it). Returns {settings, checkpoints, step, notes}: `step` the
+ * step the model reached (fewer than settings.steps when its run was stopped), the notes
+ * saying what of the file the page could not use.
  */
 export function loadedSettings(config, meta, fallback) {
   const notes = [];
@@ -95,5 +110,7 @@ export function loadedSettings(config, meta, fallback) {
       checkpoints = [];
     }
   }
-  return { settings, checkpoints, notes };
+  const { step, problem } = readStep(meta, checkpoints, settings.steps);
+  if (problem) notes.push(problem);
+  return { settings, checkpoints, step, notes };
 }

@@ -52,8 +52,8 @@ export function joinEvaluations(engine, model, { task, lengths, sequences, conte
  * A replica of one run: `trainer` (engine.retrievalTrainer, made from the same options by every
  * member), its `rank` (0 leads), `peers` (by rank, a MessagePort to that member; null at its own
  * rank) and `control` (a MessagePort on which a message {reason} abandons it). Returns
- * {advance(budgetMs), close()}: advance trains until the leader's chunk of about budgetMs ends,
- * a checkpoint (returned in an array) or the end of the run, and rejects when a member fails
+ * {advance(budgetMs, until), close()}: advance trains until the leader's chunk of about budgetMs
+ * ends, step `until` (by default none), a checkpoint (returned in an array) or the end of the run, and rejects when a member fails
  * or the replica is abandoned or closed.
  */
 export function createReplica(trainer, { rank, peers, control }) {
@@ -116,14 +116,15 @@ export function createReplica(trainer, { rank, peers, control }) {
     return Array.from(counts[0], (_, i) => counts.reduce((sum, count) => sum + count[i], 0));
   }
 
-  async function advance(budgetMs) {
+  async function advance(budgetMs, until = Infinity) {
     const started = performance.now();
     try {
       for (;;) {
         if (abandoned) throw abandoned;
         const step = trainer.step;
         const blocks = trainer.computeShards(first, end);
-        const parts = await exchange('shards', step, { blocks, stop: rank === 0 && performance.now() - started >= budgetMs });
+        const due = performance.now() - started >= budgetMs || step + 1 >= until;
+        const parts = await exchange('shards', step, { blocks, stop: rank === 0 && due });
         if (trainer.applyShards(parts.flatMap((part) => part.blocks))) return [trainer.checkpoint(await countAnswers(step))];
         if (trainer.finished || parts[0].stop) return [];
       }

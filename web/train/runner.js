@@ -30,6 +30,26 @@ export function teamsFor(seeds, workers) {
 }
 
 /**
+ * Where the `count` seeds of a stopped run stop together: arrive(step) says where a seed's
+ * training ended and resolves, once every seed has, to the furthest step any reached (which
+ * the others then train to); fail(error) rejects every wait with a seed's error.
+ */
+export function stopStep(count) {
+  const reached = [];
+  let settle = null;
+  const furthest = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+  furthest.catch(() => {});  // a seed that fails before the others arrive: each waiting one rejects
+  return {
+    arrive(step) {
+      reached.push(step);
+      if (reached.length === count) settle.resolve(Math.max(...reached));
+      return furthest;
+    },
+    fail: (error) => settle.reject(error),
+  };
+}
+
+/**
  * Trains runs in workers made by startWorker(): `workers` of them, or one per seed when the
  * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns
  * {train(run, {onCheckpoint, onProgress}), pause(), resume(), stop(), training(), paused(),
@@ -104,11 +124,12 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
     return { started: outcomes[0].value, abandon, close };
   }
 
-  // One chunk of the team's training: every member's advance, the leader's answer. The first
-  // member to fail abandons the others, so that none waits for it, and its error is the chunk's.
-  async function advanceTeam(team, id, abandon) {
+  // One chunk of the team's training (to step `until` at most): every member's advance, the
+  // leader's answer. The first member to fail abandons the others, so that none waits for it,
+  // and its error is the chunk's.
+  async function advanceTeam(team, id, abandon, until = Infinity) {
     let failure = null;
-    const chunks = team.map((k) => request(k, 'advance', { id, budgetMs: CHUNK_MS }, { lane: 'train' }).catch((error) => {
+    const chunks = team.map((k) => request(k, 'advance', { id, budgetMs: CHUNK_MS, until }, { lane: 'train' }).catch((error) => {
       if (failure === null) {
         failure = error;
         abandon(`another worker of this run failed: ${error.message}`);
@@ -128,14 +149,25 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   // waiting together do not supersede one another).
   const releaseIn = (k, id) => request(k, 'release', { id }, { lane: `release ${id}` });
 
-  async function trainSeed(k, team, { onCheckpoint, onProgress }) {
+  // Seed k's run on its team: trained chunk by chunk until it finishes or the run stops; once
+  // stopped, trained on to the step the furthest seed reached (`stopped`: stopStep), so that
+  // the seeds stop together; then measured, with the checkpoint of its last steps when the
+  // stop fell between checkpoints.
+  async function trainSeed(k, team, stopped, { onCheckpoint, onProgress }) {
     const { run } = active;
     const seed = run.seeds[k];
     const { started, abandon, close } = await startTeam(team, run.id, trainerOptions(run.settings, seed.seed));
+    const record = (checkpoints) => {
+      for (const checkpoint of checkpoints) {
+        seed.checkpoints.push(checkpoint);
+        onCheckpoint(k);
+      }
+    };
     try {
       seed.steps = started.steps;
       onProgress();
-      while (!active.stopped) {
+      let finished = false;
+      while (!active.stopped && !finished) {
         const waiting = untilResumed();
         if (waiting) {
           await waiting;
@@ -143,33 +175,46 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
         }
         const chunk = await advanceTeam(team, run.id, abandon);
         seed.step = chunk.step;
-        for (const checkpoint of chunk.checkpoints) {
-          seed.checkpoints.push(checkpoint);
-          onCheckpoint(k);
-        }
+        record(chunk.checkpoints);
         run.seconds = elapsedSeconds();
         onProgress();
-        if (chunk.finished) break;
+        finished = chunk.finished;
+      }
+      const until = stopped.arrive(seed.step);
+      if (!finished) {
+        for (const last = await until; seed.step < last;) {
+          const chunk = await advanceTeam(team, run.id, abandon, last);
+          seed.step = chunk.step;
+          record(chunk.checkpoints);
+          onProgress();
+        }
       }
     } finally {
       close();
     }
     const evaluation = evaluationOptions(run.settings, run.lengths);
-    seed.evaluations = await evaluateOnTeam(team, run.id, evaluation, 'finish', 'train');
+    const { evaluations, checkpoint } = await evaluateOnTeam(team, run.id, evaluation, 'finish', 'train');
+    if (checkpoint) record([checkpoint]);
+    seed.evaluations = evaluations;
   }
 
   // A model's evaluations (run `id`'s, as the workers' `type` request measures it: 'finish'
   // after training, 'evaluate' for a loaded model): by its one worker or, in a team, by every
   // member on its share of the held-out chunks, joined by the first, which keeps the model (the
-  // others' copies are freed).
+  // others' copies are freed). {evaluations, checkpoint: the first's 'finish' of a stopped
+  // run's last steps, else null}.
   async function evaluateOnTeam(team, id, evaluation, type, lane) {
     const [leader, ...others] = team;
-    if (team.length === 1) return (await request(leader, type, { id, evaluation }, { lane })).evaluations;
+    if (team.length === 1) {
+      const { evaluations, checkpoint = null } = await request(leader, type, { id, evaluation }, { lane });
+      return { evaluations, checkpoint };
+    }
     try {
       const shares = await Promise.all(team.map((k, rank) =>
         request(k, type, { id, evaluation, share: { rank, size: team.length } }, { lane })));
       const chunks = evaluation.lengths.map((_, e) => shares.flatMap((share) => share.chunks[e]));
-      return (await request(leader, 'join', { id, evaluation, chunks }, { lane })).evaluations;
+      const { evaluations } = await request(leader, 'join', { id, evaluation, chunks }, { lane });
+      return { evaluations, checkpoint: shares[0].checkpoint ?? null };
     } finally {
       // a member that cannot answer holds nothing the run needs
       await Promise.allSettled(others.map((member) => releaseIn(member, id)));
@@ -189,8 +234,10 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
       const teams = teamsOf(run.seeds.length);
       holders.set(run.id, teams.map(([leader]) => leader));
       run.team = teams[0].length;
-      const seeds = teams.map((team, k) => trainSeed(k, team, handlers).catch((error) => {
+      const stopped = stopStep(teams.length);
+      const seeds = teams.map((team, k) => trainSeed(k, team, stopped, handlers).catch((error) => {
         active.stopped = true;
+        stopped.fail(error);
         wakeAll();
         throw error;
       }));
@@ -258,7 +305,7 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
       const team = [0, ...helpers.filter((_, h) => loads[h].status === 'fulfilled')];
       if (team.length > 1) {
         try {
-          return { evaluations: await evaluateOnTeam(team, id, evaluation, 'evaluate', lane), workers: team.length };
+          return { evaluations: (await evaluateOnTeam(team, id, evaluation, 'evaluate', lane)).evaluations, workers: team.length };
         } catch {
           // measured again below, by the first worker alone
         }

@@ -171,8 +171,11 @@ export function trainerOptions(settings, seed) {
   };
 }
 
-/** A short description of a run's settings, for the runs table and file names' readers. */
-export function describeRun(settings) {
+/**
+ * A short description of a run's settings, for the runs table and file names' readers; a run
+ * stopped at step `reached` (before settings.steps) says so.
+ */
+export function describeRun(settings, reached = settings.steps) {
   const objectives = [['retrieval', 'retrieval'], ['runningSpan', 'span'], ['serialRecall', 'recall']]
     .filter(([name]) => settings[name] > 0);
   const mix = objectives.length === 1 && objectives[0][0] === 'retrieval' ? ''
@@ -180,5 +183,6 @@ export function describeRun(settings) {
   return `${POSITIONAL_NAMES[settings.positional]}${settings.context === 'prefix' ? ' bidirectional' : ''}, ` +
     `${settings.layers}L d${settings.dModel} ${settings.heads}H${settings.mlp ? ' +MLP' : ''}; ` +
     `${settings.pairs} pairs of ${settings.keys}/${settings.values}${settings.answers === 'ends' ? ' (ends)' : ''}${mix}; ` +
-    `${formatCount(settings.steps)} steps × ${settings.batch}, lr ${settings.learningRate}`;
+    `${reached < settings.steps ? `stopped at ${formatCount(reached)} of ` : ''}${formatCount(settings.steps)} steps × ${settings.batch}, ` +
+    `lr ${settings.learningRate}`;
 }

@@ -72,15 +72,15 @@ const handlers = {
   },
 
   // Trains until about budgetMs have passed (the leader's, in a team), the next checkpoint
-  // (returned), or the end.
-  async advance(engine, { id, budgetMs }) {
+  // (returned), step `until` (a stopped run's other seeds catching up), or the end.
+  async advance(engine, { id, budgetMs, until = Infinity }) {
     const { trainer, replica } = trainingOf(id);
     let checkpoints = [];
     if (replica) {
-      checkpoints = (await replica.advance(budgetMs)).map(plainCheckpoint);
+      checkpoints = (await replica.advance(budgetMs, until)).map(plainCheckpoint);
     } else {
       const started = performance.now();
-      while (!trainer.finished && checkpoints.length === 0 && performance.now() - started < budgetMs) {
+      while (!trainer.finished && trainer.step < until && checkpoints.length === 0 && performance.now() - started < budgetMs) {
         const checkpoint = trainer.advance(1);
         if (checkpoint) checkpoints.push(plainCheckpoint(checkpoint));
       }
@@ -91,11 +91,17 @@ const handlers = {
   // Ends the training of run `id` where it is (finished, or stopped): keeps its model, frees
   // the trainer, and measures the model at each evaluation length; in a team, with `share`
   // ({rank, size}), measures its share of the chunks and answers their sums (join, below).
+  // Stopped between checkpoints, the run's first worker answers too the checkpoint of the
+  // steps since the last one (`checkpoint`, else null), measured on the whole held-out set.
   finish(engine, { id, evaluation, share }) {
-    const model = trainingOf(id).trainer.model();
+    const { trainer } = trainingOf(id);
+    const leads = (share?.rank ?? 0) === 0;
+    const stopped = leads && !trainer.finished && trainer.stop();
+    const checkpoint = stopped ? plainCheckpoint(trainer.checkpoint(trainer.correctAnswers())) : null;
+    const model = trainer.model();
     dropTraining();
     models.set(id, model);
-    return measure(engine, model, evaluation, share);
+    return { ...measure(engine, model, evaluation, share), checkpoint };
   },
 
   // Run `id`'s evaluations joined from every team member's sums: chunks[e] those at the e-th length.

@@ -11,7 +11,7 @@ import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
 import { createRunner, MAX_TEAM } from './runner.js';
 import { createRun } from './runs.js';
-import { parseHash, runSeeds, taskOptions, toHash } from './state.js';
+import { describeRun, parseHash, runSeeds, taskOptions, toHash } from './state.js';
 import { createAttentionMap } from './views/attention-map.js';
 import { createLengthsView } from './views/lengths.js';
 import { createLooksView } from './views/looks.js';
@@ -178,6 +178,7 @@ async function train() {
     runs.push(run);
     runsTable.overlay(run);
     const step = Math.min(...run.seeds.map((s) => s.step));
+    run.label = describeRun(run.settings, step);
     status.done(run.status === 'finished'
       ? `Trained ${countFormat(run.settings.steps)} steps (${seedsText(run, 'one seed')}) in ${run.seconds.toFixed(1)} s.`
       : `Stopped at step ${countFormat(step)} of ${countFormat(run.settings.steps)} after ${run.seconds.toFixed(1)} s; the charts show the model as it was then.`);

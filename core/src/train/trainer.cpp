@@ -266,6 +266,11 @@ Checkpoint RetrievalTrainer::checkpoint(const std::vector<long>& correct) {
   return result;
 }
 
+bool RetrievalTrainer::stop() {
+  if (steps_since_checkpoint_ > 0) checkpoint_due_ = true;
+  return checkpoint_due_;
+}
+
 std::optional<Checkpoint> RetrievalTrainer::advance(long max_steps) {
   const ShardRange all{0, kGradientShards};
   for (long taken = 0; taken < max_steps && !finished(); ++taken) {

@@ -9,6 +9,7 @@ import {
 } from '../model-file.js';
 import { evaluationOptions } from '../runner.js';
 import { createRun } from '../runs.js';
+import { describeRun } from '../state.js';
 import { runName } from './runs-table.js';
 
 const $ = (id) => document.getElementById(id);
@@ -68,7 +69,8 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       const problems = Object.values(settingProblems(read.settings));
       if (problems.length > 0) throw new Error(problems.join(' '));
       const run = createRun({ id, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
-      Object.assign(run.seeds[0], { checkpoints: read.checkpoints, step: read.checkpoints.at(-1)?.step ?? read.settings.steps });
+      Object.assign(run.seeds[0], { checkpoints: read.checkpoints, step: read.step });
+      run.label = describeRun(run.settings, read.step);
       if (Number.isFinite(saved.meta?.seconds)) run.seconds = saved.meta.seconds;
       const { evaluations, workers } = await runner.evaluateModel(id, text, evaluationOptions(run.settings, run.lengths));
       run.seeds[0].evaluations = evaluations;

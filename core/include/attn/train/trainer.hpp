@@ -103,6 +103,10 @@ class RetrievalTrainer {
   // (task.pairs counts, added up); throws unless a step just ended at a checkpoint, or when a
   // count is more than the set asks about that position.
   Checkpoint checkpoint(const std::vector<long>& correct);
+  // Ends the run where it is (stopped before its last step): when steps were taken since the
+  // last checkpoint, a checkpoint of them is due, to be taken as after a step that ends at
+  // one. Returns whether one is due. Changes nothing of the steps taken.
+  bool stop();
 
   // The model measured on the held-out set with `pairs` pairs (evaluate_retrieval).
   Evaluation evaluate(long pairs);
