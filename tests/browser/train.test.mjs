@@ -493,6 +493,29 @@ describe('Train page', () => {
     await close();
   });
 
+  test('removing the only run clears charts 1–2 and the status; Show puts its run in the status line', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    const idle = await page.textContent('[data-testid="train-status"]');
+    assert.equal(await trainAndWait(page), 'finished');
+    assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), String(QUICK_CHECKPOINTS));
+    await page.click('#runs-body tr:first-child button:text("Remove")');
+    assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), '0');
+    assert.equal(await page.getAttribute('#positions-chart', 'data-step'), '');
+    assert.equal(await page.textContent('[data-testid="train-status"]'), idle);
+    assert.match(await page.textContent('[data-testid="shown-run"]'), /^No run yet/);
+
+    // two runs: Show the first, and the status line and charts 1–2 are the first's
+    assert.equal(await trainAndWait(page), 'finished');
+    await page.fill('#steps', '200');
+    await page.waitForFunction(() => location.hash.includes('steps=200'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await trainAndWait(page), 'finished');
+    assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), '4');
+    await page.click('#runs-body tr:first-child button:text("Show")');
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Showing #2 RoPE: trained 300 steps \(one seed\) in [\d.]+ s\.$/);
+    assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), String(QUICK_CHECKPOINTS));
+    await close();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });

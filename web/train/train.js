@@ -18,7 +18,7 @@ import { createLooksView } from './views/looks.js';
 import { createModelPanel } from './views/model-panel.js';
 import { createPositionsView } from './views/positions.js';
 import { countFormat } from './views/readouts.js';
-import { createRunsTable } from './views/runs-table.js';
+import { createRunsTable, runName } from './views/runs-table.js';
 import { createTrainingView } from './views/training.js';
 import './train.css';
 
@@ -30,6 +30,7 @@ const notices = createNotices($('notices'));
 watchScrollRegions();
 const link = createSettingsLink({ notices: createNotices($('link-notices')), parse: parseHash, toHash });
 const status = createProgressLine($('train-progress'), $('train-status'));
+const idleText = $('train-status').textContent;  // the status line's text before any run
 const settings = link.read();
 const runner = createRunner({
   workers: Math.max(1, (navigator.hardwareConcurrency || 1) - 1),
@@ -49,7 +50,13 @@ const positions = createPositionsView();
 const lengths = createLengthsView();
 const looks = createLooksView();
 const attentionMap = createAttentionMap();
-const runsTable = createRunsTable({ onShow: (run) => show(run), onRemove: remove });
+const runsTable = createRunsTable({
+  onShow(run) {
+    show(run);
+    sayShown();
+  },
+  onRemove: remove,
+});
 const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));
 const modelPanel = createModelPanel({
   runner,
@@ -64,6 +71,7 @@ const modelPanel = createModelPanel({
     runs.push(run);
     runsTable.overlay(run);
     show(run);
+    sayShown();
   },
   onDone: () => showWasmMemory(),
   notices,
@@ -116,14 +124,35 @@ function show(run) {
   runsTable.draw(runs, run);
 }
 
+// What the status line says of a run that is over: 'trained 300 steps (one seed) in 1.2 s'.
+function runText(run) {
+  const step = Math.min(...run.seeds.map((s) => s.step));
+  const steps = countFormat(run.settings.steps);
+  if (run.source === 'loaded') {
+    return step < run.settings.steps ? `a saved model, stopped at step ${countFormat(step)} of ${steps}` : `a saved model of ${steps} steps`;
+  }
+  if (run.status === 'finished') return `trained ${steps} steps (${seedsText(run, 'one seed')}) in ${run.seconds.toFixed(1)} s`;
+  return `stopped at step ${countFormat(step)} of ${steps} after ${run.seconds.toFixed(1)} s; the charts show the model as it was then`;
+}
+
+// Unless a run is training (the status line is then its progress): which run the charts show.
+function sayShown() {
+  if (runner.training()) return;
+  status.done(shown ? `Showing ${runName(shown.run)}: ${runText(shown.run)}.` : idleText);
+}
+
 function remove(run) {
   runs.splice(runs.indexOf(run), 1);
   runner.release(run).then(showWasmMemory, (error) => notices.add(`Run ${run.id}'s models could not be freed: ${error.message}`));
   if (shown?.run === run) {
     shown = runs.length > 0 ? { run: runs.at(-1), k: 0, pairs: runs.at(-1).settings.pairs } : null;
-    if (!runner.training()) live = shown?.run ?? null;
+    if (!runner.training()) {
+      live = shown?.run ?? null;
+      drawLive();
+    }
     if (!shown) attentionMap.clear();
     drawShown();
+    sayShown();
   }
   runsTable.draw(runs, shown?.run ?? null);
 }
@@ -177,11 +206,9 @@ async function train() {
     frames.clear();
     runs.push(run);
     runsTable.overlay(run);
-    const step = Math.min(...run.seeds.map((s) => s.step));
-    run.label = describeRun(run.settings, step);
-    status.done(run.status === 'finished'
-      ? `Trained ${countFormat(run.settings.steps)} steps (${seedsText(run, 'one seed')}) in ${run.seconds.toFixed(1)} s.`
-      : `Stopped at step ${countFormat(step)} of ${countFormat(run.settings.steps)} after ${run.seconds.toFixed(1)} s; the charts show the model as it was then.`);
+    run.label = describeRun(run.settings, Math.min(...run.seeds.map((s) => s.step)));
+    const text = runText(run);
+    status.done(`${text[0].toUpperCase()}${text.slice(1)}.`);
     show(run);
   } catch (error) {
     frames.clear();
