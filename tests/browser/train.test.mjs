@@ -516,6 +516,23 @@ describe('Train page', () => {
     await close();
   });
 
+  test('run names say the context; a file that fails to load takes no run id', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}&context=prefix`);
+    assert.equal(await trainAndWait(page), 'finished');
+    assert.match(await page.textContent('#runs-body tr td:nth-child(2)'), /^#1 RoPE bidirectional/);
+    const saved = (await downloadOf(page, '[data-testid="save-model"]')).bytes;
+    for (let k = 0; k < 3; ++k) {
+      await page.evaluate(() => document.getElementById('model-status').classList.remove('error'));
+      await page.setInputFiles('[data-testid="load-file"]', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "x"}') });
+      await page.waitForFunction(() => document.getElementById('model-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    }
+    await page.setInputFiles('[data-testid="load-file"]', { name: 'model.json', mimeType: 'application/json', buffer: saved });
+    await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 2, null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="model-status"]'), /^Loaded model\.json as run 2\b/);
+    assert.deepEqual(await page.$$eval('#runs-body tr', (rows) => rows.map((row) => row.dataset.run)), ['1', '2']);
+    await close();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });

@@ -54,7 +54,7 @@ export function stopStep(count) {
  * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns
  * {train(run, {onCheckpoint, onProgress}), pause(), resume(), stop(), training(), paused(),
  * requestModel(run, k, type, payload, {lane}) (to the worker holding seed k's model), release(run),
- * loadModel(id, text), evaluateModel(id, text, evaluation), memory(), warm(seeds), ready(),
+ * loadModel(id, text), evaluateModel(id, text, evaluation), renameModel(from, to), memory(), warm(seeds), ready(),
  * workers}. train resolves when every seed has finished or stopped (with their evaluations in
  * the run), and rejects with the first seed's error, the others stopped and released.
  */
@@ -289,6 +289,10 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
      */
     async loadModel(id, text) {
       return (await request(0, 'load', { id, text }, { lane: modelLane(id) })).config;
+    },
+    /** Gives loaded model `from` (its key while loading) the run id `to`, in the worker that keeps it. */
+    async renameModel(from, to) {
+      await request(0, 'rename', { from, to }, { lane: modelLane(to) });
     },
     /**
      * Loaded model `id`'s evaluations (options as evaluationOptions gives them), and on how many

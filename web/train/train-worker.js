@@ -118,6 +118,15 @@ const handlers = {
     return { config: model.config, ...engine.memory };
   },
 
+  // A loaded model kept as `from` (its key while the page loaded it), kept as run `to` instead.
+  rename(engine, { from, to }) {
+    const model = modelOf(from);
+    models.delete(from);
+    dropModel(to);
+    models.set(to, model);
+    return engine.memory;
+  },
+
   // Run `id`'s model measured at each evaluation length; with `share`, as finish's.
   evaluate(engine, { id, evaluation, share }) {
     return measure(engine, modelOf(id), evaluation, share);

@@ -27,6 +27,7 @@ function fillSelect(select, options, value) {
  */
 export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, onDone, notices }) {
   let shown = null;
+  let loads = 0;  // files loaded so far
   const status = $('model-status');
 
   function fail(file, message) {
@@ -62,23 +63,28 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       fail(file, `${error.message}.`);
       return;
     }
-    const id = newId();
+    // the model's name in the workers until it has loaded and been measured, when it becomes
+    // a run and takes the next run id (a file that fails takes none)
+    const key = `file ${++loads}`;
     try {
-      const config = await runner.loadModel(id, text);
+      const config = await runner.loadModel(key, text);
       const read = loadedSettings(config, saved.meta, settings());
       const problems = Object.values(settingProblems(read.settings));
       if (problems.length > 0) throw new Error(problems.join(' '));
-      const run = createRun({ id, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
+      const run = createRun({ id: null, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
       Object.assign(run.seeds[0], { checkpoints: read.checkpoints, step: read.step });
       run.label = describeRun(run.settings, read.step);
       if (Number.isFinite(saved.meta?.seconds)) run.seconds = saved.meta.seconds;
-      const { evaluations, workers } = await runner.evaluateModel(id, text, evaluationOptions(run.settings, run.lengths));
+      const { evaluations, workers } = await runner.evaluateModel(key, text, evaluationOptions(run.settings, run.lengths));
       run.seeds[0].evaluations = evaluations;
+      const id = newId();
+      await runner.renameModel(key, id);
+      run.id = id;
       const measured = workers > 1 ? ` (measured on ${workers} workers)` : '';
       status.textContent = `Loaded ${file.name} as run ${id}${measured}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`;
       onLoaded(run);
     } catch (error) {
-      runner.release({ id }).catch(() => {});
+      runner.release({ id: key }).catch(() => {});
       fail(file, error.message);
     } finally {
       onDone();

@@ -32,8 +32,14 @@ function button(text, onClick, label) {
 
 const statusWords = { finished: 'finished', stopped: 'stopped', loaded: 'loaded' };
 
-/** The name of a run in the table and the overlay's legend: #3 RoPE (or #4 loaded model.json). */
-export const runName = (run) => `#${run.id} ${run.source === 'loaded' ? `loaded ${run.fileName}` : POSITIONAL_NAMES[run.settings.positional]}`;
+/**
+ * The name of a run in the table and the overlay's legend: #3 RoPE, #6 RoPE bidirectional (a
+ * prefix context), or #4 loaded model.json.
+ */
+export function runName(run) {
+  if (run.source === 'loaded') return `#${run.id} loaded ${run.fileName}`;
+  return `#${run.id} ${POSITIONAL_NAMES[run.settings.positional]}${run.settings.context === 'prefix' ? ' bidirectional' : ''}`;
+}
 
 /** Returns draw(runs, shownRun); callbacks onShow(run), onRemove(run). */
 export function createRunsTable({ onShow, onRemove }) {
