@@ -533,6 +533,26 @@ describe('Train page', () => {
     await close();
   });
 
+  test('a held-out set smaller than a length evaluated is named under its setting, and Train waits; so it does after the engine refuses the settings', async () => {
+    const { page, close } = await openPage(suite, 'train.html#heldOut=20&steps=200');
+    assert.equal(await page.textContent('#sequences-message'),
+      'Held-out sequences must be at least the most pairs evaluated (32), so that every position is asked about; there are 20: ' +
+      'raise the held-out sequences or evaluate at fewer pairs.');
+    assert.ok(await page.isDisabled('[data-testid="train"]'));
+    await page.fill('#sequences', '32');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="train"]').disabled, null, { timeout: TIMEOUT_MS });
+    await close();
+
+    // what only the engine refuses: named under its setting, and Train waits for a change
+    const refused = await openPage(suite, 'train.html#pairs=256&keys=256&values=256&layers=8&dModel=256&batch=1024&evalAt=256');
+    assert.equal(await trainAndWait(refused.page), 'failed');
+    assert.match(await refused.page.textContent('#batch-message'), /^training\.batch \(1024\) of sequences of \d+ tokens needs/);
+    assert.ok(await refused.page.isDisabled('[data-testid="train"]'));
+    await refused.page.fill('#batch', '1');
+    await refused.page.waitForFunction(() => !document.querySelector('[data-testid="train"]').disabled, null, { timeout: TIMEOUT_MS });
+    await refused.close();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });

@@ -1,10 +1,11 @@
 // Settings that fail only together, checked before the engine is asked, so that the page
 // names the setting under its control: the keys of a sequence are distinct (pairs ≤ key
-// symbols, at the trained length and every length evaluated), the heads split dModel evenly
+// symbols, at the trained length and every length evaluated), the held-out set asks about
+// every position of every length evaluated (sequences ≥ its pairs), the heads split dModel evenly
 // (into even widths under RoPE, which rotates pairs of coordinates), a running span fits in
 // the pairs, and some objective has a weight. The engine checks all of it again (and more);
 // what it refuses is shown as it says it.
-import { LIMITS } from './state.js';
+import { evaluationLengths, LIMITS } from './state.js';
 
 const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -44,6 +45,11 @@ export function settingProblems(settings) {
   if (tooLong.length > 0) {
     problems.evaluateAt = `Evaluating at ${tooLong.join(', ')} pairs needs as many distinct keys, but there are only ` +
       `${plural(settings.keys, 'key symbol')}: list at most ${settings.keys} pairs.`;
+  }
+  const longest = Math.max(...evaluationLengths(settings));
+  if (settings.sequences < longest) {
+    problems.sequences = `Held-out sequences must be at least the most pairs evaluated (${longest}), so that every position is ` +
+      `asked about; there are ${settings.sequences}: raise the held-out sequences or evaluate at fewer pairs.`;
   }
   if (!(settings.retrieval + settings.runningSpan + settings.serialRecall > 0)) {
     problems.retrieval = 'The objectives\' weights add up to 0: give at least one of them a weight above 0.';

@@ -67,7 +67,8 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
     const fits = headChoices(width, settings.positional === 'rope');
     $('heads-hint').textContent = `Heads that split dModel = ${width}${settings.positional === 'rope' ? ' into even widths (RoPE)' : ''}: ` +
       `${fits.length > 0 ? fits.join(', ') : 'none'}.`;
-    const blocked = typed.size > 0 || Object.keys(together).length > 0;
+    // settings the engine refused stay refused until they change
+    const blocked = typed.size > 0 || Object.keys(together).length > 0 || engineProblem !== null;
     $('train').disabled = training !== 'idle' || blocked;
     $('train').title = blocked ? 'Fix the settings marked in red first.' : '';
     $('pause').disabled = training === 'idle';
@@ -112,8 +113,8 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
 
   return {
     sync,
-    /** Whether the settings can start a run: no typed problem and none together. */
-    ready: () => typed.size === 0 && Object.keys(problems()).length === 0,
+    /** Whether the settings can start a run: no typed problem, none together, none the engine gave. */
+    ready: () => typed.size === 0 && Object.keys(problems()).length === 0 && engineProblem === null,
     /** Shows what the engine refused under the setting it names (kept until the settings change). */
     showEngineProblem(message) {
       const field = fieldOfEngineError(message);
