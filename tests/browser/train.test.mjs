@@ -553,6 +553,27 @@ describe('Train page', () => {
     await refused.close();
   });
 
+  test('chart 1\'s legend counts the seeds behind its newest point', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK.replace('every=50', 'every=10')}&seeds=2`);
+    // every drawing of chart 1: its legend and how many seeds each checkpoint has
+    await page.evaluate(() => {
+      window.legends = [];
+      const chart = document.getElementById('accuracy-chart');
+      new MutationObserver(() => window.legends.push({
+        legend: document.getElementById('accuracy-legend').children[0]?.textContent, seeds: chart.dataset.seeds,
+      })).observe(chart, { attributes: true, attributeFilter: ['data-seeds'] });
+    });
+    assert.equal(await trainAndWait(page), 'finished');
+    const drawn = (await page.evaluate(() => window.legends)).filter(({ seeds }) => seeds !== '');
+    const partial = drawn.filter(({ seeds }) => seeds.split(',').at(-1) === '1');
+    assert.ok(partial.length > 0, `some checkpoint drawn before the other seed reached it: ${JSON.stringify(drawn)}`);
+    for (const { legend, seeds } of drawn) {
+      const newest = Number(seeds.split(',').at(-1));
+      assert.equal(legend, `accuracy (mean of ${newest === 2 ? '2' : '1 of 2'} seeds; band: lowest to highest seed)`, seeds);
+    }
+    await close();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });

@@ -34,7 +34,8 @@ export function createPositionsView() {
       series: [
         ...earlier,
         ...(latest ? [spreadSeries({
-          id: 'latest', label: `step ${countFormat(latest.step)}${seedsNote(latest.seeds)}`, xs, curve: latest, seeds: latest.seeds, points: true,
+          id: 'latest', label: `step ${countFormat(latest.step)}${seedsNote(latest.seeds, run.seeds.length)}`, xs, curve: latest, seeds: latest.seeds,
+          points: true,
         })] : []),
         chanceSeries(chance(run.settings), xDomain),
       ],

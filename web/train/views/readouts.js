@@ -26,9 +26,14 @@ export function chanceSeries(level, [x0, x1]) {
   return { id: 'chance', label: `chance (${percentFine(level)})`, xs: [x0, x1], ys: [level, level], colorIndex: KEY_COLOR, style: 'dashed' };
 }
 
-/** How a run's seeds read in a legend: '' for one, ' (mean of 3 seeds; band: lowest to highest seed)'. */
-export function seedsNote(seeds) {
-  return seeds > 1 ? ` (mean of ${seeds} seeds; band: lowest to highest seed)` : '';
+/**
+ * How the seeds behind a point read in a legend, `seeds` of the run's `total`: '' for a run of
+ * one, ' (mean of 3 seeds; band: lowest to highest seed)', or while some seeds have not
+ * reached the point, ' (mean of 2 of 3 seeds; …)'.
+ */
+export function seedsNote(seeds, total = seeds) {
+  if (total < 2) return '';
+  return ` (mean of ${seeds < total ? `${seeds} of ${total}` : seeds} seeds; band: lowest to highest seed)`;
 }
 
 /**

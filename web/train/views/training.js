@@ -43,20 +43,22 @@ export function createTrainingView() {
   function draw(run) {
     const series = checkpointSeries(run);
     const seeds = run.seeds.length;
+    const note = seedsNote(series.seeds.at(-1) ?? seeds, seeds);  // the newest point's seeds of the run's
     const xDomain = [0, run.settings.steps];
     const highestLoss = Math.max(0, ...series.loss.high);
     lossChart({
-      series: [spreadSeries({ id: 'loss', label: `training loss${seedsNote(seeds)}`, xs: series.steps, curve: series.loss, seeds, points: true })],
+      series: [spreadSeries({ id: 'loss', label: `training loss${note}`, xs: series.steps, curve: series.loss, seeds, points: true })],
       xDomain, yDomain: [0, highestLoss * LOSS_HEADROOM || 1],
     });
     accuracyChart({
       series: [
-        spreadSeries({ id: 'accuracy', label: `accuracy${seedsNote(seeds)}`, xs: series.steps, curve: series.accuracy, seeds, points: true }),
+        spreadSeries({ id: 'accuracy', label: `accuracy${note}`, xs: series.steps, curve: series.accuracy, seeds, points: true }),
         chanceSeries(chance(run.settings), xDomain),
       ],
       xDomain, yDomain: [0, 1],
     });
     $('accuracy-chart').dataset.checkpoints = String(series.steps.length);
+    $('accuracy-chart').dataset.seeds = series.seeds.join(',');
     const last = series.steps.length - 1;
     summaryList($('training-summary'), last < 0 ? [] : [
       ['checkpoint', `step ${countFormat(series.steps[last])}`],
