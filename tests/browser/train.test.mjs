@@ -574,6 +574,18 @@ describe('Train page', () => {
     await close();
   });
 
+  test('chart 4: every layer and head in a line of its own colour and style', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}&heads=4`);
+    assert.equal(await trainAndWait(page), 'finished');
+    const looks = await page.$$eval('#looks-chart .series path.line', (paths) => paths.map((path) => {
+      const style = getComputedStyle(path);
+      return { series: path.parentElement.dataset.series, look: `${style.stroke} ${style.strokeDasharray}` };
+    }));
+    assert.equal(looks.length, 2 * 4 + 1, 'two layers of four heads, and the accuracy');
+    assert.equal(new Set(looks.map(({ look }) => look)).size, looks.length, JSON.stringify(looks));
+    await close();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });

@@ -1,7 +1,7 @@
 // Chart 4, where the final position looks: for each position of the queried pair, the mean
 // attention weight of the final position (the one that answers) on the queried value, on its
-// key, or on the first token, per layer and head, over the held-out set; beside it, dashed,
-// the same model's accuracy at that position. Heads differ from seed to seed, so this chart
+// key, or on the first token, per layer and head (a colour per head, a line style per layer),
+// over the held-out set; beside it, grey and dashed, the same model's accuracy at that position. Heads differ from seed to seed, so this chart
 // shows one seed's model.
 import { format } from 'd3-format';
 import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
@@ -10,6 +10,8 @@ import { summaryList } from '../../shared/page/summary.js';
 import { percentFine, weightFormat } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
+// A layer's line style (by layer, cycling), its heads told apart by colour: solid, dotted, dashed.
+const LAYER_STYLES = ['solid', 'dotted', 'dashed'];
 const TARGETS = {
   value: { field: 'toValue', words: 'the queried value' },
   key: { field: 'toKey', words: 'the queried key' },
@@ -31,12 +33,13 @@ export function createLooksView() {
     const xs = evaluation.accuracyByPosition.map((_, i) => i + 1);
     const byHead = evaluation.attention[field];
     const heads = byHead.flatMap((layer, l) => layer.map((values, h) => ({
-      id: `L${l + 1}H${h + 1}`, label: `layer ${l + 1} · head ${h + 1}`, xs, ys: values, colorIndex: seriesColor(l * layer.length + h),
+      id: `L${l + 1}H${h + 1}`, label: `layer ${l + 1} · head ${h + 1}`, xs, ys: values, colorIndex: seriesColor(h),
+      style: LAYER_STYLES[l % LAYER_STYLES.length],
     })));
     chart({
       series: [
         ...heads,
-        { id: 'accuracy', label: 'accuracy (dashed)', xs, ys: evaluation.accuracyByPosition, colorIndex: KEY_COLOR, style: 'dashed' },
+        { id: 'accuracy', label: 'accuracy (grey, dashed)', xs, ys: evaluation.accuracyByPosition, colorIndex: KEY_COLOR, style: 'dashed' },
       ],
       xDomain: [1, Math.max(2, pairs)], yDomain: [0, 1],
     });
