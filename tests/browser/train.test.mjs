@@ -586,6 +586,25 @@ describe('Train page', () => {
     await close();
   });
 
+  test('the preset the settings match is pressed', async () => {
+    const { page, close } = await openPage(suite, 'train.html');
+    const pressed = () => page.$$eval('button[data-preset]', (buttons) => buttons
+      .filter((button) => button.getAttribute('aria-pressed') === 'true').map((button) => button.dataset.preset));
+    assert.deepEqual(await pressed(), ['rope'], 'the default run is the RoPE preset');
+    await page.click('button[data-preset="alibi"]');
+    assert.deepEqual(await pressed(), ['alibi']);
+    await page.fill('#steps', '800');
+    await page.waitForFunction(() => location.hash.includes('steps=800'), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await pressed(), [], 'a changed setting: no preset');
+    await page.fill('#seeds', '3');
+    await page.click('button[data-preset="quick"]');
+    assert.deepEqual(await pressed(), ['quick']);
+    await page.fill('#seeds', '2');
+    assert.deepEqual(await pressed(), ['quick'], 'the seeds are not a preset\'s');
+    assert.match(await page.textContent('.presets p'), /sets every setting of the run/);
+    await close();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });

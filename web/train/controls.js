@@ -5,7 +5,7 @@
 // what they may do now, are here too.
 import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headChoices, settingProblems } from './checks.js';
-import { PRESETS, presetRun } from './presets.js';
+import { isPresetRun, PRESETS, presetRun } from './presets.js';
 import { fieldLabel, fieldRange, formatField, parseField } from './state.js';
 
 /** Setting → the id of its control. */
@@ -61,6 +61,9 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
       }
       const fromEngine = engineProblem?.field === field ? engineProblem.message : null;
       showProblem(element, typed.get(field) ?? together[field] ?? fromEngine);
+    }
+    for (const preset of PRESETS) {
+      $('presets').querySelector(`[data-preset="${preset.id}"]`).setAttribute('aria-pressed', String(isPresetRun(preset, settings)));
     }
     $('span-items').disabled = !(settings.runningSpan > 0);
     const width = settings.dModel;

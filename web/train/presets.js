@@ -19,8 +19,17 @@ export const PRESETS = [
   { id: 'quick', label: 'Quick: 4 pairs of 8, 300 steps', settings: QUICK },
 ];
 
+// The settings a preset sets: every setting of a run but the number of seeds.
+const PRESET_FIELDS = RUN_FIELDS.filter((name) => name !== 'seeds');
+
 /** The settings of a run the preset describes: the defaults, then the preset's own. */
 export function presetRun(preset) {
-  const run = Object.fromEntries(RUN_FIELDS.filter((name) => name !== 'seeds').map((name) => [name, structuredClone(DEFAULTS[name])]));
+  const run = Object.fromEntries(PRESET_FIELDS.map((name) => [name, structuredClone(DEFAULTS[name])]));
   return { ...run, ...structuredClone(preset.settings) };
+}
+
+/** Whether `settings` are the preset's run (the seeds and what the charts show aside). */
+export function isPresetRun(preset, settings) {
+  const run = presetRun(preset);
+  return PRESET_FIELDS.every((name) => JSON.stringify(settings[name]) === JSON.stringify(run[name]));
 }
