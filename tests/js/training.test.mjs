@@ -181,6 +181,22 @@ describe('training', () => {
     assert.match(errorOf(() => model.getParameter('head.bias')).message, /this model was deleted/);
   });
 
+  test('stop: the steps since the last checkpoint make one due, with the numbers of a run that checkpoints there', () => {
+    const options = (every) => ({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 25 }, evaluation: { every, sequences: 32 } });
+    const trainer = engine.retrievalTrainer(options(10));
+    const reference = engine.retrievalTrainer(options(7));  // checkpoints at step 7 on its own
+    assert.equal(trainer.stop(), false, 'no step yet: nothing to measure');
+    assert.equal(trainer.advance(7), null);
+    assert.equal(trainer.stop(), true);
+    assert.match(errorOf(() => trainer.advance(1)).message, /^step 7 ended at a checkpoint, which must be taken before the next step$/);
+    const stopped = trainer.checkpoint(trainer.correctAnswers());
+    assert.deepEqual(stopped, reference.advance(100));
+    assert.equal(stopped.step, 7);
+    assert.equal(trainer.stop(), false, 'taken: nothing due');
+    for (const made of [trainer, reference]) made.delete();
+    assert.match(errorOf(() => trainer.stop()).message, /this trainer was deleted/);
+  });
+
   test('one step shared by replicas: their blocks of shards give the bits of one trainer', () => {
     // retrieval and running span mixed (shards hold rows of both), checkpoints at 10 and 20
     const options = { ...SMALL_RUN, task: { ...SMALL_RUN.task, mix: { retrieval: 1, runningSpan: 1 }, span: 2 },

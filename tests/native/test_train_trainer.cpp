@@ -85,6 +85,31 @@ TEST_CASE("trainer: a checkpoint's loss is the mean of the steps' losses since t
   CHECK(means[2].loss == Approx(losses[4].loss).epsilon(1e-12));
 }
 
+TEST_CASE(
+    "trainer: stop makes a checkpoint of the steps since the last one due, at the step reached",
+    "[train][trainer]") {
+  TrainingOptions every_step = small_run();
+  every_step.optimizer.schedule.steps = 10;
+  every_step.every = 1;
+  TrainingOptions every_fourth = every_step;
+  every_fourth.every = 4;
+  RetrievalTrainer one(every_step), four(every_fourth);
+  const auto losses = run(one);
+  REQUIRE(four.advance(100)->step == 4);
+  CHECK_FALSE(four.advance(2).has_value());
+  // nothing due before the stop: the next step may not be skipped
+  REQUIRE_THROWS_WITH(four.checkpoint(std::vector<long>(4, 0)), Contains("does not"));
+  REQUIRE(four.stop());
+  // due: training waits for it; it covers steps 5 and 6 and measures the model as it is
+  REQUIRE_THROWS_WITH(four.advance(1), Contains("must be taken before the next step"));
+  const Checkpoint stopped = four.checkpoint(four.correct_answers(0, four.evaluation_chunks()));
+  CHECK(stopped.step == 6);
+  CHECK(stopped.loss == Approx((losses[4].loss + losses[5].loss) / 2).epsilon(1e-12));
+  CHECK(stopped.accuracy_by_position == losses[5].accuracy_by_position);
+  // taken, and no step since: another stop has nothing to make due
+  CHECK_FALSE(four.stop());
+}
+
 TEST_CASE("trainer: the mixed objectives, prefix context and end-biased answers run",
           "[train][trainer]") {
   TrainingOptions options = small_run();
