@@ -283,7 +283,7 @@ describe('Train page', () => {
     await close();
   });
 
-  test('the settings live in the link: controls, presets and a shared link', async () => {
+  test('the settings live in the link: controls, presets, a shared link, and the link a click copies', async () => {
     const { page, close } = await openPage(suite, 'train.html');
     await page.click('button[data-preset="alibi"]');
     await page.waitForFunction(() => location.hash === '#pe=alibi', null, { timeout: TIMEOUT_MS });
@@ -293,6 +293,16 @@ describe('Train page', () => {
     await page.fill('#evaluate-at', '16, 20');
     await page.waitForFunction(() => location.hash === '#mlp=1&pe=alibi&context=prefix&steps=800&evalAt=16%2C20', null, { timeout: TIMEOUT_MS });
     const link = await page.getAttribute('#share-link', 'href');
+    // a click copies the link (the whole address) and says so; the page stays where it is
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    await page.locator('#share-link').scrollIntoViewIfNeeded();
+    const scrolled = await page.evaluate(() => window.scrollY);
+    await page.click('#share-link');
+    await page.waitForFunction(() => document.getElementById('share-link').textContent === 'Link copied', null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.evaluate(() => location.href));
+    assert.ok((await page.evaluate(() => location.href)).endsWith(link));
+    assert.equal(await page.evaluate(() => window.scrollY), scrolled);
+    await page.waitForFunction(() => document.getElementById('share-link').textContent === 'Link to these settings', null, { timeout: TIMEOUT_MS });
 
     const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
       .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') ||
