@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
+import { modelOptions, parseHash } from '../../web/lab/state.js';
 
 const POSITION_PATH = '#position-chart .series path';
 // The lab's worker script, watched: each worker tells a BroadcastChannel of the needle grid's
@@ -37,6 +38,19 @@ function pathPoints(d) {
 }
 
 const pathOf = (page, selector) => page.getAttribute(selector, 'd');
+
+// Every point of an SVG path that may have gaps: "M x,y L x,y ... M x,y L ...".
+function allPathPoints(d) {
+  return d.split(/[ML]/).filter(Boolean).map((pair) => pair.split(',').map(Number));
+}
+
+// The engine's options for the lab's settings in `hash` (web/lab/state.js).
+const labModel = (hash) => modelOptions(parseHash(hash).settings);
+
+// The presets whose curves span more than the log axis's floor (position.js LOG_FLOOR, 1e-6 of the highest).
+const PRIMACY = '#layers=8&residual=0&positional=none';
+const STREAMING = '#window=128&sinks=4';
+const LOG_FLOOR = 1e-6;
 
 describe('lab page', () => {
   test('shows the position chart from the engine, under the strict CSP, inside the origin', async () => {
@@ -91,6 +105,44 @@ describe('lab page', () => {
     await page.waitForFunction(() => document.getElementById('position-reading').textContent.includes('recency'), null, { timeout: TIMEOUT_MS });
     assert.equal(await page.textContent('#layers-value'), '1');
     await close();
+  });
+
+  test('the log axis: under the Primacy and the Sinks + window presets the curve stays in the plot area, gaps where it falls below the floor, and no tick reads 0', async () => {
+    const engine = await nodeEngine();
+    for (const hash of [PRIMACY, STREAMING]) {
+      const { values, summary } = engine.positionCurve(labModel(hash));
+      const context = Array.from(values.subarray(0, values.length - 1), (v) => v / summary.mean);
+      const highest = Math.max(...context);
+      const shown = context.filter((v) => v > highest * LOG_FLOOR);
+      assert.ok(shown.length < context.length, `${hash}: some share below the floor, so that the case tests the gap`);
+
+      const { page, close } = await openLab(hash);
+      const points = allPathPoints(await pathOf(page, POSITION_PATH));
+      assert.equal(points.length, shown.length, `${hash}: one point per share above the floor`);
+      const plot = await page.$eval('#position-chart', (svg) => {
+        const axis = svg.querySelector('.x-axis');
+        const id = svg.querySelector('.series path.line').getAttribute('clip-path')?.match(/^url\(#(.+)\)$/)?.[1];
+        const clip = id ? document.getElementById(id) : null;
+        return {
+          width: axis.querySelector('path.domain').getBBox().width,
+          height: axis.transform.baseVal.consolidate().matrix.f,
+          clip: clip && { tag: clip.tagName, width: Number(clip.firstChild.getAttribute('width')), height: Number(clip.firstChild.getAttribute('height')) },
+          ids: [...document.querySelectorAll('clipPath')].map((element) => element.id),
+          ticks: [...svg.querySelectorAll('.y-axis .tick text')].map((text) => text.textContent).filter(Boolean),
+        };
+      });
+      const outside = points.filter(([x, y]) => !(x >= -0.5 && x <= plot.width + 0.5 && y >= -0.5 && y <= plot.height + 0.5));
+      assert.deepEqual(outside, [], `${hash}: points outside the plot area ${plot.width}×${plot.height}`);
+      assert.deepEqual(plot.clip, { tag: 'clipPath', width: plot.width, height: plot.height }, `${hash}: the line is clipped to the plot area`);
+      assert.ok(plot.ids.length >= 5, `one clip path per line chart: ${plot.ids}`);
+      assert.equal(new Set(plot.ids).size, plot.ids.length, `each chart's clip path has its own id: ${plot.ids}`);
+      // each labelled tick written as its value (none "0"), the lowest the decade of the lowest share shown
+      const labels = plot.ticks.map(Number);
+      assert.ok(labels.length >= 3 && labels.every((v) => v > 0) && new Set(labels).size === labels.length, `${hash}: ${plot.ticks}`);
+      const lowest = Math.min(...shown);
+      assert.equal(Math.min(...labels), Number(`1e${Math.floor(Math.log10(lowest))}`), `${hash}: ${plot.ticks}, the lowest share shown ${lowest}`);
+      await close();
+    }
   });
 
   test('shows the published curve, labelled and apart from the simulation', async () => {

@@ -4,6 +4,7 @@
 // their values as tooltips, and a legend kept as an HTML list beside the chart (<ul
 // class="chart-legend">). Its styles, line-chart.css, come with it into the page's bundled CSS.
 import { axisBottom, axisLeft } from 'd3-axis';
+import { format } from 'd3-format';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
 import { area, line } from 'd3-shape';
@@ -17,6 +18,10 @@ const X_TICKS_PER_PX = 1 / 90;   // one x tick per this many pixels
 const Y_TICKS = 5;
 const POINT_RADIUS_PX = 3.5;
 const LABEL_OFFSET_PX = 34;      // axis titles sit this far outside the plot
+// A log axis's labels: the shortest exact form, 0.001 and 1e-7 where a fixed format writes 0.
+const LOG_TICK_FORMAT = format('~g');
+const CLIP_ID_PREFIX = 'line-chart-clip-';
+let charts = 0;                   // charts made so far on the page: each clip path's id is its own
 
 /** The palette's grey (series-3 in line-chart.css): for keys and reference lines, such as chance. */
 export const KEY_COLOR = 3;
@@ -29,12 +34,16 @@ export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
  * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog}) where each series
  * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted' | 'faint', points:
  * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series)}.
- * With yLog, values ≤ 0 leave a gap. With integerX the x axis ticks only whole numbers.
+ * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
+ * integerX the x axis ticks only whole numbers.
  */
 export function createLineChart(svg, {
   xLabel, yLabel, xLog = false, xFormat, yFormat, height = DEFAULT_HEIGHT_PX, legend, integerX = false,
 }) {
   const root = select(svg).attr('height', height);
+  charts += 1;
+  const clipId = `${CLIP_ID_PREFIX}${charts}`;
+  const clipRect = root.append('defs').append('clipPath').attr('id', clipId).append('rect');
   const plot = root.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
   const xAxis = plot.append('g').attr('class', 'axis x-axis');
   const yAxis = plot.append('g').attr('class', 'axis y-axis');
@@ -48,6 +57,7 @@ export function createLineChart(svg, {
     root.attr('width', width).attr('viewBox', `0 0 ${width} ${height}`);
     const innerWidth = width - MARGIN.left - MARGIN.right;
     const innerHeight = height - MARGIN.top - MARGIN.bottom;
+    clipRect.attr('width', innerWidth).attr('height', innerHeight);
     const x = (xLog ? scaleLog() : scaleLinear()).domain(xDomain).range([0, innerWidth]);
     const y = (yLog ? scaleLog() : scaleLinear()).domain(yDomain).nice(Y_TICKS).range([innerHeight, 0]);
 
@@ -58,7 +68,7 @@ export function createLineChart(svg, {
       bottom.tickValues(ticksWithEnds(ticks, x.domain()));
     }
     xAxis.attr('transform', `translate(0,${innerHeight})`).call(bottom);
-    const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), yFormat ?? String))
+    const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), LOG_TICK_FORMAT))
       : axisLeft(y).ticks(Y_TICKS, yFormat);
     yAxis.call(left);
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
@@ -76,8 +86,9 @@ export function createLineChart(svg, {
       .attr('data-series', (s) => s.id ?? null);
     groups.selectAll('path.band').data((s) => (s.band ? [s] : []))
       .join((enter) => enter.insert('path', ':first-child')).attr('class', 'band')
-      .attr('d', (s) => shade(bandOf(s)));
-    groups.selectAll('path.line').data((s) => [s]).join('path').attr('class', 'line').attr('d', (s) => path(pointsOf(s)));
+      .attr('clip-path', `url(#${clipId})`).attr('d', (s) => shade(bandOf(s)));
+    groups.selectAll('path.line').data((s) => [s]).join('path').attr('class', 'line')
+      .attr('clip-path', `url(#${clipId})`).attr('d', (s) => path(pointsOf(s)));
     groups.selectAll('circle').data(markersOf).join('circle')
       .attr('cx', ({ p }) => x(p[0])).attr('cy', ({ p }) => y(p[1])).attr('r', POINT_RADIUS_PX)
       .selectAll('title').data((d) => [d]).join('title')

@@ -8,8 +8,8 @@ import { domainFromZero, percent, ratio, share, times } from './readouts.js';
 
 // The ratio beyond which a curve's end counts as clearly above or below its middle.
 const CLEAR_DIFFERENCE = 1.1;
-// On the log scale, shares below this fraction of the largest are left out (a window's
-// unreachable start is exactly 0).
+// On the log scale, shares below this fraction of the largest leave a gap in the line (a
+// window's unreachable start is exactly 0; deep primacy's end reaches 1e-20 of its start).
 const LOG_FLOOR = 1e-6;
 
 const $ = (id) => document.getElementById(id);
@@ -37,9 +37,11 @@ export function createPositionView() {
     const n = values.length;
     const context = values.subarray(0, n - 1);
     const xs = Array.from(context, (_, j) => j / Math.max(1, n - 2));
-    const ys = Array.from(context, (v) => v / summary.mean);
-    const highest = Math.max(...ys);
-    const lowestShown = Math.min(...ys.filter((v) => v > highest * LOG_FLOOR));
+    const shares = Array.from(context, (v) => v / summary.mean);
+    const highest = Math.max(...shares);
+    const floor = highest * LOG_FLOOR;
+    const ys = settings.logScale ? shares.map((v) => (v > floor ? v : NaN)) : shares;
+    const lowestShown = Math.min(...shares.filter((v) => v > floor));
     chart({
       series: [{ label: 'simulation', xs, ys, colorIndex: seriesColor(0) }],
       xDomain: [0, 1],
