@@ -145,6 +145,23 @@ describe('lab page', () => {
     }
   });
 
+  test('the position read-outs write the engine\'s multiples in three significant digits, none above 0 as "0×"', async () => {
+    const engine = await nodeEngine();
+    for (const hash of [PRIMACY, '#slope=0.3162']) {
+      const { summary } = engine.positionCurve(labModel(hash));
+      const { page, close } = await openLab(hash);
+      const readOuts = await page.$$eval('[data-testid="position-summary"] dd', (nodes) => nodes.map((node) => node.textContent));
+      [summary.begin, summary.middle, summary.end].forEach((value, k) => {
+        const expected = value / summary.mean;
+        assert.ok(expected > 0, `${hash}: read-out ${k} is above 0 in the engine`);
+        assert.match(readOuts[k], /^\S+× average$/, `${hash}: read-out ${k}`);
+        const shown = Number(readOuts[k].split('×')[0]);
+        assert.ok(Math.abs(shown - expected) <= 0.005 * expected, `${hash}: read-out ${k} “${readOuts[k]}”, the engine's ${expected}`);
+      });
+      await close();
+    }
+  });
+
   test('shows the published curve, labelled and apart from the simulation', async () => {
     const { page, close } = await openLab();
     const panel = page.locator('section.published');
@@ -178,7 +195,7 @@ describe('lab page', () => {
     // a read-out of three significant digits, or of two decimals, against the engine's number
     const near = (shown, expected, what, tolerance = 0.005 * Math.abs(expected)) => assert.ok(Math.abs(shown - expected) <= tolerance,
       `${what}: ${shown} shown, the engine's ${expected}`);
-    const numbersOf = (text) => text.match(/\d+(\.\d+)?(e-?\d+)?/g).map(Number);
+    const numbersOf = (text) => text.match(/\d+(\.\d+)?(e[+-]?\d+)?/g).map(Number);
 
     const { page, close } = await openLab();
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
@@ -194,7 +211,7 @@ describe('lab page', () => {
       const [length, , shown] = numbersOf(title);
       const r = Math.floor(k / grid.cols);
       assert.equal(length, lengths[r], title);
-      near(shown, grid.values[k] * (lengths[r] - 1), title, 0.005);
+      near(shown, grid.values[k] * (lengths[r] - 1), title);
     });
     await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
     await page.check('input[name="mitigation"][value="calibration"]');

@@ -2,11 +2,13 @@
 // their highest value.
 import { format } from 'd3-format';
 
-export const times = format('.2~f');
+// A multiple: three significant digits, with an exponent when very small or large (546, 0.0123,
+// 1.53e-8, 8.04e+22), so that nothing above 0 reads "0".
+export const times = format('.3~g');
 export const share = format('.1%');
 export const percent = format('.0%');
 export const mass = format('.3g');  // three significant digits, zeros kept: 0.00300 beside 0.00601
-export const ratio = (value) => (Number.isFinite(value) ? `${format('.3~g')(value)}×` : '∞ (some value is 0)');
+export const ratio = (value) => (Number.isFinite(value) ? `${times(value)}×` : '∞ (some value is 0)');
 
 const HEADROOM = 1.05;  // a linear y axis reaches this far above the highest value
 
