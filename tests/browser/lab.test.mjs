@@ -162,6 +162,22 @@ describe('lab page', () => {
     }
   });
 
+  test('with the top-1 metric the needle and mitigation charts\' y axes run from 0% to 100%', async () => {
+    const { page, close } = await openLab('#metric=top1');
+    await page.waitForFunction(() => ['needle-summary', 'mitigation-summary']
+      .every((id) => document.getElementById(id).textContent.includes('%')), null, { timeout: TIMEOUT_MS });
+    for (const chart of ['needle-chart', 'mitigation-chart']) {
+      const axis = await page.$eval(`#${chart}`, (svg) => ({
+        height: svg.querySelector('.x-axis').transform.baseVal.consolidate().matrix.f,
+        ticks: [...svg.querySelectorAll('.y-axis .tick')].map((tick) => [tick.textContent, tick.transform.baseVal.consolidate().matrix.f]),
+      }));
+      assert.deepEqual(axis.ticks.map(([label]) => label), ['0%', '20%', '40%', '60%', '80%', '100%'], chart);
+      // 0% on the x axis, 100% at the plot's top (d3 sets ticks half a pixel off): the domain is [0, 1]
+      assert.deepEqual([axis.ticks[0][1], axis.ticks.at(-1)[1]], [axis.height + 0.5, 0.5], chart);
+    }
+    await close();
+  });
+
   test('shows the published curve, labelled and apart from the simulation', async () => {
     const { page, close } = await openLab();
     const panel = page.locator('section.published');

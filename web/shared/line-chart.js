@@ -31,11 +31,12 @@ const DATA_COLORS = [0, 1, 2, 4, 5, 6, 7];  // the palette without its grey
 export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
 
 /**
- * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog}) where each series
+ * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog, yFormat}) where each series
  * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted' | 'faint', points:
  * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series)}.
  * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
- * integerX the x axis ticks only whole numbers.
+ * integerX the x axis ticks only whole numbers. A yFormat given to draw() replaces the chart's
+ * for that drawing (a y axis whose unit changes with a setting).
  */
 export function createLineChart(svg, {
   xLabel, yLabel, xLog = false, xFormat, yFormat, height = DEFAULT_HEIGHT_PX, legend, integerX = false,
@@ -52,7 +53,7 @@ export function createLineChart(svg, {
   const yTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
     .attr('transform', 'rotate(-90)').text(yLabel);
 
-  return function draw({ series, xDomain, yDomain, yLog = false }) {
+  return function draw({ series, xDomain, yDomain, yLog = false, yFormat: drawnYFormat = yFormat }) {
     const width = Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth);
     root.attr('width', width).attr('viewBox', `0 0 ${width} ${height}`);
     const innerWidth = width - MARGIN.left - MARGIN.right;
@@ -69,7 +70,7 @@ export function createLineChart(svg, {
     }
     xAxis.attr('transform', `translate(0,${innerHeight})`).call(bottom);
     const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), LOG_TICK_FORMAT))
-      : axisLeft(y).ticks(Y_TICKS, yFormat);
+      : axisLeft(y).ticks(Y_TICKS, drawnYFormat);
     yAxis.call(left);
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
     yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
@@ -92,7 +93,7 @@ export function createLineChart(svg, {
     groups.selectAll('circle').data(markersOf).join('circle')
       .attr('cx', ({ p }) => x(p[0])).attr('cy', ({ p }) => y(p[1])).attr('r', POINT_RADIUS_PX)
       .selectAll('title').data((d) => [d]).join('title')
-      .text(({ p, s }) => `${s.label}: ${xFormat ? xFormat(p[0]) : p[0]} → ${yFormat ? yFormat(p[1]) : p[1]}`);
+      .text(({ p, s }) => `${s.label}: ${xFormat ? xFormat(p[0]) : p[0]} → ${drawnYFormat ? drawnYFormat(p[1]) : p[1]}`);
 
     if (legend) {
       select(legend).selectAll('li').data(series.filter((s) => s.label)).join('li')

@@ -3,7 +3,7 @@
 import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { MITIGATIONS } from '../mitigations.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { domainFromZero, metricFormat, percent, ratio } from './readouts.js';
+import { metricFormat, percent, ratio, retrievalAxis } from './readouts.js';
 
 const BEFORE_COLOR = KEY_COLOR;  // the sweep before is the reference
 const AFTER_COLOR = seriesColor(0);
@@ -33,7 +33,7 @@ export function createMitigationView() {
         { label: 'before', xs: depths, ys: Array.from(before.retrieval), colorIndex: BEFORE_COLOR, style: 'dashed', points: true },
         { label: `after: ${info.name}`, xs: depths, ys: Array.from(after.retrieval), colorIndex: AFTER_COLOR, points: true },
       ],
-      xDomain: [0, 1], yDomain: domainFromZero(Math.max(...before.retrieval, ...after.retrieval)),
+      xDomain: [0, 1], ...retrievalAxis(settings, Math.max(...before.retrieval, ...after.retrieval)),
     });
     const f = metricFormat(settings);
     summaryList($('mitigation-summary'), [

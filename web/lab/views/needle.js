@@ -5,7 +5,7 @@ import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { NEEDLE_DEPTHS } from '../state.js';
 import { createGrid } from './grid.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { domainFromZero, metricFormat, percent, ratio, times } from './readouts.js';
+import { metricFormat, percent, ratio, retrievalAxis, times } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -34,7 +34,7 @@ export function createNeedleView() {
       const label = settings.metric === 'mass' ? 'attention mass on the needle' : 'top-1 rate';
       chart({
         series: [{ label, xs: Array.from(sweep.depths), ys: Array.from(sweep.retrieval), colorIndex: seriesColor(0), points: true }],
-        xDomain: [0, 1], yDomain: domainFromZero(Math.max(...sweep.retrieval)),
+        xDomain: [0, 1], ...retrievalAxis(settings, Math.max(...sweep.retrieval)),
       });
       const f = metricFormat(settings);
       summaryList($('needle-summary'), [
