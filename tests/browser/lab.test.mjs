@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
+  PHONE, TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
-import { modelOptions, parseHash } from '../../web/lab/state.js';
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { GRID_LENGTHS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
 
 const POSITION_PATH = '#position-chart .series path';
 // The lab's worker script, watched: each worker tells a BroadcastChannel of the needle grid's
@@ -174,6 +175,45 @@ describe('lab page', () => {
       assert.deepEqual(axis.ticks.map(([label]) => label), ['0%', '20%', '40%', '60%', '80%', '100%'], chart);
       // 0% on the x axis, 100% at the plot's top (d3 sets ticks half a pixel off): the domain is [0, 1]
       assert.deepEqual([axis.ticks[0][1], axis.ticks.at(-1)[1]], [axis.height + 0.5, 0.5], chart);
+    }
+    await close();
+  });
+
+  test('the needle grid at phone width: its colours follow the log of the mass from the lowest to the highest, and its colour bar\'s labels fit the SVG', async () => {
+    const { settings } = parseHash('');
+    const { n, ...model } = modelOptions(settings);
+    const grid = (await nodeEngine()).needleGrid({ ...model, ...needleOptions(settings), lengths: GRID_LENGTHS });
+    const multiples = Array.from(grid.values, (v, k) => v * (GRID_LENGTHS[Math.floor(k / grid.cols)] - 1));
+    const [low, high] = [Math.min(...multiples), Math.max(...multiples)];
+    assert.ok(low > 0 && high / low > 1000, `the defaults' grid spans decades: ${low} to ${high}`);
+    const hex = (color) => color.match(/[\da-f]{2}/gi).map((channel) => parseInt(channel, 16));
+
+    const { page, close } = await openPage(suite, 'lab.html', { viewport: PHONE });
+    await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
+    const drawn = await page.$eval('#needle-grid', (svg) => {
+      const box = svg.getBoundingClientRect();
+      return {
+        width: box.width,
+        fills: [...svg.querySelectorAll('.cells rect')].map((cell) => cell.getAttribute('fill')),
+        texts: [...svg.querySelectorAll('.grid-color-bar text')].map((text) => {
+          const { left, right } = text.getBoundingClientRect();
+          return { text: text.textContent, left: left - box.left, right: right - box.left };
+        }),
+      };
+    });
+    drawn.fills.forEach((fill, k) => {
+      const expected = interpolateViridis(Math.log(multiples[k] / low) / Math.log(high / low));
+      const off = Math.max(...hex(fill).map((channel, c) => Math.abs(channel - hex(expected)[c])));
+      assert.ok(off <= 1, `cell ${k} (${multiples[k]}× a fair share): ${fill}, viridis on the log scale ${expected}`);
+    });
+    // two cells a decade or more apart, both below a tenth of the highest, differ in colour
+    const lowest = multiples.indexOf(low);
+    const decadeUp = multiples.findIndex((v) => v >= 10 * low && v < high / 10);
+    assert.ok(decadeUp >= 0 && drawn.fills[decadeUp] !== drawn.fills[lowest], `${drawn.fills[lowest]} at ${low}, ${drawn.fills[decadeUp]} at ${multiples[decadeUp]}`);
+
+    assert.deepEqual(drawn.texts.map(({ text }) => text), ['lowest 0.0109× a fair share', 'highest 42.5× a fair share']);
+    for (const { text, left, right } of drawn.texts) {
+      assert.ok(left >= 0 && right <= drawn.width, `“${text}” from ${left} to ${right} px in an SVG ${drawn.width} px wide`);
     }
     await close();
   });

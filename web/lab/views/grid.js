@@ -1,24 +1,46 @@
 // The needle-in-a-haystack grid: context length across, needle depth down, each cell
-// coloured by retrieval on the viridis scale (darkest = the grid's lowest value, yellow =
-// its highest), with the value in the cell's tooltip, and a colour bar from the lowest value to
-// the highest under it (inside the <svg>, so that its PNG and SVG files carry it).
+// coloured by retrieval on the viridis scale (darkest = low, yellow = high), with the value in
+// the cell's tooltip, and a colour bar under it (inside the <svg>, so that its PNG and SVG files
+// carry it), the bar's ends labelled under it. An attention mass spans decades (0.01× to 40× a
+// fair share at the defaults), so its colours follow its logarithm, from the grid's lowest
+// value above 0 (a 0 takes the darkest colour) to its highest; a top-1 rate runs linearly from
+// 0 to 100%.
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { scaleBand, scaleSequential } from 'd3-scale';
+import { scaleBand, scaleSequential, scaleSequentialLog } from 'd3-scale';
 import { select } from 'd3-selection';
 import { axisBottom, axisLeft } from 'd3-axis';
 
-const MARGIN = { top: 8, right: 12, bottom: 78, left: 60 };
+const MARGIN = { top: 8, right: 12, bottom: 96, left: 60 };
 const SCALE_TOP_PX = 50;       // the colour bar, below the plot
-const SCALE_WIDTH_PX = 160;
 const SCALE_HEIGHT_PX = 10;
+const SCALE_LABEL_ROW_PX = 15; // the bar's labels, one or two rows under it
+const SCALE_LABEL_GAP_PX = 12; // at least this much room between the two labels on one row
 const SCALE_STOPS = 11;        // gradient stops along viridis
 const SCALE_GRADIENT_ID = 'needle-grid-scale';
 const ROW_PX = 22;
 const MIN_WIDTH_PX = 260;
 const MAX_WIDTH_PX = 720;
 const LABEL_OFFSET_PX = 34;
+const RATE_DOMAIN = [0, 1];    // a top-1 rate: never to always
 
-/** Binds to `svg`; returns draw({lengths, depths, values, format}). `scaleNote` receives the colour range. */
+// The colour of a value: on a log scale from the lowest value above 0 to the highest (or a
+// linear one over [0, 1] when `linear`); [low, high] are its ends.
+function colorScale(values, linear) {
+  if (linear) return scaleSequential(interpolateViridis).domain(RATE_DOMAIN).clamp(true);
+  let low = Infinity;
+  let high = -Infinity;
+  for (const value of values) {
+    if (value > 0) low = Math.min(low, value);
+    high = Math.max(high, value);
+  }
+  if (!(low < high)) return scaleSequential(interpolateViridis).domain([0, high > 0 ? high : 1]).clamp(true);
+  return scaleSequentialLog(interpolateViridis).domain([low, high]).clamp(true);
+}
+
+/**
+ * Binds to `svg`; returns draw({lengths, depths, values, format, linear}): `linear` for a rate
+ * in [0, 1], else a log scale. `scaleNote` receives the colour range.
+ */
 export function createGrid(svg, { scaleNote }) {
   const root = select(svg);
   const plot = root.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
@@ -32,12 +54,11 @@ export function createGrid(svg, { scaleNote }) {
   gradient.selectAll('stop').data(Array.from({ length: SCALE_STOPS }, (_, k) => k / (SCALE_STOPS - 1))).join('stop')
     .attr('offset', (t) => t).attr('stop-color', (t) => interpolateViridis(t));
   const colorBar = plot.append('g').attr('class', 'grid-color-bar');
-  colorBar.append('rect').attr('width', SCALE_WIDTH_PX).attr('height', SCALE_HEIGHT_PX).attr('fill', `url(#${SCALE_GRADIENT_ID})`);
-  const lowLabel = colorBar.append('text').attr('class', 'axis-title').attr('text-anchor', 'end')
-    .attr('x', -4).attr('y', SCALE_HEIGHT_PX);
-  const highLabel = colorBar.append('text').attr('class', 'axis-title').attr('x', SCALE_WIDTH_PX + 4).attr('y', SCALE_HEIGHT_PX);
+  const bar = colorBar.append('rect').attr('height', SCALE_HEIGHT_PX).attr('fill', `url(#${SCALE_GRADIENT_ID})`);
+  const lowLabel = colorBar.append('text').attr('class', 'axis-title').attr('y', SCALE_HEIGHT_PX + SCALE_LABEL_ROW_PX);
+  const highLabel = colorBar.append('text').attr('class', 'axis-title').attr('text-anchor', 'end');
 
-  return function draw({ lengths, depths, values, format }) {
+  return function draw({ lengths, depths, values, format, linear = false }) {
     const width = Math.min(MAX_WIDTH_PX, Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth));
     const innerWidth = width - MARGIN.left - MARGIN.right;
     const innerHeight = depths.length * ROW_PX;
@@ -45,10 +66,8 @@ export function createGrid(svg, { scaleNote }) {
     root.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
     const x = scaleBand().domain(lengths).range([0, innerWidth]).padding(0.04);
     const y = scaleBand().domain(depths.map((_, d) => d)).range([0, innerHeight]).padding(0.04);
-    let low = Infinity;
-    let high = -Infinity;
-    for (const value of values) { low = Math.min(low, value); high = Math.max(high, value); }
-    const color = scaleSequential(interpolateViridis).domain([low, high > low ? high : low + 1]);
+    const color = colorScale(values, linear);
+    const [low, high] = color.domain();
     const data = values.map((value, k) => ({ value, r: Math.floor(k / depths.length), d: k % depths.length }));
     cells.selectAll('rect').data(data).join('rect')
       .attr('x', (c) => x(lengths[c.r])).attr('y', (c) => y(c.d))
@@ -60,9 +79,13 @@ export function createGrid(svg, { scaleNote }) {
     yAxis.call(axisLeft(y).tickFormat((d) => `${Math.round(depths[d] * 100)}%`));
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
     yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
-    colorBar.attr('transform', `translate(${(innerWidth - SCALE_WIDTH_PX) / 2},${innerHeight + SCALE_TOP_PX})`);
+    // the bar spans the plot; its labels sit under its ends, on two rows when one is too narrow
+    colorBar.attr('transform', `translate(0,${innerHeight + SCALE_TOP_PX})`);
+    bar.attr('width', innerWidth);
     lowLabel.text(`lowest ${format(low)}`);
-    highLabel.text(`highest ${format(high)}`);
-    scaleNote({ low: format(low), high: format(high), lowColor: color(low), highColor: color(high) });
+    highLabel.text(`highest ${format(high)}`).attr('x', innerWidth);
+    const oneRow = lowLabel.node().getComputedTextLength() + SCALE_LABEL_GAP_PX + highLabel.node().getComputedTextLength() <= innerWidth;
+    highLabel.attr('y', SCALE_HEIGHT_PX + SCALE_LABEL_ROW_PX * (oneRow ? 1 : 2));
+    scaleNote({ low: format(low), high: format(high), lowColor: color(low), highColor: color(high), log: !linear });
   };
 }

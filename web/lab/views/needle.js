@@ -15,8 +15,10 @@ export function createNeedleView() {
     xLabel: 'needle depth', yLabel: 'retrieval', xFormat: percent,
   });
   const drawGrid = createGrid($('needle-grid'), {
-    scaleNote({ low, high }) {
-      $('grid-scale').textContent = `Colour: dark purple = ${low} (lowest in the grid), yellow = ${high} (highest).`;
+    scaleNote({ low, high, log }) {
+      $('grid-scale').textContent = log
+        ? `Colour, on a log scale: dark purple = ${low} (the grid's lowest above 0), yellow = ${high} (its highest).`
+        : `Colour: dark purple = ${low}, yellow = ${high}.`;
     },
   });
 
@@ -51,7 +53,7 @@ export function createNeedleView() {
       const fairShare = (v) => `${times(v)}× a fair share`;
       drawGrid({
         lengths: Array.from(result.lengths), depths: Array.from(result.depths), values,
-        format: settings.metric === 'mass' ? fairShare : percent,
+        format: settings.metric === 'mass' ? fairShare : percent, linear: settings.metric !== 'mass',
       });
     },
   };
