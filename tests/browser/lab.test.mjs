@@ -22,6 +22,31 @@ self.addEventListener('message', ({ data }) => {
 await import('./lab-worker.js?watched');
 `;
 
+// The lab's worker script, holding back its 'mitigation' requests until the page posts
+// 'answer' (the real worker computes them) or 'fail' (they fail) on the BroadcastChannel
+// 'lab-release': a computation as slow as the test needs.
+const HOLDING_LAB_WORKER = `
+const held = [];
+let passing = false;
+self.addEventListener('message', (event) => {
+  if (event.data?.type !== 'mitigation' || passing) return;
+  event.stopImmediatePropagation();
+  held.push(event.data);
+});
+new BroadcastChannel('lab-release').onmessage = ({ data: outcome }) => {
+  for (const message of held.splice(0)) {
+    if (outcome === 'fail') {
+      self.postMessage({ id: message.id, status: 'error', message: 'the test failed this computation' });
+      continue;
+    }
+    passing = true;
+    self.dispatchEvent(new MessageEvent('message', { data: message }));
+    passing = false;
+  }
+};
+await import('./lab-worker.js?holding');
+`;
+
 let suite;
 before(async () => { suite = await startSuite({ prefix: '/lab/sub/path/' }); });
 after(async () => { await suite?.close(); });
@@ -215,6 +240,43 @@ describe('lab page', () => {
     for (const { text, left, right } of drawn.texts) {
       assert.ok(left >= 0 && right <= drawn.width, `“${text}” from ${left} to ${right} px in an SVG ${drawn.width} px wide`);
     }
+    await close();
+  });
+
+  test('a section is busy (aria-busy, dimmed, "computing…") while its numbers are computed, and not once they come or fail', async () => {
+    const { page, close } = await openPage(suite, 'lab.html', {
+      prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: HOLDING_LAB_WORKER })),
+    });
+    const stateOf = (heading) => page.$eval(`#${heading}`, (element) => {
+      const section = element.closest('section');
+      return { busy: section.getAttribute('aria-busy'), dimmed: getComputedStyle(section.querySelector('.chart')).opacity,
+        timing: section.querySelector('.panel-head .muted')?.textContent ?? null };
+    });
+    const release = (outcome) => page.evaluate((message) => new BroadcastChannel('lab-release').postMessage(message), outcome);
+    const notBusy = (heading) => page.waitForFunction((id) => !document.getElementById(id).closest('section').hasAttribute('aria-busy'),
+      heading, { timeout: TIMEOUT_MS });
+
+    // the first mitigation is held: its section is busy, the needle's is done
+    await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
+    await notBusy('needle-heading');
+    assert.deepEqual(await stateOf('mitigation-heading'), { busy: 'true', dimmed: '0.45', timing: 'computing…' });
+    assert.match((await stateOf('needle-heading')).timing, /^\d+ ms$/);
+    assert.equal((await stateOf('needle-heading')).dimmed, '1');
+    await release('answer');
+    await notBusy('mitigation-heading');
+    const answered = await stateOf('mitigation-heading');
+    assert.deepEqual({ ...answered, timing: answered.timing.replace(/\d+/, 'N') }, { busy: null, dimmed: '1', timing: 'N ms' });
+    assert.equal(await page.locator('#mitigation-chart .series path.line').count(), 2);
+
+    // another mitigation, held, then failed: busy until the failure, which clears the timing
+    await page.check('input[name="mitigation"][value="ms-poe"]');
+    await page.waitForFunction(() => document.getElementById('mitigation-timing').textContent === 'computing…', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await stateOf('mitigation-heading'), { busy: 'true', dimmed: '0.45', timing: 'computing…' });
+    await release('fail');
+    await notBusy('mitigation-heading');
+    assert.deepEqual(await stateOf('mitigation-heading'), { busy: null, dimmed: '1', timing: '' });
+    assert.equal(await page.textContent('#notices'), 'the test failed this computation');
     await close();
   });
 

@@ -55,14 +55,49 @@ function drawAll() {
   published(settings);
 }
 
-// The answer of `request` goes to `store`; a failure replaces the page's notices (a
-// superseded request says nothing), and the next answer clears them.
-function settle(request, store) {
+// What a computation makes busy: the sections whose charts it redraws, and the element where
+// the first of them shows its timing.
+const CURVES_BUSY = { sections: ['position-heading', 'rope-heading'], timing: 'position-timing' };
+const NEEDLE_BUSY = { sections: ['needle-heading'], timing: 'needle-timing' };
+const MITIGATION_BUSY = { sections: ['mitigation-heading'], timing: 'mitigation-timing' };
+const BUSY_CLASS = 'computing';  // lab.css dims a section's charts and read-outs under it
+const pending = new Map();       // section → its computations under way
+
+// Marks `busy`'s sections busy (aria-busy, dimmed, "computing…" for the timing) until the
+// returned function has been called as often as this one for them.
+function markBusy(busy) {
+  const sections = busy.sections.map((id) => $(id).closest('section'));
+  for (const section of sections) {
+    pending.set(section, (pending.get(section) ?? 0) + 1);
+    section.setAttribute('aria-busy', 'true');
+    section.classList.add(BUSY_CLASS);
+  }
+  $(busy.timing).textContent = 'computing…';
+  return function done() {
+    for (const section of sections) {
+      const left = pending.get(section) - 1;
+      pending.set(section, left);
+      if (left > 0) continue;
+      section.removeAttribute('aria-busy');
+      section.classList.remove(BUSY_CLASS);
+    }
+  };
+}
+
+// The answer of `request` goes to `store`, which redraws (and writes the timing); while it
+// computes, `busy`'s sections say so (markBusy). A failure replaces the page's notices and
+// clears the timing (a superseded request says nothing: the one that replaced it is under
+// way), and the next answer clears them.
+function settle(request, busy, store) {
+  const done = markBusy(busy);
   return request.then((answer) => {
+    done();
     store(answer);
     $('notices').replaceChildren();
   }, (error) => {
+    done();
     if (error instanceof Superseded) return;
+    $(busy.timing).textContent = '';
     const item = document.createElement('p');
     item.className = 'error';
     item.textContent = error.message;
@@ -74,7 +109,7 @@ function computeCurves() {
   const payload = {
     model: modelOptions(settings), measure: settings.measure, rope: { bases: ROPE_BASES, headWidth: ROPE_HEAD_WIDTH },
   };
-  return settle(curvesEngine.request('curves', payload), ({ value, milliseconds }) => {
+  return settle(curvesEngine.request('curves', payload), CURVES_BUSY, ({ value, milliseconds }) => {
     results.curves = { ...value, milliseconds };
     position(results.curves, settings);
     rope(results.curves);
@@ -95,11 +130,11 @@ function computeNeedle() {
   const model = modelOptions(settings, n);
   const options = needleOptions(settings);
   return Promise.all([
-    settle(experimentsEngine.request('needle', { model, needle: options }), ({ value, milliseconds }) => {
+    settle(experimentsEngine.request('needle', { model, needle: options }), NEEDLE_BUSY, ({ value, milliseconds }) => {
       results.needle = { sweep: value, milliseconds };
       needle.sweep(results.needle, settings);
     }),
-    settle(computeGrid(model, options, gridLengths(settings)), ({ value }) => {
+    settle(computeGrid(model, options, gridLengths(settings)), NEEDLE_BUSY, ({ value }) => {
       results.grid = value;
       needle.grid(results.grid, settings);
     }),
@@ -111,7 +146,7 @@ function computeMitigation() {
     model: modelOptions(settings, experimentLength(settings)), needle: needleOptions(settings),
     mitigation: { type: settings.mitigation },
   };
-  return settle(experimentsEngine.request('mitigation', payload), ({ value, milliseconds }) => {
+  return settle(experimentsEngine.request('mitigation', payload), MITIGATION_BUSY, ({ value, milliseconds }) => {
     results.mitigation = { value, milliseconds };
     mitigation(results.mitigation, settings);
   });
