@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   PHONE, TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { GRID_LENGTHS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
 
@@ -46,6 +47,12 @@ new BroadcastChannel('lab-release').onmessage = ({ data: outcome }) => {
 };
 await import('./lab-worker.js?holding');
 `;
+
+// The positions of the answer document that Liu et al. report for `documents` documents (web/shared/published-data.js).
+const PUBLISHED = JSON.parse(readFileSync(new URL('../../web/shared/lost-in-the-middle-liu2023.json', import.meta.url), 'utf8'));
+const publishedPositions = (documents) => [...new Set(PUBLISHED.models.flatMap((model) => model.curves)
+  .filter((curve) => curve.documents === documents).flatMap((curve) => curve.positions))].sort((a, b) => a - b);
+const xTicksOf = (page, chart) => page.$$eval(`#${chart} .x-axis .tick text`, (nodes) => nodes.map((node) => Number(node.textContent)));
 
 let suite;
 before(async () => { suite = await startSuite({ prefix: '/lab/sub/path/' }); });
@@ -293,8 +300,12 @@ describe('lab page', () => {
     const { strokes, grey } = await solidStrokes(page, '#published-chart');
     assert.equal(new Set(strokes).size, 4, `the models' colours: ${strokes}`);
     assert.ok(!strokes.includes(grey), `no model in the key's grey ${grey}: ${strokes}`);
+    // the x axis ticks where the data sit
+    assert.deepEqual(publishedPositions(20), [1, 5, 10, 15, 20]);
+    assert.deepEqual(await xTicksOf(page, 'published-chart'), publishedPositions(20));
     await page.selectOption('#documents', '30');
     await page.waitForFunction(() => document.querySelectorAll('#published-chart circle').length === 28, null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await xTicksOf(page, 'published-chart'), publishedPositions(30));
     // The simulation's charts carry no published series, and the published chart no simulated one.
     assert.equal(await page.locator('#position-chart .series').count(), 1);
     assert.doesNotMatch(await page.textContent('#published-legend'), /simulation|before|after/);

@@ -31,12 +31,13 @@ const DATA_COLORS = [0, 1, 2, 4, 5, 6, 7];  // the palette without its grey
 export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
 
 /**
- * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog, yFormat}) where each series
+ * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog, yFormat, xTickValues}) where each series
  * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted' | 'faint', points:
  * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series)}.
  * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
  * integerX the x axis ticks only whole numbers. A yFormat given to draw() replaces the chart's
- * for that drawing (a y axis whose unit changes with a setting).
+ * for that drawing (a y axis whose unit changes with a setting); xTickValues, when given, are the
+ * x axis's ticks (the positions where the data sit).
  */
 export function createLineChart(svg, {
   xLabel, yLabel, xLog = false, xFormat, yFormat, height = DEFAULT_HEIGHT_PX, legend, integerX = false,
@@ -53,7 +54,7 @@ export function createLineChart(svg, {
   const yTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
     .attr('transform', 'rotate(-90)').text(yLabel);
 
-  return function draw({ series, xDomain, yDomain, yLog = false, yFormat: drawnYFormat = yFormat }) {
+  return function draw({ series, xDomain, yDomain, yLog = false, yFormat: drawnYFormat = yFormat, xTickValues }) {
     const width = Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth);
     root.attr('width', width).attr('viewBox', `0 0 ${width} ${height}`);
     const innerWidth = width - MARGIN.left - MARGIN.right;
@@ -64,7 +65,9 @@ export function createLineChart(svg, {
 
     const xTicks = Math.max(2, Math.round(innerWidth * X_TICKS_PER_PX));
     const bottom = axisBottom(x).ticks(xTicks, xFormat);
-    if (!xLog) {
+    if (xTickValues) {
+      bottom.tickValues(xTickValues);
+    } else if (!xLog) {
       const ticks = x.ticks(xTicks).filter((value) => !integerX || Number.isInteger(value));
       bottom.tickValues(ticksWithEnds(ticks, x.domain()));
     }

@@ -25,6 +25,9 @@ export function createPublishedChart(svg, legend) {
     });
     series.push({ label: 'dashed: the same model with no documents (closed book)', xs: [], ys: [], colorIndex: KEY_COLOR, style: 'dashed' });
     const all = curves.flatMap((c) => [...c.accuracy, c.closedBook]);
-    chart({ series, xDomain: [1, documents], yDomain: [Math.min(...all) - MARGIN_POINTS, Math.max(...all) + MARGIN_POINTS] });
+    chart({
+      series, xDomain: [1, documents], yDomain: [Math.min(...all) - MARGIN_POINTS, Math.max(...all) + MARGIN_POINTS],
+      xTickValues: [...new Set(curves.flatMap((curve) => curve.positions))].sort((a, b) => a - b),  // where the data sit
+    });
   };
 }
