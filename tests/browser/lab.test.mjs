@@ -7,6 +7,7 @@ import {
   PHONE, TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
 import { readFileSync } from 'node:fs';
+import { format } from 'd3-format';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { GRID_LENGTHS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
 
@@ -287,6 +288,30 @@ describe('lab page', () => {
     await close();
   });
 
+  test('the mitigation says what it did with these settings: reordering lowers the mean at the defaults, query-aware the top-1 rate\'s', async () => {
+    const engine = await nodeEngine();
+    const cases = [
+      { hash: '#mitigation=reorder', type: 'reorder', f: format('.3g') },
+      { hash: '#metric=top1', type: 'query-aware', f: format('.0%') },
+    ];
+    for (const { hash, type, f } of cases) {
+      const { settings } = parseHash(hash);
+      const options = { ...modelOptions(settings), ...needleOptions(settings) };
+      const [before, after] = [engine.needleSweep(options), engine.needleSweep({ ...options, mitigation: { type } })];
+      const [worstBefore, worstAfter] = [before, after].map((s) => Math.min(...s.retrieval));
+      assert.ok(after.summary.mean < before.summary.mean, `${hash}: the mean falls in the engine`);
+      const worstChange = f(worstBefore) === f(worstAfter) ? `leaves the worst depth at ${f(worstBefore)}`
+        : `${worstAfter > worstBefore ? 'raises' : 'lowers'} the worst depth from ${f(worstBefore)} to ${f(worstAfter)}`;
+
+      const { page, close } = await openLab(hash);
+      await page.waitForSelector('#mitigation-text .reading', { timeout: TIMEOUT_MS });
+      assert.equal(await page.textContent('#mitigation-text .reading'),
+        `With these settings it lowers the mean from ${f(before.summary.mean)} to ${f(after.summary.mean)} and ${worstChange}.`);
+      assert.match(await page.textContent('#mitigation-summary'), new RegExp(`^mean${f(before.summary.mean)} → ${f(after.summary.mean)}worst depth`));
+      await close();
+    }
+  });
+
   test('shows the published curve, labelled and apart from the simulation', async () => {
     const { page, close } = await openLab();
     const panel = page.locator('section.published');
@@ -345,10 +370,18 @@ describe('lab page', () => {
     await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
     await page.check('input[name="mitigation"][value="calibration"]');
     await page.waitForFunction(() => document.getElementById('mitigation-text').textContent.includes('Calibration'), null, { timeout: TIMEOUT_MS });
-    const [before, after] = numbersOf(await page.textContent('#mitigation-summary dd'));
-    near(before, sweep.summary.maxOverMin, 'max ÷ min before calibration');
-    near(after, calibrated.summary.maxOverMin, 'max ÷ min after calibration');
-    assert.ok(after < before);
+    // mean, worst depth ("0.00144 at 10% → 0.00351 at 100%"), middle, max ÷ min: before → after
+    const mitigationReadOuts = (await page.$$eval('#mitigation-summary dd', (nodes) => nodes.map((node) => node.textContent))).map(numbersOf);
+    const worst = (s) => { const values = Array.from(s.retrieval); const k = values.indexOf(Math.min(...values)); return [values[k], s.depths[k] * 100]; };
+    const expected = [
+      [sweep.summary.mean, calibrated.summary.mean], [...worst(sweep), ...worst(calibrated)],
+      [sweep.summary.middle, calibrated.summary.middle], [sweep.summary.maxOverMin, calibrated.summary.maxOverMin],
+    ];
+    assert.equal(mitigationReadOuts.length, 4);
+    mitigationReadOuts.forEach((numbers, k) => {
+      assert.equal(numbers.length, expected[k].length, `read-out ${k}: ${numbers}`);
+      numbers.forEach((shown, i) => near(shown, expected[k][i], `calibration's read-out ${k}, number ${i}`));
+    });
     await close();
   });
 

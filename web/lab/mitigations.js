@@ -1,4 +1,6 @@
-// What each mitigation does, in the literature and in the lab's model, for the learner.
+// What each mitigation does, in the literature and in the lab's model, and when it helps, for
+// the learner. The page's own numbers say whether it helped with the settings on display
+// (views/mitigation.js): nothing here promises a curve.
 export const MITIGATIONS = {
   'query-aware': {
     name: 'Query-aware contextualisation',
@@ -7,8 +9,10 @@ export const MITIGATIONS = {
     model: 'In the model, a copy of the query takes position 0, and every later token then scores the keys by content '
       + 'too, not only the final one. The needle is picked up by the tokens after it, and reaches the final token '
       + 'along many paths instead of one.',
-    expect: 'Expect a higher, flatter curve. Liu et al. found it nearly solved their key-value retrieval task but changed '
-      + 'multi-document QA little.',
+    helps: 'It helps when what is lost is the needle\'s attention: its mass can rise at every depth. Whether it then '
+      + 'beats every distractor is another question — switch the measure to the top-1 rate (with the defaults the '
+      + 'top-1 rate rises at the first document and falls at the last ones). Liu et al. found it nearly solved their '
+      + 'key-value retrieval task but changed multi-document QA little.',
   },
   calibration: {
     name: 'Calibration (Found in the Middle)',
@@ -16,8 +20,10 @@ export const MITIGATIONS = {
       + 'positional bias. Subtracting it leaves attention that follows relevance.',
     model: 'In the model, the final query\'s scores have the dummy\'s scores at the same position subtracted — its '
       + 'distance bias is removed, so it attends by content alone. The layers below are left as they are.',
-    expect: 'Expect recency to vanish: the end no longer wins. Primacy from depth stays, because it is not in the '
-      + 'query\'s scores but in how the layers below mix the tokens.',
+    helps: 'It helps against recency: the end no longer wins (with the Recency preset the curve becomes nearly flat; with '
+      + 'the defaults the late depths lose and the early ones gain). It does nothing against primacy from depth, which '
+      + 'is not in the final query\'s scores but in how the layers below mix the tokens: with the Primacy preset the '
+      + 'curve does not change.',
   },
   'ms-poe': {
     name: 'Ms-PoE: multi-scale positions',
@@ -25,16 +31,24 @@ export const MITIGATIONS = {
       + 'head, so that distances look shorter and each head decays at its own pace.',
     model: 'In the model, 8 heads measure distances divided by 1.2, 1.29, …, 1.8 and their attention is averaged: the '
       + 'decay of ALiBi or RoPE is stretched out.',
-    expect: 'Expect the end to lose part of its advantage and the middle to gain. With no distance decay (or when '
-      + 'primacy dominates) there is little for it to fix.',
+    helps: 'It helps where distance decay hides the middle: the end loses part of its advantage and the middle and '
+      + 'start gain. With no distance decay (the Primacy preset) it changes nothing.',
   },
   reorder: {
     name: 'Reordering',
     what: 'If you cannot change the model, change the input: rank the documents by a relevance estimate (a retriever) '
-      + 'and put the best ones where the model looks — the edges.',
+      + 'and put the best ones where the model looks best.',
     model: 'In the model, each document\'s estimate is its true score plus noise (σ = 1). The k-th best goes to the '
-      + 'position with the k-th highest value of the position curve above.',
-    expect: 'Expect a flat curve near the top: wherever the needle started, it is moved to a good spot, as long as the '
-      + 'estimate ranks it first.',
+      + 'position with the k-th highest value of the position curve (chart 1), which is measured without content.',
+    helps: 'It helps only when the needle is found best where the position curve is high. When they disagree, it '
+      + 'moves the needle away from its best place: with the defaults the position curve is highest at the start '
+      + 'while the needle is found best at the end (chart 3), and the mean falls. A noisy estimate also misplaces '
+      + 'the needle at times. With the Recency preset the two agree: reordering lifts the mean and the worst depths, '
+      + 'while the last depths, already the best, lose some.',
   },
 };
+
+/** What to compare before and after any mitigation. */
+export const COMPARE = 'Compare the mean (how much is retrieved on average over the depths) and the worst depth '
+  + '(the depth where the least is retrieved) before and after: a mitigation can raise one and lower the other, and '
+  + 'a flatter curve is no better when it is flat lower down.';

@@ -1,7 +1,8 @@
 // Chart 4, mitigations: the needle sweep before (dashed) and after the chosen mitigation, the
-// read-outs that changed, and what the mitigation does in the literature and in the model.
+// read-outs led by the mean and the worst depth (before → after), a sentence saying what the
+// mitigation did with these settings, and what it does in the literature and in the model.
 import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
-import { MITIGATIONS } from '../mitigations.js';
+import { COMPARE, MITIGATIONS } from '../mitigations.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { metricFormat, percent, ratio, retrievalAxis } from './readouts.js';
 
@@ -9,6 +10,19 @@ const BEFORE_COLOR = KEY_COLOR;  // the sweep before is the reference
 const AFTER_COLOR = seriesColor(0);
 
 const $ = (id) => document.getElementById(id);
+
+// The depth where a sweep retrieves least: {value, depth} (the first such depth).
+function worstOf(sweep) {
+  const values = Array.from(sweep.retrieval);
+  const k = values.indexOf(Math.min(...values));
+  return { value: values[k], depth: sweep.depths[k] };
+}
+
+// "raises X from a to b", "lowers …" or "leaves X at a" (as the read-outs write them).
+function change(what, before, after, f) {
+  if (f(before) === f(after)) return `leaves ${what} at ${f(before)}`;
+  return `${after > before ? 'raises' : 'lowers'} ${what} from ${f(before)} to ${f(after)}`;
+}
 
 function paragraph(text) {
   const p = document.createElement('p');
@@ -36,14 +50,20 @@ export function createMitigationView() {
       xDomain: [0, 1], ...retrievalAxis(settings, Math.max(...before.retrieval, ...after.retrieval)),
     });
     const f = metricFormat(settings);
+    const worst = [worstOf(before), worstOf(after)];
+    const atDepth = ({ value, depth }) => `${f(value)} at ${percent(depth)}`;
     summaryList($('mitigation-summary'), [
-      ['max ÷ min', `${ratio(before.summary.maxOverMin)} → ${ratio(after.summary.maxOverMin)}`],
-      ['middle', `${f(before.summary.middle)} → ${f(after.summary.middle)}`],
       ['mean', `${f(before.summary.mean)} → ${f(after.summary.mean)}`],
+      ['worst depth', `${atDepth(worst[0])} → ${atDepth(worst[1])}`],
+      ['middle', `${f(before.summary.middle)} → ${f(after.summary.middle)}`],
+      ['max ÷ min', `${ratio(before.summary.maxOverMin)} → ${ratio(after.summary.maxOverMin)}`],
     ]);
     const heading = document.createElement('h3');
     heading.textContent = info.name;
-    $('mitigation-text').replaceChildren(heading, ...[info.what, info.model, info.expect].map(paragraph));
+    const verdict = paragraph(`With these settings it ${change('the mean', before.summary.mean, after.summary.mean, f)} and `
+      + `${change('the worst depth', worst[0].value, worst[1].value, f)}.`);
+    verdict.className = 'reading';
+    $('mitigation-text').replaceChildren(heading, verdict, ...[info.what, info.model, info.helps, COMPARE].map(paragraph));
     $('mitigation-timing').textContent = `${mitigation.milliseconds.toFixed(0)} ms`;
   };
 }
