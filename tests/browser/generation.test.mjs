@@ -188,6 +188,61 @@ describe('generation step by step', () => {
     await close();
   });
 
+  test('a query not fed yet: a link\'s becomes the step\'s token, a clicked one feeds the tokens up to it', async () => {
+    const { page, close } = await openPage(suite, `${PROJECTED}&gen=1&gs=2&q=5`);
+    const expected = await projectedResult({ causal: true });
+    // the walk-through of head 1 (all heads shown: the first) and the profile's row, at `query`
+    const walkAt = async (query) => {
+      await page.waitForFunction((q) => document.getElementById('steps-summary').textContent.startsWith(`Query #${q} `), query,
+        { timeout: TIMEOUT_MS });
+      const weights = await page.$$eval('[data-testid="steps-table"] tbody tr', (rows) => rows.map((row) => Number(row.cells[3].dataset.value)));
+      assertClose(weights, Array.from(expected.weights[0].data.subarray(query * TOKENS, (query + 1) * TOKENS)), TOLERANCE,
+        `the walk-through's weights, row ${query} of the causal matrix`);
+      const profile = (await page.getAttribute('#profile', 'data-row')).split(',').map(Number);
+      const row = Array.from({ length: TOKENS }, (_, j) => (expected.weights[0].data[query * TOKENS + j] + expected.weights[1].data[query * TOKENS + j]) / 2);
+      assertClose(profile, row, TOLERANCE, `the profile's row ${query}`);
+    };
+    await generationAt(page, 2);
+    await waitForHash(page, 'q=2');
+    assert.equal(await page.inputValue('#query'), '2', 'the link\'s query 5, not fed at step 2, became the step\'s token');
+    await walkAt(2);
+    await page.click('#tokens button.token >> text=step');
+    await generationAt(page, 5);
+    await waitForHash(page, 'gs=5');
+    assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('q'), '5');
+    await walkAt(5);
+    await close();
+  });
+
+  test('the lines of a step: queries fed so far have lines, the others none and are named', async () => {
+    const text = 'Your journey starts with one step, and then another';
+    const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}&gen=1&gs=3&q=3`);
+    const tokens = 10;
+    await generationAt(page, 3);
+    await page.waitForFunction((n) => document.querySelectorAll('#lines text.token').length === 2 * n, tokens, { timeout: TIMEOUT_MS });
+    await page.locator('.lines-frame').scrollIntoViewIfNeeded();
+    assert.equal(await page.textContent('#lines-status'),
+      'Hover or focus a token to keep only its lines; click a query to select it. Queries #4–#9 are not fed yet: they have no lines.');
+    const pending = await page.$$eval('#lines text.token.pending', (texts) => texts.map((t) => Number(t.getAttribute('aria-label').match(/#(\d+)/)[1])));
+    assert.deepEqual(pending, [4, 5, 6, 7, 8, 9], 'the queries not fed yet are muted');
+    // each query focused alone: the canvas's painted pixels (its lines), none for a query not fed yet
+    const painted = [];
+    for (let query = 0; query < tokens; ++query) {
+      painted.push(await page.evaluate((position) => {
+        const text = [...document.querySelectorAll('#lines text.token[role="button"]')][position];
+        text.dispatchEvent(new FocusEvent('focus'));
+        const canvas = document.getElementById('lines-links');
+        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        let count = 0;
+        for (let k = 3; k < data.length; k += 4) if (data[k] > 0) count += 1;
+        return count;
+      }, query));
+    }
+    assert.ok(painted.slice(0, 4).every((count) => count > 0), `queries #0–#3 have lines: ${painted}`);
+    assert.deepEqual(painted.slice(4), [0, 0, 0, 0, 0, 0], `queries #4–#9 have none: ${painted}`);
+    await close();
+  });
+
   test('a window of 2 with 1 sink evicts: tokens leave at token + 2, the bytes stop growing at 3 tokens', async () => {
     const { page, close } = await openPage(suite, '#src=journey&gen=1&w=2&sk=1');
     // one head of width 3: a token's key and value take 2 · 3 · 2 bytes in fp16, 2 · 3 · 4 in fp32

@@ -7,7 +7,7 @@
 import { ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
 import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headsHint, headsProblem, kvHeadsHint, kvHeadsProblem, slopesProblem } from './checks.js';
-import { fitStep } from './generation.js';
+import { fitStep, selectQuery } from './generation.js';
 import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
 
 // Controls bound one-to-one to a setting: field name → element id. The source is bound by
@@ -87,7 +87,8 @@ export function createControls({ state, vectors, onChange }) {
 
   /**
    * Fits the settings and controls to an input of n ≥ 1 tokens: a query past the end becomes
-   * the last token, a head shown past the heads becomes 'all'; the query box's range and the
+   * the last token (generating step by step, a query past the step becomes the step's token), a
+   * head shown past the heads becomes 'all'; the query box's range and the
    * hint of which head counts fit follow. Returns whether a setting changed.
    */
   function fitInput(n) {
@@ -95,6 +96,9 @@ export function createControls({ state, vectors, onChange }) {
     if (state.query >= n) fixes.query = n - 1;
     if (state.headView !== 'all' && state.headView > state.heads) fixes.headView = 'all';
     if (state.generationStep >= n) fixes.generationStep = fitStep(state.generationStep, n);
+    // a link or the generation box switched on, with a query not fed yet: the newest token is the query
+    const step = fixes.generationStep ?? state.generationStep;
+    if (state.generate && (fixes.query ?? state.query) > step) fixes.query = step;
     const changed = Object.keys(fixes).length > 0;
     if (changed) {
       Object.assign(state, fixes);
@@ -137,7 +141,9 @@ export function createControls({ state, vectors, onChange }) {
       try {
         const value = parseField(field, element.value);
         typedProblems.delete(field);
-        // a generation step typed in its box makes its token the query, as the transport does
+        // a generation step typed in its box makes its token the query, as the transport does;
+        // a query typed in its box is selected as a clicked one is
+        if (field === 'query') return onChange(selectQuery(state, value), { debounce: isText });
         const follows = field === 'generationStep' && tokens > 0 ? { query: fitStep(value, tokens) } : {};
         return onChange({ [field]: value, ...follows }, { debounce: isText });
       } catch (error) {

@@ -31,6 +31,15 @@ export function fitStep(step, n) {
 }
 
 /**
+ * The settings that select `query` in `state`: while generating step by step, a query not fed
+ * yet feeds the tokens up to it (the step moves to it), so that its row is one the cache has
+ * computed.
+ */
+export function selectQuery(state, query) {
+  return state.generate && query > state.generationStep ? { query, generationStep: query } : { query };
+}
+
+/**
  * Bytes of the cache after `step` for one layer, from engine.kvCacheMemory: 2 (a key and a
  * value) · kvHeads · headWidth · bytesPerElement per cached token, over min(step + 1,
  * window + sinks) tokens (all of them without a window): the sinks stay beside the window.

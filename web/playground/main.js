@@ -10,6 +10,7 @@ import { createSentence } from './input/sentence.js';
 import { createVectorTable } from './input/vector-table.js';
 import { createVectors } from './input/vectors.js';
 import { createLink } from './link.js';
+import { selectQuery } from './generation.js';
 import { TYPING_PAUSE_MS, WAKE_LEAD_MS, createPipeline, typingPauseFor } from './pipeline.js';
 import { pinnedSettings } from './state.js';
 import { createAttentionViews } from './views/attention-views.js';
@@ -33,11 +34,11 @@ const vectors = createVectors({ client, state, status, onChange: change });
 const controls = createControls({ state, vectors, onChange: change });
 const sentence = createSentence({ client, state, onChange: change, onError: (message) => status.done(message, true) });
 const table = createVectorTable({ state, onChange: change });
-const views = createAttentionViews({ state, onSelectQuery: (query) => change({ query }), onZoom: controls.zoomAround });
+const views = createAttentionViews({ state, onSelectQuery: (query) => change(selectQuery(state, query)), onZoom: controls.zoomAround });
 const comparison = createComparison({
   state,
   onPin: () => change({ pinned: state.pinned ? null : pinnedSettings(state) }),
-  onSelectQuery: (query) => change({ query }),
+  onSelectQuery: (query) => change(selectQuery(state, query)),
   onZoom: controls.zoomAround,
 });
 const pipeline = createPipeline({

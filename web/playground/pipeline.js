@@ -164,6 +164,8 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
     const rows = state.generate ? Math.min(area.size, step + 1 - area.row0) : area.size;
     const linesCount = Math.min(computed.n, LINES_MAX_TOKENS);
     const linesStart = Math.min(area.row0, computed.n - linesCount);
+    // generation draws the lines of the queries fed so far (linesStart ≤ area.row0 ≤ step)
+    const linesRows = state.generate ? Math.min(linesCount, step + 1 - linesStart) : linesCount;
     const pooling = state.pooling;
     const query = state.query;
     const queries = state.generate ? step + 1 : computed.n;  // the queries the keys' mean is over
@@ -173,15 +175,15 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       blocksStage(JSON.stringify([computed.key, heads, area, rows, pooling]), () => client.request('blocks', {
         heads, ...area, rows, pooling, maxCells: heads.length > 1 ? MULTIPLE_MAX_CELLS : SINGLE_MAX_CELLS,
       }).then(timed)),
-      linesStage(JSON.stringify([computed.key, heads, linesStart, linesCount]), () => client.request('blocks', {
-        heads, row0: linesStart, col0: linesStart, size: linesCount, maxCells: linesCount, pooling,
+      linesStage(JSON.stringify([computed.key, heads, linesStart, linesCount, linesRows]), () => client.request('blocks', {
+        heads, row0: linesStart, col0: linesStart, size: linesCount, rows: linesRows, maxCells: linesCount, pooling,
       }, { lane: 'lines' }).then(timed)),
       profilesStage(JSON.stringify([computed.key, heads, area.col0, area.size, pooling, query, queries]), () => client.request('profiles', {
         heads, col0: area.col0, size: area.size, query, points: PROFILE_POINTS, pooling, queries,
       }).then(timed)),
     ]);
     return {
-      computed, heads, region: area, rows, blocks, profiles, lines: { start: linesStart, count: linesCount, panels: lines.panels },
+      computed, heads, region: area, rows, blocks, profiles, lines: { start: linesStart, count: linesCount, rows: linesRows, panels: lines.panels },
       milliseconds: performance.now() - started,
     };
   }

@@ -1,9 +1,10 @@
 // The sentence box and its tokens: what is typed goes to the state (after a pause in typing),
 // the long-sample button replaces it with a text of LONG_SAMPLE_TOKENS tokens, and the
 // engine's tokens show as chips, with a count (unknown words dashed); choosing a chip makes
-// it the query.
+// it the query (generation.js selectQuery).
 import { formatCount } from '../../shared/format.js';
 import { Superseded } from '../../shared/worker/client.js';
+import { selectQuery } from '../generation.js';
 import { longSample } from '../presets.js';
 import { MAX_TOKENS } from './vectors.js';
 
@@ -60,7 +61,7 @@ export function createSentence({ client, state, onChange, onError }) {
       button.className = `token${token.unknown ? ' unknown' : ''}`;
       button.textContent = token.text;
       button.title = `#${token.index}${token.unknown ? ': not in the vocabulary, hashed vector' : ''}`;
-      button.addEventListener('click', () => onChange({ query: token.index }));
+      button.addEventListener('click', () => onChange(selectQuery(state, token.index)));
       item.append(button);
       return item;
     }));

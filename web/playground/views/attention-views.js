@@ -95,11 +95,16 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     drawLines({
       tokens: labels.slice(lines.start, lines.start + lines.count),
       heads: lines.panels.map((panel) => ({ head: panel.head, weights: panel.weights })),
+      rows: lines.rows,
       query: state.query,
     });
-    $('lines-status').textContent = lines.count < computed.n
+    const [firstPending, lastPending] = [lines.start + lines.rows, lines.start + lines.count - 1];
+    const pending = firstPending > lastPending ? ''
+      : firstPending === lastPending ? ` Query #${firstPending} is not fed yet: it has no lines.`
+        : ` Queries #${firstPending}–#${lastPending} are not fed yet: they have no lines.`;
+    $('lines-status').textContent = (lines.count < computed.n
       ? `Tokens #${lines.start}–#${lines.start + lines.count - 1} of ${formatCount(computed.n)}; zoom the matrix to move this window.`
-      : 'Hover or focus a token to keep only its lines; click a query to select it.';
+      : 'Hover or focus a token to keep only its lines; click a query to select it.') + pending;
     const last = area.row0 + area.size - 1;
     $('zoom-status').textContent = `Tokens #${area.row0}–#${last}${area.col0 !== area.row0 ? ` × #${area.col0}–#${area.col0 + area.size - 1}` : ''}` +
       (model.block > 1 ? `, blocks of ${model.block}×${model.block}` : '');

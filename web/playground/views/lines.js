@@ -70,7 +70,9 @@ function showHeads(legend, heads, colors) {
 
 /**
  * Binds to `svg` (the tokens), `canvas` (the lines, under the svg) and `legend` (a list for
- * the heads' colours); returns draw({tokens: [{text, unknown, index}], heads: [{head, weights}], query}).
+ * the heads' colours); returns draw({tokens: [{text, unknown, index}], heads: [{head, weights}], rows, query}):
+ * weights rows × tokens, the queries with lines (generation step by step: those fed so far,
+ * the others muted); all of them when rows is not given.
  */
 export function createLines(svg, canvas, { legend, onSelectQuery }) {
   const root = select(svg);
@@ -157,8 +159,8 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     isolated = side === null ? null : { side, position };
   }
 
-  function draw({ tokens, heads, query }) {
-    model = { tokens, heads, query };
+  function draw({ tokens, heads, rows = tokens.length, query }) {
+    model = { tokens, heads, rows, query };
     colors = headColors(heads);
     showHeads(legend, heads, colors);
     const spacing = Math.min(LINE_PX, HEADS_BAND_PX / heads.length);
@@ -184,7 +186,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     }
     links = [];
     for (const { head, weights } of heads) {
-      for (let i = 0; i < count; ++i) {
+      for (let i = 0; i < rows; ++i) {
         for (let j = 0; j < count; ++j) {
           const opacity = Math.min(1, weights[i * count + j] / strongest);
           if (opacity >= MIN_VISIBLE_OPACITY) links.push({ head, i, j, opacity });
@@ -197,7 +199,8 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
       { ...token, position, side: 'key', x: right, anchor: 'start' },
     ]);
     root.selectAll('text.token').data(items).join('text')
-      .attr('class', (d) => `token${d.unknown ? ' unknown' : ''}${d.side === 'query' && d.index === query ? ' selected' : ''}`)
+      .attr('class', (d) => `token${d.unknown ? ' unknown' : ''}${d.side === 'query' && d.index === query ? ' selected' : ''}` +
+        `${d.side === 'query' && d.position >= rows ? ' pending' : ''}`)
       .attr('x', (d) => d.x).attr('y', (d) => y(d.position))
       .attr('text-anchor', (d) => d.anchor)
       .attr('dominant-baseline', 'central')
