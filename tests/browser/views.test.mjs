@@ -247,6 +247,43 @@ describe('views', () => {
     await close();
   });
 
+  test('an emptied text empties every view, the heatmap\'s frame says why, and a new text brings them back', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    await page.locator('#cost-table tr.current').waitFor({ state: 'attached' });
+    await page.fill('#sentence', '');
+    await page.locator('[data-testid="heatmap-empty"]').waitFor({ state: 'visible', timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => !document.querySelector('#cost-table tr.current'), null, { timeout: TIMEOUT_MS });
+    const shown = () => page.evaluate(() => {
+      const $ = (id) => document.getElementById(id);
+      return {
+        canvas: $('heatmap').checkVisibility(), empty: $('heatmap-empty').checkVisibility() ? $('heatmap-empty').textContent : null,
+        legend: $('legend').checkVisibility(), zoom: $('zoom-status').textContent,
+        profile: $('profile').childElementCount, profileRow: $('profile').getAttribute('data-row'), profileNote: $('profile-note').textContent,
+        lines: $('lines').querySelectorAll('text').length, linesCanvas: $('lines-links').width, linesStatus: $('lines-status').textContent,
+        steps: $('steps-table').querySelectorAll('tr').length, summary: $('steps-summary').textContent, context: $('steps-context').textContent,
+        costRows: [...$('cost-table').tBodies[0].rows].map((row) => row.cells[0].textContent),
+      };
+    });
+    assert.deepEqual(await shown(), {
+      canvas: false, empty: 'No tokens: type a sentence above to see its attention.', legend: false, zoom: '',
+      profile: 0, profileRow: null, profileNote: '', lines: 0, linesCanvas: 0, linesStatus: '',
+      steps: 0, summary: '', context: '', costRows: ['1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K'],
+    });
+    await page.fill('#sentence', 'one step');
+    await waitForRows(page, 2);
+    await page.waitForFunction(() => document.querySelectorAll('#steps-table tbody tr').length === 2, null, { timeout: TIMEOUT_MS });
+    const back = await shown();
+    assert.equal(back.canvas, true);
+    assert.equal(back.empty, null);
+    assert.equal(back.legend, true);
+    assert.equal(back.zoom, 'Tokens #0–#1');
+    assert.equal(back.profileRow.split(',').length, 2);
+    assert.equal(back.lines, 2 + 2 * 2, 'two headings and each token as query and key');
+    assert.match(back.summary, /^Query #1 “step”/);
+    await close();
+  });
+
   test('the profile labels token positions under the points that stand for them', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);

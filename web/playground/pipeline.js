@@ -209,6 +209,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       .then(({ value }) => value));
   }
 
+  // The cost tables' numbers, with a row for n tokens (null: none).
   function cost(n) {
     const key = JSON.stringify([state.heads, n]);
     return costStage(key, () => client.request('memory', { heads: state.heads, n }).then(({ value }) => value));
@@ -247,6 +248,11 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         showInput(input);
         views.clear();
         status.done('Type a sentence to see its attention.');
+        // the cost tables stay, without a row for this input
+        const { scores, kvCache } = await cost(null);
+        if (!current()) return;
+        views.showCost(scores, null);
+        views.showKvCache(kvCache);
         return;
       }
       onFit(n);

@@ -281,10 +281,10 @@ const handlers = {
     };
   },
 
-  // Score-matrix memory for 1K–128K tokens (and the current n): full fp32, full fp16, flash;
+  // Score-matrix memory for 1K–128K tokens (and the current n, unless null): full fp32, full fp16, flash;
   // and the key/value cache of published models in fp16, per token and at 4K, 32K and 128K.
   memory(engine, { heads, n }) {
-    const tokens = [...new Set([...COST_TOKENS, n])].sort((a, b) => a - b);
+    const tokens = [...new Set([...COST_TOKENS, ...(n === null ? [] : [n])])].sort((a, b) => a - b);
     const scores = tokens.map((count) => ({
       n: count,
       fp32: engine.attentionMemory({ n: count, heads, bytesPerElement: FP32_BYTES }),

@@ -12,8 +12,8 @@ import { groupedKvHeads } from '../state.js';
 import { renderCost, renderKvCache } from './cost.js';
 import { hideGeneration, renderGeneration } from './generation.js';
 import { createLines } from './lines.js';
-import { drawProfile } from './profile.js';
-import { renderSteps } from './steps.js';
+import { clearProfile, drawProfile } from './profile.js';
+import { clearSteps, renderSteps } from './steps.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -59,12 +59,23 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
   const updateLegend = createLegend({
     bar: $('legend-bar'), axis: $('legend-axis'), title: $('legend-title'), swatches: $('legend-swatches'),
   });
-  const drawLines = createLines($('lines'), $('lines-links'), { legend: $('lines-heads'), onSelectQuery });
+  const linesView = createLines($('lines'), $('lines-links'), { legend: $('lines-heads'), onSelectQuery });
+  const stepsParts = {
+    intro: $('steps-intro'), summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note'),
+  };
   const generationParts = {
     panel: $('generation'), summary: $('generation-summary'), table: $('cache-table'), check: $('generation-check'),
     note: $('generation-note'),
   };
   let shown = null;  // what the views show: {view: {computed, heads, region, blocks, profiles, lines, milliseconds}, labels}
+
+  // With no tokens the canvas (and the legend of its colours) gives way to a message: a
+  // hidden canvas cannot be hovered or focused for the cells of the last result.
+  function showEmpty(empty) {
+    canvas.hidden = empty;
+    $('heatmap-empty').hidden = !empty;
+    $('legend').hidden = empty;
+  }
 
   const legendHeading = () => (state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)');
 
@@ -92,7 +103,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     updateLegend({ heading: legendHeading(), domain: model.domain, present: specialsIn(model.panels, model.value) });
     drawProfile($('profile'), { start: area.col0, count: area.size, ...profiles });
     $('profile-note').textContent = profileNote({ heads: shown.view.heads.length, n: computed.n, ...profiles }, state.pooling);
-    drawLines({
+    linesView.draw({
       tokens: labels.slice(lines.start, lines.start + lines.count),
       heads: lines.panels.map((panel) => ({ head: panel.head, weights: panel.weights })),
       rows: lines.rows,
@@ -115,15 +126,26 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     draw(view, labels) {
       shown = { view, labels };
       canvas.parentElement.classList.remove('stale');
+      showEmpty(false);
       return redraw();
     },
     redraw,
+    // No tokens: every view of the last result goes, and the heatmap's frame says why.
     clear() {
       shown = null;
       canvas.dataset.rows = '0';
       canvas.dataset.cols = '0';
       delete canvas.dataset.pending;
       canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+      canvas.parentElement.classList.remove('stale');
+      showEmpty(true);
+      $('zoom-status').textContent = '';
+      clearProfile($('profile'));
+      $('profile-note').textContent = '';
+      linesView.clear();
+      $('lines-status').textContent = '';
+      hideGeneration(generationParts);
+      clearSteps(stepsParts);
     },
     // What is drawn belongs to settings that failed: greyed until the next result.
     markStale() {
@@ -157,8 +179,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     },
     hideGeneration: () => hideGeneration(generationParts),
     showSteps(walk, labels) {
-      renderSteps({ intro: $('steps-intro'), summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note') },
-        { walk, tokens: labels, query: state.query, scale: state.stepScale });
+      renderSteps(stepsParts, { walk, tokens: labels, query: state.query, scale: state.stepScale });
     },
     figure() {
       if (!shown) return null;

@@ -20,7 +20,7 @@ function barCell(bytes, scale, kind) {
   return td;
 }
 
-/** Fills `parts` ({answer, table}) from rows [{n, fp32, fp16, flash}] for `heads` heads and the input's n. */
+/** Fills `parts` ({answer, table}) from rows [{n, fp32, fp16, flash}] for `heads` heads and the input's n (null: no input). */
 export function renderCost(parts, { rows, heads, n }) {
   const all = rows.flatMap((row) => [row.fp32, row.fp16, row.flash]);
   const scale = scaleLog().domain([Math.min(...all), Math.max(...all)]).range([BAR_MIN_PX, BAR_MAX_PX]);

@@ -70,7 +70,7 @@ function showHeads(legend, heads, colors) {
 
 /**
  * Binds to `svg` (the tokens), `canvas` (the lines, under the svg) and `legend` (a list for
- * the heads' colours); returns draw({tokens: [{text, unknown, index}], heads: [{head, weights}], rows, query}):
+ * the heads' colours); returns {draw, clear}: clear() empties the view (no tokens), draw({tokens: [{text, unknown, index}], heads: [{head, weights}], rows, query}):
  * weights rows × tokens, the queries with lines (generation step by step: those fed so far,
  * the others muted); all of them when rows is not given.
  */
@@ -248,5 +248,24 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     if (unpainted || afterFrame) paint();
   });
 
-  return draw;
+  // No tokens: nothing drawn, nothing to draw again on a resize or a new ratio.
+  function clear() {
+    if (afterFrame) {
+      cancelAnimationFrame(afterFrame.frame);
+      clearTimeout(afterFrame.timer);
+      afterFrame = null;
+    }
+    model = null;
+    geometry = null;
+    links = [];
+    isolated = null;
+    unpainted = false;
+    legend.hidden = true;
+    root.attr('height', 0).selectAll('*').remove();
+    canvas.width = 0;
+    canvas.height = 0;
+    canvas.style.height = '0px';
+  }
+
+  return { draw, clear };
 }

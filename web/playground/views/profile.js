@@ -19,6 +19,11 @@ const MAX_MARKED_POINTS = 64;  // up to this many points per series get a dot ea
 const POINT_RADIUS_PX = 2.5;
 const HALF = 0.5;              // a lone point gets half a token of room on either side
 
+/** Empties `svg` (no tokens to profile). */
+export function clearProfile(svg) {
+  select(svg).attr('height', 0).attr('data-row', null).attr('data-column', null).selectAll('*').remove();
+}
+
 /**
  * Draws into `svg`: {start, count, stretch, row, column}: tokens [start, start+count) in
  * points of `stretch` tokens (the last one may hold fewer).

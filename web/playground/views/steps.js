@@ -108,6 +108,14 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
     : 'These are the numbers of the heatmap’s row: hover its cells to compare.';
 }
 
+/** Empties `parts` ({intro, summary, table, context, note}): no query to walk through. */
+export function clearSteps(parts) {
+  for (const name of ['intro', 'summary', 'context', 'note']) parts[name].textContent = '';
+  delete parts.context.dataset.values;
+  delete parts.table.dataset.source;
+  parts.table.replaceChildren(document.createElement('thead'), document.createElement('tbody'));
+}
+
 /**
  * Fills `parts` ({intro, summary, table, context, note}) for walk, the worker's walkthrough
  * answer: the matrix's version (source 'matrix'), or the tutorial's
