@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../web/playground/presets.js';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  TIMEOUT_MS, assertClose, downloadOf, figureFiles, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  TIMEOUT_MS, assertClose, downloadOf, exportedJson, figureFiles, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const SENTENCE = '[data-testid="sentence-input"]';
@@ -103,6 +103,29 @@ async function openTypedCausal() {
 }
 
 describe('exports', () => {
+  test('settings that fail grey the matrix and disable its exports, the error stays; settings that work export their own numbers', async () => {
+    const { page, close } = await openPage(suite, '#tw=linear');
+    await waitForRows(page, 6);
+    const buttons = ['#export-png', '#export-svg', '#export-csv', '#export-json'];
+    const disabled = () => Promise.all(buttons.map((button) => page.isDisabled(button)));
+    assert.deepEqual(await disabled(), [false, false, false, false]);
+    await page.fill('#heads', '4');
+    await page.waitForFunction(() => document.getElementById('compute-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await disabled(), [true, true, true, true], 'the greyed matrix cannot be exported');
+    await page.click('#export-json', { force: true });  // a click on the disabled button does nothing
+    const status = await page.textContent('#compute-status');
+    assert.match(status, /^4 heads cannot split d = 2/, 'the error stays');
+    await page.fill('#heads', '2');
+    await page.waitForFunction(() => document.getElementById('compute-status').textContent.startsWith('6 × 6, 2 heads'), null,
+      { timeout: TIMEOUT_MS });
+    assert.deepEqual(await disabled(), [false, false, false, false]);
+    const file = await exportedJson(page);
+    assert.equal(file.settings.heads, 2);
+    assert.deepEqual(file.shape, [2, 6, 6], 'both heads on display exported');
+    assert.deepEqual(file.heads.map((h) => h.weights.length), [36, 36]);
+    await close();
+  });
+
   for (const colorScheme of ['light', 'dark']) {
     test(`PNG in the ${colorScheme} scheme: the heatmap's figure, titled, with axis titles and legend, on opaque white, at twice the SVG's size`, async () => {
       const { page, close } = await openPage(suite, '#c=1&h=2', { colorScheme });
@@ -124,7 +147,6 @@ describe('exports', () => {
   test('CSV and JSON files hold the engine’s weights', async () => {
     const { page, close, tokens, expected } = await openTypedCausal();
     const n = tokens.length;
-
 
     const csv = await downloadOf(page, '#export-csv');
     assert.equal(csv.name, 'attention-weights.csv');

@@ -10,10 +10,14 @@ const EXPORT_MAX_CELLS = 2 ** 24;    // heads × n × n of one CSV or JSON expor
 const HEATMAP_NAME = 'attention-heatmap';
 const COMPARISON_NAME = 'attention-comparison';
 const WEIGHTS_NAME = 'attention-weights';
+const MATRIX_EXPORTS = ['export-png', 'export-svg', 'export-csv', 'export-json'];
+const UNAVAILABLE_TITLE = 'The matrix shown is greyed: it belongs to settings that failed, so there is nothing to export until they work';
 
 /**
  * Binds the export buttons (client: the engine worker; views, comparison: what is on display;
- * status, notices: the page's).
+ * status, notices: the page's). Returns {enable(exportable)}: the matrix's buttons work only
+ * while it shows a result of the page's settings (not greyed after an error, not emptied), so
+ * that a file never puts old numbers under new settings.
  */
 export function bindExports({ client, state, views, comparison, status, notices }) {
   const $ = (id) => document.getElementById(id);
@@ -52,4 +56,15 @@ export function bindExports({ client, state, views, comparison, status, notices 
   }
   $('export-csv').addEventListener('click', () => exportWeights('csv'));
   $('export-json').addEventListener('click', () => exportWeights('json'));
+
+  return {
+    enable(exportable) {
+      for (const id of MATRIX_EXPORTS) {
+        const button = $(id);
+        button.disabled = !exportable;
+        if (exportable) button.removeAttribute('title');
+        else button.title = UNAVAILABLE_TITLE;
+      }
+    },
+  };
 }

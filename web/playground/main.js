@@ -34,7 +34,10 @@ const vectors = createVectors({ client, state, status, onChange: change });
 const controls = createControls({ state, vectors, onChange: change });
 const sentence = createSentence({ client, state, onChange: change, onError: (message) => status.done(message, true) });
 const table = createVectorTable({ state, onChange: change });
-const views = createAttentionViews({ state, onSelectQuery: (query) => change(selectQuery(state, query)), onZoom: controls.zoomAround });
+const views = createAttentionViews({
+  state, onSelectQuery: (query) => change(selectQuery(state, query)), onZoom: controls.zoomAround,
+  onExportable: (exportable) => matrixExports.enable(exportable),  // bound below, called once a result comes
+});
 const comparison = createComparison({
   state,
   onPin: () => change({ pinned: state.pinned ? null : pinnedSettings(state) }),
@@ -57,7 +60,8 @@ const pipeline = createPipeline({
     typedSince = null;
   },
 });
-bindExports({ client, state, views, comparison, status, notices });
+const matrixExports = bindExports({ client, state, views, comparison, status, notices });
+matrixExports.enable(false);  // until the first result is drawn
 
 // Every control, the sentence box and the pin in line with the state.
 function showState() {

@@ -47,13 +47,15 @@ function profileNote({ heads, n, stretch, queries }, pooling) {
 
 /**
  * Binds the views to the page: `state` decides what they show (colour, pooling, query);
- * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view. Returns
+ * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view;
+ * onExportable(exportable) hears whether the matrix shows a current result (drawn) or not
+ * (greyed by markStale, or emptied by clear). Returns
  * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmMemory({wasmBytes, wasmInUse}),
  * recordTiming(started, pieces) → the update's milliseconds, showGeneration(decoded, labels), hideGeneration(), showSteps(walk, labels),
  * showCost(rows, n), showKvCache(models), figure()}: figure() is the heatmap on display as
  * shared/heatmap/heatmap-svg.js draws it, or null.
  */
-export function createAttentionViews({ state, onSelectQuery, onZoom }) {
+export function createAttentionViews({ state, onSelectQuery, onZoom, onExportable }) {
   const canvas = $('heatmap');
   const heatmap = createHeatmap(canvas, $('heatmap-tooltip'), { onSelectQuery, onZoom });
   const updateLegend = createLegend({
@@ -127,6 +129,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       shown = { view, labels };
       canvas.parentElement.classList.remove('stale');
       showEmpty(false);
+      onExportable(true);
       return redraw();
     },
     redraw,
@@ -139,6 +142,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
       canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
       canvas.parentElement.classList.remove('stale');
       showEmpty(true);
+      onExportable(false);
       $('zoom-status').textContent = '';
       clearProfile($('profile'));
       $('profile-note').textContent = '';
@@ -150,6 +154,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom }) {
     // What is drawn belongs to settings that failed: greyed until the next result.
     markStale() {
       canvas.parentElement.classList.add('stale');
+      onExportable(false);
     },
     shown: () => shown,
     showWasmMemory({ wasmBytes, wasmInUse }) {
