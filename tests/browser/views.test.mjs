@@ -284,6 +284,26 @@ describe('views', () => {
     await close();
   });
 
+  test('the profile\'s y axis reaches below 0 for negative weights: every point inside the plot', async () => {
+    // the plain sum ω/Σω of projected scores: some weights are negative (the mean reaches about −1.2)
+    const { page, close } = await openPage(suite, '#nm=sum&tw=linear');
+    await waitForRows(page, 6);
+    const { values, plot, points } = await page.evaluate(() => {
+      const svg = document.getElementById('profile');
+      // the y axis's line runs from the plot's bottom to its top: "M-6,124.5H0.5V10.5H-6"
+      const [bottom, top] = svg.querySelector('.y-axis path.domain').getAttribute('d').match(/M[-\d.]+,([-\d.]+)H[-\d.]+V([-\d.]+)/).slice(1).map(Number);
+      return {
+        values: [...svg.dataset.row.split(','), ...svg.dataset.column.split(',')].map(Number),
+        plot: { top, bottom },
+        points: [...svg.querySelectorAll('.points circle')].map((circle) => Number(circle.getAttribute('cy'))),
+      };
+    });
+    assert.ok(Math.min(...values) < 0, `a negative weight to plot: ${values}`);
+    assert.equal(points.length, 12, 'a point per token and series');
+    for (const cy of points) assert.ok(cy >= plot.top - TICK_SLACK_PX && cy <= plot.bottom + TICK_SLACK_PX, `a point at y ${cy}, the plot ${plot.top}–${plot.bottom}`);
+    await close();
+  });
+
   test('the profile labels token positions under the points that stand for them', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);

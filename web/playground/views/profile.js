@@ -5,7 +5,7 @@
 // The x axis counts token positions: a point stands at its token (or at the middle of its
 // stretch of tokens), and each tick is a whole position, under the point of that token.
 import { axisBottom, axisLeft } from 'd3-axis';
-import { max } from 'd3-array';
+import { max, min } from 'd3-array';
 import { format } from 'd3-format';
 import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
@@ -37,8 +37,11 @@ export function drawProfile(svg, { start, count, stretch, row, column }) {
   };
   const domain = count === 1 ? [start - HALF, start + HALF] : [position(0), position(row.length - 1)];
   const x = scaleLinear().domain(domain).range([MARGIN.left, width - MARGIN.right]);
-  const top = max([...row, ...column].filter(Number.isFinite)) || 1;
-  const y = scaleLinear().domain([0, top]).nice().range([HEIGHT_PX - MARGIN.bottom, MARGIN.top]);
+  // from 0, or below it where a weight is negative (the plain sum ω/Σω of negative scores)
+  const finite = [...row, ...column].filter(Number.isFinite);
+  const top = max(finite) || 1;
+  const bottom = Math.min(0, min(finite) ?? 0);
+  const y = scaleLinear().domain([bottom, top]).nice().range([HEIGHT_PX - MARGIN.bottom, MARGIN.top]);
   const path = line()
     .defined((v) => Number.isFinite(v))
     .x((_, p) => x(position(p)))
