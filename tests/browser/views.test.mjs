@@ -284,6 +284,16 @@ describe('views', () => {
     await close();
   });
 
+  test('the walk-through names each normalisation as the options do, Σ kept', async () => {
+    const { page, close } = await openPage(suite, '#nm=sum');
+    await waitForRows(page, 6);
+    await page.waitForFunction(() => document.getElementById('steps-summary').textContent.includes('weights by'), null, { timeout: TIMEOUT_MS });
+    const summary = await page.textContent('#steps-summary');
+    assert.match(summary, /; weights by sum ω\/Σω; /);
+    assert.equal(await page.textContent('#steps-table thead th:nth-child(4)'), 'Weight (Sum ω/Σω)');
+    await close();
+  });
+
   test('the profile\'s y axis reaches below 0 for negative weights: every point inside the plot', async () => {
     // the plain sum ω/Σω of projected scores: some weights are negative (the mean reaches about −1.2)
     const { page, close } = await openPage(suite, '#nm=sum&tw=linear');

@@ -46,6 +46,8 @@ function barCell(weight) {
 }
 
 const NORMALIZATION_NAMES = { softmax: 'Softmax', 'naive-softmax': 'Naive softmax', sum: 'Sum ω/Σω' };
+// the same within a sentence: lower-cased by hand, as toLowerCase() would turn Σ into σ
+const NORMALIZATION_IN_TEXT = { softmax: 'softmax', 'naive-softmax': 'naive softmax', sum: 'sum ω/Σω' };
 const POSITION_TEXT = {
   none: '',
   sinusoidal: ' The sinusoidal encoding was added to x before the projections.',
@@ -85,7 +87,7 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
     options.window > 0 && options.sinks > 0 && `${options.sinks} sink${options.sinks === 1 ? '' : 's'}`].filter(Boolean);
   parts.summary.textContent = `Query #${query} “${tokens[query].text}”${heads}: q = ${vectorText(walk.query)}; ` +
     `score ω_j = (q · k_j) × ${scaleText}${mask.length > 0 ? `, masked keys (${mask.join(', ')}) −Infinity` : ''}; ` +
-    `weights by ${NORMALIZATION_NAMES[options.normalization].toLowerCase()}; ` +
+    `weights by ${NORMALIZATION_IN_TEXT[options.normalization]}; ` +
     `context z = Σ_j weight_j · v_j, this head's part of the context row.${POSITION_TEXT[options.positional.type]}`;
   const head = tableHead([{ number: '#' }, 'Key', { number: 'Score ω' },
     { number: `Weight (${NORMALIZATION_NAMES[options.normalization]})` },
