@@ -284,6 +284,40 @@ describe('views', () => {
     await close();
   });
 
+  test('a long causal row\'s walk-through shows only keys the query sees: all 11 of query 10, the 24 largest of query 40\'s 41', async () => {
+    const count = 72;
+    const text = await longSampleText(count);
+    const { x } = await gloveInput(text);
+    const expected = (await nodeEngine()).selfAttention(x, { causal: true }).weights[0].data;
+    const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}&c=1&q=10`);
+    await waitForRows(page, count);
+    const table = async (query) => {
+      await page.waitForFunction((q) => document.getElementById('steps-summary').textContent.startsWith(`Query #${q} `), query,
+        { timeout: TIMEOUT_MS });
+      return page.evaluate(() => ({
+        rows: [...document.querySelectorAll('[data-testid="steps-table"] tbody tr')]
+          .map((row) => ({ key: Number(row.cells[0].textContent), score: Number(row.cells[2].dataset.value), weight: Number(row.cells[3].dataset.value) })),
+        note: document.getElementById('steps-note').textContent,
+      }));
+    };
+    const atTen = await table(10);
+    assert.deepEqual(atTen.rows.map((row) => row.key), Array.from({ length: 11 }, (_, j) => j));
+    assertClose(atTen.rows.map((row) => row.weight), Array.from(expected.subarray(10 * count, 10 * count + 11)), TOLERANCE, 'row 10, keys 0–10');
+    assert.equal(atTen.note, 'Showing the 11 keys visible under the causal mask, of 72.');
+    await page.fill('#query', '40');
+    const atForty = await table(40);
+    const row = Array.from(expected.subarray(40 * count, 41 * count));
+    // keys 0–40 by weight, the 24 largest, the query's own in place of the 24th when not among them
+    const largest = row.slice(0, 41).map((weight, j) => ({ j, weight })).sort((a, b) => b.weight - a.weight).slice(0, 24)
+      .map(({ j }) => j);
+    if (!largest.includes(40)) largest[23] = 40;
+    assert.deepEqual(atForty.rows.map((r) => r.key), largest.sort((a, b) => a - b), 'the 24 keys of largest weight among keys 0–40');
+    assert.ok(atForty.rows.every((r) => Number.isFinite(r.score) && r.weight > 0), 'no masked key among them');
+    assertClose(atForty.rows.map((r) => r.weight), atForty.rows.map((r) => row[r.key]), TOLERANCE, 'row 40');
+    assert.equal(atForty.note, 'Showing the 24 keys with the largest weights out of the 41 visible under the causal mask, of 72.');
+    await close();
+  });
+
   test('the walk-through names each normalisation as the options do, Σ kept', async () => {
     const { page, close } = await openPage(suite, '#nm=sum');
     await waitForRows(page, 6);

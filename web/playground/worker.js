@@ -47,14 +47,20 @@ function transposed({ rows, cols, data }) {
   return { rows: cols, cols: rows, data: out };
 }
 
-// The rows a walk-through shows: all n keys, or the maxRows with the largest weights, the
-// query's own among them, in order.
-function shownKeys(weights, query, maxRows) {
+// The rows a walk-through shows, in order: all n keys when they are at most maxRows, masked
+// ones included; else the keys the query sees (all, or those whose score is not −Infinity,
+// the engine's mark of a masked key, when `scores` are given), and of these, when there are
+// more than maxRows, the maxRows with the largest weights, the query's own among them when it
+// sees itself.
+function shownKeys(weights, query, maxRows, scores = null) {
   const n = weights.length;
   let rows = Array.from({ length: n }, (_, j) => j);
-  if (n > maxRows) {
+  if (n <= maxRows) return rows;
+  if (scores) rows = rows.filter((j) => scores[j] !== -Infinity);
+  if (rows.length > maxRows) {
+    const seesItself = rows.includes(query);
     rows = rows.sort((a, b) => weights[b] - weights[a]).slice(0, maxRows);
-    if (!rows.includes(query)) rows[maxRows - 1] = query;
+    if (seesItself && !rows.includes(query)) rows[maxRows - 1] = query;
     rows.sort((a, b) => a - b);
   }
   return rows;
@@ -82,7 +88,7 @@ function tutorialWalk(engine, { query, scale, maxRows }) {
 }
 
 // Row `query` of head `head` in the matrix on display: its scores (scaled, masked, with the
-// positional bias) and weights, the head's q of the query, k and v of each key shown (from
+// positional bias) and weights of the keys shown (those it sees, shownKeys; `visible` counts them), the head's q of the query, k and v of each key shown (from
 // the key/value head it reads), and the head's part of the context row.
 function matrixWalk({ query, head, maxRows }) {
   if (!current) throw new Error('no attention result yet');
@@ -94,10 +100,12 @@ function matrixWalk({ query, head, maxRows }) {
   const kvHead = kvHeadOf(head, options);
   const weights = current.weights[head].data.subarray(query * n, (query + 1) * n);
   const scores = current.scores[head].data.subarray(query * n, (query + 1) * n);
-  const rows = shownKeys(weights, query, maxRows);
+  const rows = shownKeys(weights, query, maxRows, scores);
+  let visible = 0;  // the keys the query sees
+  for (let j = 0; j < n; ++j) if (scores[j] !== -Infinity) visible += 1;
   const scale = options.scale === true ? 1 / Math.sqrt(keyWidth) : options.scale === false ? 1 : options.scale;
   return {
-    source: 'matrix', n, head, heads: current.heads, rows, scale, keyWidth, options,
+    source: 'matrix', n, visible, head, heads: current.heads, rows, scale, keyWidth, options,
     scores: Float32Array.from(rows, (j) => scores[j]),
     weights: Float32Array.from(rows, (j) => weights[j]),
     query: rowSlice(q, query, head * keyWidth, keyWidth),

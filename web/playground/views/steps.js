@@ -77,6 +77,15 @@ function tableHead(names) {
   return head;
 }
 
+// Which of the row's keys the table shows (`mask`: the mask's parts, as the summary names them).
+function shownNote({ rows, visible, n }, mask) {
+  if (rows.length === n) return 'These are the numbers of the heatmap’s row: hover its cells to compare.';
+  const under = mask.length === 1 && mask[0] === 'causal' ? 'the causal mask' : `the mask (${mask.join(', ')})`;
+  if (visible === n) return `Showing the ${rows.length} keys with the largest weights out of ${n}.`;
+  if (rows.length === visible) return `Showing the ${visible} key${visible === 1 ? '' : 's'} visible under ${under}, of ${n}.`;
+  return `Showing the ${rows.length} keys with the largest weights out of the ${visible} visible under ${under}, of ${n}.`;
+}
+
 // The matrix's version: walk = the worker's matrixWalk answer.
 function renderMatrixSteps(parts, { walk, tokens, query }) {
   const { options } = walk;
@@ -105,9 +114,7 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
   parts.table.dataset.source = 'matrix';
   parts.context.textContent = `z = ${vectorText(walk.context)}`;
   parts.context.dataset.values = Array.from(walk.context).join(',');
-  parts.note.textContent = walk.rows.length < walk.n
-    ? `Showing the ${walk.rows.length} keys with the largest weights out of ${walk.n}.`
-    : 'These are the numbers of the heatmap’s row: hover its cells to compare.';
+  parts.note.textContent = shownNote(walk, mask);
 }
 
 /** Empties `parts` ({intro, summary, table, context, note}): no query to walk through. */
