@@ -318,6 +318,26 @@ describe('views', () => {
     await close();
   });
 
+  test('naive softmax overflowing in the matrix\'s row: the walk-through\'s NaN weights come with the float32 note', async () => {
+    // 512 random dimensions, unscaled: the dot products pass exp's float32 limit
+    const { page, close } = await openPage(suite, '#nm=naive-softmax&sc=0&src=random&rd=512');
+    await waitForRows(page, 6);
+    await page.waitForFunction(() => document.querySelector('[data-testid="steps-table"]').dataset.source === 'matrix'
+      && document.querySelectorAll('[data-testid="steps-table"] tbody tr').length === 6, null, { timeout: TIMEOUT_MS });
+    const { scores, weights } = await page.evaluate(() => {
+      const rows = [...document.querySelectorAll('[data-testid="steps-table"] tbody tr')];
+      return { scores: rows.map((row) => Number(row.cells[2].dataset.value)), weights: rows.map((row) => Number(row.cells[3].dataset.value)) };
+    });
+    const largest = Math.max(...scores);
+    assert.ok(largest > 88.72, `the largest score ${largest} overflows exp in float32`);
+    assert.ok(weights.some(Number.isNaN), `NaN weights: ${weights}`);
+    const note = await page.textContent('#steps-note');
+    assert.ok(note.startsWith('These are the numbers of the heatmap’s row: hover its cells to compare. The largest score is '), note);
+    assert.match(note, /exp of anything above 88\.72 overflows float32 to Infinity, so the naive softmax divides Infinity by Infinity and gets NaN/);
+    assert.equal(Number(note.match(/The largest score is ([-\d.,e+]+):/)[1].replace(/,/g, '')).toPrecision(3), largest.toPrecision(3));
+    await close();
+  });
+
   test('the walk-through names each normalisation as the options do, Σ kept', async () => {
     const { page, close } = await openPage(suite, '#nm=sum');
     await waitForRows(page, 6);

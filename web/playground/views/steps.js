@@ -77,6 +77,13 @@ function tableHead(names) {
   return head;
 }
 
+// Why naive softmax gave NaN: the row's largest score overflows exp in float32.
+function overflowNote(largest) {
+  return `The largest score is ${formatNumber(largest)}: exp of anything above ${FLOAT32_EXP_LIMIT} ` +
+    'overflows float32 to Infinity, so the naive softmax divides Infinity by Infinity and gets NaN. ' +
+    'The stable softmax subtracts the row maximum first, so its largest exponent is exp(0) = 1.';
+}
+
 // Which of the row's keys the table shows (`mask`: the mask's parts, as the summary names them).
 function shownNote({ rows, visible, n }, mask) {
   if (rows.length === n) return 'These are the numbers of the heatmap’s row: hover its cells to compare.';
@@ -114,7 +121,8 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
   parts.table.dataset.source = 'matrix';
   parts.context.textContent = `z = ${vectorText(walk.context)}`;
   parts.context.dataset.values = Array.from(walk.context).join(',');
-  parts.note.textContent = shownNote(walk, mask);
+  const overflowed = options.normalization === 'naive-softmax' && walk.weights.some((w) => !Number.isFinite(w));
+  parts.note.textContent = [shownNote(walk, mask), overflowed ? overflowNote(Math.max(...walk.scores)) : ''].filter(Boolean).join(' ');
 }
 
 /** Empties `parts` ({intro, summary, table, context, note}): no query to walk through. */
@@ -168,9 +176,7 @@ export function renderSteps(parts, { walk, tokens, query, scale }) {
   }
   const largest = Math.max(...walk.scores);
   if (walk.naive.some((w) => !Number.isFinite(w))) {
-    notes.push(`The largest score is ${formatNumber(largest)}: exp of anything above ${FLOAT32_EXP_LIMIT} ` +
-      'overflows float32 to Infinity, so the naive softmax divides Infinity by Infinity and gets NaN. ' +
-      'The stable softmax subtracts the row maximum first, so its largest exponent is exp(0) = 1.');
+    notes.push(overflowNote(largest));
   } else {
     notes.push(`The largest score is ${formatNumber(largest)}; naive softmax overflows once a score passes ` +
       `${FLOAT32_EXP_LIMIT} (raise the scale to see it).`);
