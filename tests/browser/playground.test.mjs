@@ -349,6 +349,44 @@ describe('playground page', () => {
     await close();
   });
 
+  test('a 300-letter word keeps the page as wide as the window: its chip, key cells and cache column cut it, their titles hold it', async () => {
+    const word = 'a'.repeat(300);
+    // query 0, the word: the walk-through and the cache panel quote it
+    const { page, close } = await openPage(suite, `#t=${word}%20step&gen=1&gs=1&q=0`);
+    await page.waitForFunction(() => document.querySelector('[data-testid="generation"]').dataset.step === '1'
+      && document.querySelectorAll('[data-testid="steps-table"] tbody tr').length === 2
+      && document.querySelectorAll('#lines text.token').length === 4, null, { timeout: TIMEOUT_MS });
+    const widths = () => page.evaluate(() => ({ document: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth }));
+    const shown = await widths();
+    assert.equal(shown.document, shown.viewport, `the page is ${shown.document} px wide in a ${shown.viewport} px window`);
+    const cut = await page.evaluate(() => {
+      const frame = document.querySelector('.lines-frame').getBoundingClientRect();
+      const named = (selector) => [...document.querySelectorAll(selector)].map((element) => ({
+        width: element.getBoundingClientRect().width, title: element.title,
+      }));
+      return {
+        chip: named('#tokens button.token')[0],
+        keyCells: named('[data-testid="steps-table"] tbody .token-text'),
+        cacheColumn: named('#cache-table thead .token')[0],
+        linesInFrame: [...document.querySelectorAll('#lines text')].every((text) => {
+          const box = text.getBoundingClientRect();
+          return box.left >= frame.left - 1 && box.right <= frame.right + 1;
+        }),
+      };
+    });
+    const rem = await page.evaluate(() => parseFloat(getComputedStyle(document.documentElement).fontSize));
+    const widest = 12 * rem;  // style.css: a long token's max-width
+    assert.ok(cut.chip.width <= widest + 1 && cut.chip.title === `#0 ${word}: not in the vocabulary, hashed vector`, `the chip: ${cut.chip.width} px`);
+    assert.ok(cut.keyCells[0].width <= widest + 1 && cut.keyCells[0].title === word, `the key cell: ${cut.keyCells[0].width} px`);
+    assert.ok(cut.cacheColumn.width <= widest + 1 && cut.cacheColumn.title === word, `the cache column: ${cut.cacheColumn.width} px`);
+    assert.ok(cut.linesInFrame, 'the lines view\'s labels stay in its frame');
+    await page.uncheck('#generate');
+    await waitForRows(page, 2);
+    const off = await widths();
+    assert.equal(off.document, off.viewport, `without generation: ${off.document} px in ${off.viewport} px`);
+    await close();
+  });
+
   test('markup typed into the box is shown as text and never executed', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);

@@ -60,7 +60,8 @@ export function createSentence({ client, state, onChange, onError }) {
       button.type = 'button';
       button.className = `token${token.unknown ? ' unknown' : ''}`;
       button.textContent = token.text;
-      button.title = `#${token.index}${token.unknown ? ': not in the vocabulary, hashed vector' : ''}`;
+      // the whole token, which a long one's chip cuts with an ellipsis
+      button.title = `#${token.index} ${token.text}${token.unknown ? ': not in the vocabulary, hashed vector' : ''}`;
       button.addEventListener('click', () => onChange(selectQuery(state, token.index)));
       item.append(button);
       return item;

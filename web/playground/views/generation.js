@@ -21,7 +21,9 @@ function element(tag, text, className) {
 function tokenHead(entry, token) {
   const th = element('th', undefined, entry.evictedAt === null ? 'cached' : 'evicted');
   th.scope = 'col';
-  th.append(element('span', `#${entry.token}`, 'position'), element('span', token.text, 'token'));
+  const text = element('span', token.text, 'token');
+  text.title = token.text;  // a long token is cut with an ellipsis
+  th.append(element('span', `#${entry.token}`, 'position'), text);
   if (entry.evictedAt !== null) th.append(element('span', `left at ${entry.evictedAt}`, 'left'));
   return th;
 }

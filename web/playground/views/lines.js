@@ -52,8 +52,14 @@ function headColors(heads) {
   ]));
 }
 
-function label(text) {
-  return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
+// Writes a token's label into `element`: at most MAX_LABEL_CHARS characters, and fewer while
+// it is wider than `room` pixels (its column), cut with an ellipsis.
+function fitLabel(element, text, room) {
+  const cut = (chars) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
+  element.textContent = cut(MAX_LABEL_CHARS);
+  for (let chars = Math.min(text.length, MAX_LABEL_CHARS) - 1; chars > 1 && element.getComputedTextLength() > room; --chars) {
+    element.textContent = cut(chars);
+  }
 }
 
 // Device pixels per CSS pixel for a canvas of width × height CSS pixels: the screen's ratio,
@@ -207,7 +213,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
       .attr('tabindex', (d) => (d.side === 'query' ? 0 : null))
       .attr('role', (d) => (d.side === 'query' ? 'button' : null))
       .attr('aria-label', (d) => (d.side === 'query' ? `query #${d.index} ${d.text}` : null))  // a key reads as its text
-      .text((d) => label(d.text))
+      .each(function fit(d) { fitLabel(this, d.text, columnPx); })
       .on('pointerenter focus', (_, d) => {
         isolate(d.side, d.position);
         paint();

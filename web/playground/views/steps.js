@@ -23,6 +23,15 @@ function vectorText(vector) {
   return `[${shown.join(', ')}${more > 0 ? `, … ${more} more` : ''}]`;
 }
 
+// A key's token, cut with an ellipsis when long (the title holds it whole).
+function tokenCell({ text, unknown }) {
+  const td = cell('td', '', unknown ? 'unknown' : '');
+  const span = cell('span', text, 'token-text');
+  span.title = text;
+  td.append(span);
+  return td;
+}
+
 function numberCell(value) {
   const td = cell('td', formatNumber(value), Number.isFinite(value) ? 'number' : 'number overflow');
   td.dataset.value = String(value);
@@ -112,7 +121,7 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
   walk.rows.forEach((j, r) => {
     const tr = document.createElement('tr');
     if (j === query) tr.className = 'selected';
-    const token = cell('td', tokens[j].text, tokens[j].unknown ? 'unknown' : '');
+    const token = tokenCell(tokens[j]);
     tr.append(cell('td', String(j), 'number'), token, numberCell(walk.scores[r]), numberCell(walk.weights[r]),
       barCell(walk.weights[r]), vectorCell(walk.keys[r]), vectorCell(walk.values[r]));
     body.append(tr);
@@ -156,7 +165,7 @@ export function renderSteps(parts, { walk, tokens, query, scale }) {
   walk.rows.forEach((j, r) => {
     const tr = document.createElement('tr');
     if (j === query) tr.className = 'selected';
-    const token = cell('td', tokens[j].text, tokens[j].unknown ? 'unknown' : '');
+    const token = tokenCell(tokens[j]);
     tr.append(cell('td', String(j), 'number'), token, numberCell(walk.scores[r]), numberCell(walk.sum[r]),
       numberCell(walk.naive[r]), numberCell(walk.softmax[r]), barCell(walk.softmax[r]),
       vectorCell(walk.vectors[r]));
