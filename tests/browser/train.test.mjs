@@ -30,6 +30,42 @@ async function pathOf(page, chart, series, kind = 'line') {
   return page.getAttribute(`#${chart} [data-series="${series}"] path.${kind}`, 'd');
 }
 
+/**
+ * A series' path of a line chart read back as data: each point's [x, y], through the axis
+ * ticks at the ends of each axis ('300', '100%'). kind: 'line', or 'band' (its upper edge
+ * left to right, then its lower edge right to left).
+ */
+async function pathData(page, chart, series, kind = 'line') {
+  return page.$eval(`#${chart}`, (svg, [id, what]) => {
+    const offset = window.devicePixelRatio > 1 ? 0 : 0.5;  // d3-axis sets its ticks this far off the scale, for crisp lines
+    const scale = (axis, coordinate) => {
+      const ticks = [...svg.querySelectorAll(`.${axis} .tick`)].map((tick) => {
+        const text = tick.textContent;
+        const at = tick.getAttribute('transform').match(/translate\(([-\d.e]+),([-\d.e]+)\)/).slice(1).map(Number)[coordinate];
+        return { value: Number(text.replace(/[,%]/g, '')) / (text.endsWith('%') ? 100 : 1), at: at - offset };
+      });
+      const [a, b] = [ticks[0], ticks.at(-1)];
+      return (at) => a.value + ((at - a.at) * (b.value - a.value)) / (b.at - a.at);
+    };
+    const [x, y] = [scale('x-axis', 0), scale('y-axis', 1)];
+    const d = svg.querySelector(`[data-series="${id}"] path.${what}`).getAttribute('d');
+    return [...d.matchAll(/[ML]([-\d.e]+),([-\d.e]+)/g)].map(([, px, py]) => [x(Number(px)), y(Number(py))]);
+  }, [series, kind]);
+}
+
+// The Wilson score interval of an accuracy p on n questions at 95%, written out here apart from the page's.
+function wilson(p, n) {
+  const z = 1.959963984540054;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [centre - half, centre + half];
+}
+
+// A value read back from a path's pixels through the axes' ticks (d3 writes a path's
+// coordinates to a thousandth of a pixel): y on a 0–1 axis; x, steps or positions.
+const PATH_TOLERANCE = 1e-5;
+const PATH_X_TOLERANCE = 1e-3;
+
 async function curves(page) {
   return JSON.parse((await downloadOf(page, '#export-json')).bytes.toString('utf8'));
 }
@@ -581,6 +617,60 @@ describe('Train page', () => {
       const newest = Number(seeds.split(',').at(-1));
       assert.equal(legend, `accuracy (mean of ${newest === 2 ? '2' : '1 of 2'} seeds; band: lowest to highest seed)`, seeds);
     }
+    await close();
+  });
+
+  test('charts 1, 2 and 3: beside the mean and its band, a thin line per seed through that seed\'s own numbers', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}&seeds=2`);
+    assert.equal(await trainAndWait(page), 'finished');
+    const file = await curves(page);
+    const close_ = (actual, expected, what) => {
+      assertClose(actual.map(([x]) => x), expected.map(([x]) => x), PATH_X_TOLERANCE, `${what}: x`);
+      assertClose(actual.map(([, y]) => y), expected.map(([, y]) => y), what.includes('loss') ? PATH_X_TOLERANCE : PATH_TOLERANCE, what);
+    };
+    for (const { seed, checkpoints, evaluations } of file.seeds) {
+      const steps = checkpoints.map((c) => c.step);
+      close_(await pathData(page, 'accuracy-chart', `accuracy-seed-${seed}`), checkpoints.map((c) => [c.step, c.accuracy]), `seed ${seed}'s accuracy`);
+      close_(await pathData(page, 'loss-chart', `loss-seed-${seed}`), checkpoints.map((c) => [c.step, c.loss]), `seed ${seed}'s loss`);
+      close_(await pathData(page, 'positions-chart', `latest-seed-${seed}`),
+        checkpoints.at(-1).accuracyByPosition.map((value, i) => [i + 1, value]), `seed ${seed} at step ${steps.at(-1)}`);
+      for (const { pairs, accuracyByPosition } of evaluations) {
+        close_(await pathData(page, 'lengths-chart', `pairs-${pairs}-seed-${seed}`),
+          accuracyByPosition.map((value, i) => [pairs === 1 ? 0 : i / (pairs - 1), value]), `seed ${seed} at ${pairs} pairs`);
+      }
+    }
+    // the mean is still drawn, the seeds' lines thin beside it, and the legends say what they are
+    const mean = file.seeds[0].checkpoints.map((c, k) => (c.accuracy + file.seeds[1].checkpoints[k].accuracy) / 2);
+    assertClose((await pathData(page, 'accuracy-chart', 'accuracy')).map(([, value]) => value), mean, PATH_TOLERANCE, 'the mean');
+    assert.equal(await page.$eval('#accuracy-chart [data-series="accuracy-seed-0"] path.line', (path) => getComputedStyle(path).strokeWidth), '1px');
+    for (const legend of ['loss-legend', 'accuracy-legend', 'positions-legend', 'lengths-legend']) {
+      assert.ok((await page.$$eval(`#${legend} li`, (items) => items.map((item) => item.textContent))).includes('thin lines: each of the 2 seeds'), legend);
+    }
+    await close();
+  });
+
+  test('chart 2: one seed\'s accuracy by position with its 95% Wilson interval on the questions each position was asked; the lowest pair read out', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    assert.equal(await trainAndWait(page), 'finished');
+    // 512 held-out sequences over 4 pairs: 128 questions a position
+    assert.equal(await page.getAttribute('#positions-chart', 'data-questions'), '128,128,128,128');
+    const values = (await page.getAttribute('#positions-chart', 'data-values')).split(',').map(Number);
+    const intervals = values.map((p) => wilson(p, 128));
+    const band = await pathData(page, 'positions-chart', 'latest', 'band');
+    assert.equal(band.length, 8, 'the upper edge, then the lower one');
+    assertClose(band.slice(0, 4).map(([, y]) => y), intervals.map(([, high]) => high), PATH_TOLERANCE, 'the band\'s upper ends');
+    assertClose(band.slice(4).reverse().map(([, y]) => y), intervals.map(([low]) => low), PATH_TOLERANCE, 'the band\'s lower ends');
+    const pct = (value) => `${(100 * value).toFixed(1)}%`;
+    const tips = await page.$$eval('#positions-chart [data-series="latest"] circle title', (titles) => titles.map((title) => title.textContent));
+    assert.deepEqual(tips, values.map((p, i) => `pair ${i + 1}: ${pct(p)} (95% interval ${pct(intervals[i][0])}–${pct(intervals[i][1])}; 128 questions)`));
+    assert.match(await page.textContent('#positions-legend'), /step 300 \(band: 95% Wilson interval, 128 questions per position\)/);
+    // the summary: first, the middle pair as the page takes it (pair ⌊(k + 1) / 2⌋ alone), the lowest, the last
+    const summary = await page.$$eval('#positions-summary > div', (divs) => divs.map((div) => [div.querySelector('dt').textContent, div.querySelector('dd').textContent]));
+    const lowest = values.indexOf(Math.min(...values));
+    assert.deepEqual(summary, [
+      ['step', '300'], ['questions per position', '128'], ['first pair', pct(values[0])], ['middle (pair 2 of 4)', pct(values[1])],
+      [`lowest (pair ${lowest + 1})`, pct(values[lowest])], ['last (pair 4)', pct(values[3])],
+    ]);
     await close();
   });
 

@@ -10,11 +10,12 @@ import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js
 import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
 import { PRESETS, presetRun } from '../../web/train/presets.js';
 import {
-  checkpointPositions, checkpointSeries, createRun, middleIndex, positionsAt, runSummary, spread,
+  checkpointPositions, checkpointSeries, createRun, lowestOf, middleIndex, positionsAt, runSummary, spread,
 } from '../../web/train/runs.js';
 import {
   DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
 } from '../../web/train/state.js';
+import { questionsByPosition, wilsonInterval } from '../../web/train/intervals.js';
 import { maskedCells, tokenLabel } from '../../web/train/views/attention-map.js';
 
 const settingsWith = (changes) => ({ ...structuredClone(DEFAULTS), ...changes });
@@ -147,12 +148,35 @@ describe('Train runs: means and spreads over seeds', () => {
     const run = twoSeedRun();
     assert.deepEqual(checkpointSeries(run), {
       steps: [50, 100], seeds: [2, 1],
-      loss: { mean: [2.5, 1], low: [2, 1], high: [3, 1] },
-      accuracy: { mean: [0.15000000000000002, 0.5], low: [0.1, 0.5], high: [0.2, 0.5] },
+      loss: { mean: [2.5, 1], low: [2, 1], high: [3, 1], each: [{ seed: 0, values: [2, 1] }, { seed: 1, values: [3] }] },
+      accuracy: {
+        mean: [0.15000000000000002, 0.5], low: [0.1, 0.5], high: [0.2, 0.5], each: [{ seed: 0, values: [0.2, 0.5] }, { seed: 1, values: [0.1] }],
+      },
     });
     assert.deepEqual(checkpointPositions(run, 0), {
       step: 50, seeds: 2, mean: [0.30000000000000004, 0.1, 0.1, 0.30000000000000004], low: [0.2, 0.1, 0.1, 0.2], high: [0.4, 0.1, 0.1, 0.4],
+      each: [{ seed: 0, values: [0.2, 0.1, 0.1, 0.4] }, { seed: 1, values: [0.4, 0.1, 0.1, 0.2] }],
     });
+    assert.deepEqual(checkpointPositions(run, 1).each, [{ seed: 0, values: [0.9, 0.3, 0.3, 0.5] }], 'the seeds that reached it');
+    assert.deepEqual(positionsAt(run, 6).each, [{ seed: 0, values: [1, 0.5, 0.5, 0.5, 0.5, 0.5] }, { seed: 1, values: [1, 0, 0, 0, 0, 1] }]);
+  });
+
+  test('each position is asked ⌊sequences / pairs⌋ questions, the first sequences mod pairs one more (sequence s asks pair s mod pairs)', () => {
+    assert.deepEqual(questionsByPosition(2048, 16), new Array(16).fill(128));
+    assert.deepEqual(questionsByPosition(10, 4), [3, 3, 2, 2]);
+  });
+
+  test('the Wilson interval: 64 of 128 right gives 41.5% to 58.5%; none right starts at 0, all right ends at 1', () => {
+    // by hand: (0.5 + z²/256 ± z·√(0.25/128 + z²/65536)) / (1 + z²/128), z = 1.96
+    const [low, high] = wilsonInterval(0.5, 128);
+    assert.ok(Math.abs(low - 0.41461) < 1e-4 && Math.abs(high - 0.58539) < 1e-4, `${low}, ${high}`);
+    assert.equal(wilsonInterval(0, 128)[0], 0);
+    assert.ok(Math.abs(wilsonInterval(1, 128)[1] - 1) < 1e-12);
+    assert.ok(Math.abs(wilsonInterval(0, 128)[1] - 0.02914) < 1e-4, 'none of 128 right: up to 2.9%');
+  });
+
+  test('the lowest position is the first of the lowest values', () => {
+    assert.deepEqual(lowestOf([0.9, 0.3, 0.2, 0.2, 0.8]), { index: 2, value: 0.2 });
   });
 
   test('the table reads the first, middle and last pair at the trained length', () => {

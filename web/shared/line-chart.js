@@ -33,7 +33,9 @@ export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
 /**
  * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog, yFormat, xTickValues}) where each series
  * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted' | 'faint', points:
- * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series)}.
+ * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series),
+ * title (the line's tooltip), pointTitles (each point's tooltip, in place of label: x → y),
+ * opacity (the whole series')}.
  * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
  * integerX the x axis ticks only whole numbers. A yFormat given to draw() replaces the chart's
  * for that drawing (a y axis whose unit changes with a setting); xTickValues, when given, are the
@@ -80,23 +82,25 @@ export function createLineChart(svg, {
 
     const shown = (value) => Number.isFinite(value) && (!yLog || value > 0);
     const path = line().defined(([, value]) => shown(value)).x(([xv]) => x(xv)).y(([, yv]) => y(yv));
-    const pointsOf = (s) => s.xs.map((xv, k) => [xv, s.ys[k]]).filter(([xv]) => !xLog || xv > 0);
+    const pointsOf = (s) => s.xs.map((xv, k) => [xv, s.ys[k], k]).filter(([xv]) => !xLog || xv > 0);
     const markersOf = (s) => (s.points ? pointsOf(s).filter(([, yv]) => shown(yv)).map((p) => ({ p, s })) : []);
     const shade = area().defined(([, low, high]) => shown(low) && shown(high))
       .x(([xv]) => x(xv)).y0(([, low]) => y(low)).y1(([, , high]) => y(high));
     const bandOf = (s) => s.xs.map((xv, k) => [xv, s.band.lows[k], s.band.highs[k]]).filter(([xv]) => !xLog || xv > 0);
     const groups = lines.selectAll('g.series').data(series).join('g')
       .attr('class', (s) => `series series-${s.colorIndex} ${s.style ?? 'solid'}`)
-      .attr('data-series', (s) => s.id ?? null);
+      .attr('data-series', (s) => s.id ?? null)
+      .style('opacity', (s) => s.opacity ?? null);
     groups.selectAll('path.band').data((s) => (s.band ? [s] : []))
       .join((enter) => enter.insert('path', ':first-child')).attr('class', 'band')
       .attr('clip-path', `url(#${clipId})`).attr('d', (s) => shade(bandOf(s)));
     groups.selectAll('path.line').data((s) => [s]).join('path').attr('class', 'line')
-      .attr('clip-path', `url(#${clipId})`).attr('d', (s) => path(pointsOf(s)));
+      .attr('clip-path', `url(#${clipId})`).attr('d', (s) => path(pointsOf(s)))
+      .selectAll('title').data((s) => (s.title ? [s.title] : [])).join('title').text((title) => title);
     groups.selectAll('circle').data(markersOf).join('circle')
       .attr('cx', ({ p }) => x(p[0])).attr('cy', ({ p }) => y(p[1])).attr('r', POINT_RADIUS_PX)
       .selectAll('title').data((d) => [d]).join('title')
-      .text(({ p, s }) => `${s.label}: ${xFormat ? xFormat(p[0]) : p[0]} → ${drawnYFormat ? drawnYFormat(p[1]) : p[1]}`);
+      .text(({ p, s }) => s.pointTitles?.[p[2]] ?? `${s.label}: ${xFormat ? xFormat(p[0]) : p[0]} → ${drawnYFormat ? drawnYFormat(p[1]) : p[1]}`);
 
     if (legend) {
       select(legend).selectAll('li').data(series.filter((s) => s.label)).join('li')

@@ -1,6 +1,7 @@
 // The page's runs: what each seed of a run measured (checkpoints while training, evaluations
 // after), and what the charts and the runs table read from them: the mean over seeds with the
-// spread (lowest to highest seed), and the accuracy at the first, middle and last pair.
+// spread (lowest to highest seed) and each seed's own values, and the accuracy at the first,
+// middle and last pair.
 import { describeRun, evaluationLengths } from './state.js';
 
 /**
@@ -34,10 +35,13 @@ export function spread(rows) {
   return { mean, low, high };
 }
 
+/** Each seed's values: [{seed, values}], `values` read from the seed by `read`. */
+const eachSeed = (seeds, read) => seeds.map((s) => ({ seed: s.seed, values: read(s) }));
+
 /**
  * The run's checkpoints over its seeds: {steps, loss, accuracy} where loss and accuracy are
- * spreads, checkpoint by checkpoint over the seeds that have reached it, and `seeds` how many
- * that is at each.
+ * spreads, checkpoint by checkpoint over the seeds that have reached it, with `each` seed's
+ * values at the checkpoints it has reached; and `seeds` how many seeds reached each.
  */
 export function checkpointSeries(run) {
   const longest = Math.max(0, ...run.seeds.map((s) => s.checkpoints.length));
@@ -56,14 +60,23 @@ export function checkpointSeries(run) {
       target.high.push(high[0]);
     }
   }
+  loss.each = eachSeed(run.seeds, (s) => s.checkpoints.map((c) => c.loss));
+  accuracy.each = eachSeed(run.seeds, (s) => s.checkpoints.map((c) => c.accuracy));
   return { steps, loss, accuracy, seeds };
 }
 
-/** Accuracy by position at checkpoint k over the seeds that reached it: a spread, with the step. */
+/**
+ * Accuracy by position at checkpoint k over the seeds that reached it: a spread, with the step
+ * and `each` seed's accuracy by position.
+ */
 export function checkpointPositions(run, k) {
-  const reached = run.seeds.map((s) => s.checkpoints[k]).filter(Boolean);
-  if (reached.length === 0) return null;
-  return { step: reached[0].step, seeds: reached.length, ...spread(reached.map((c) => c.accuracyByPosition)) };
+  const seeds = run.seeds.filter((s) => s.checkpoints[k]);
+  if (seeds.length === 0) return null;
+  const reached = seeds.map((s) => s.checkpoints[k]);
+  return {
+    step: reached[0].step, seeds: reached.length, ...spread(reached.map((c) => c.accuracyByPosition)),
+    each: eachSeed(seeds, (s) => s.checkpoints[k].accuracyByPosition),
+  };
 }
 
 /** The evaluations of every seed at `pairs` pairs (after training), or [] before. */
@@ -71,16 +84,29 @@ export function evaluationsAt(run, pairs) {
   return run.seeds.map((s) => s.evaluations?.find((e) => e.pairs === pairs)).filter(Boolean);
 }
 
-/** Accuracy by position at `pairs` pairs over the seeds: a spread with the mean accuracy, or null. */
+/**
+ * Accuracy by position at `pairs` pairs over the seeds: a spread with the mean accuracy and
+ * `each` seed's accuracy by position, or null.
+ */
 export function positionsAt(run, pairs) {
+  const evaluated = run.seeds.filter((s) => s.evaluations?.some((e) => e.pairs === pairs));
+  if (evaluated.length === 0) return null;
   const evaluations = evaluationsAt(run, pairs);
-  if (evaluations.length === 0) return null;
   const accuracy = evaluations.reduce((sum, e) => sum + e.accuracy, 0) / evaluations.length;
-  return { pairs, accuracy, seeds: evaluations.length, ...spread(evaluations.map((e) => e.accuracyByPosition)) };
+  return {
+    pairs, accuracy, seeds: evaluations.length, ...spread(evaluations.map((e) => e.accuracyByPosition)),
+    each: eachSeed(evaluated, (s) => s.evaluations.find((e) => e.pairs === pairs).accuracyByPosition),
+  };
 }
 
 /** The middle of k positions, counted from 0: ⌊(k − 1) / 2⌋ (pair 8 of 16). */
 export const middleIndex = (k) => Math.floor((k - 1) / 2);
+
+/** The lowest of `values` and its position, from 0 (the first of equals): {index, value}. */
+export function lowestOf(values) {
+  const index = values.indexOf(Math.min(...values));
+  return { index, value: values[index] };
+}
 
 /**
  * What the runs table says of a run after training, at its trained length: {accuracy, first,

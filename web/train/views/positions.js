@@ -1,17 +1,28 @@
 // Chart 2, accuracy by position, checkpoint by checkpoint: for each position of the queried
 // pair (1 … k), the held-out accuracy when the question asks about that pair. The latest
-// checkpoint is drawn bold (mean over seeds, band from the lowest to the highest), the earlier
-// ones faint, so that the positions learned first stand out.
+// checkpoint is drawn bold: one seed's with its 95% Wilson interval (each position is measured
+// on a few questions only), several seeds' mean with the band from the lowest to the highest
+// and a thin line per seed. The earlier checkpoints are faint, older ones fainter, each named
+// by its step in a tooltip, so that the positions learned first stand out.
 import { format } from 'd3-format';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
-import { chance, checkpointPositions, middleIndex } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { chanceSeries, countFormat, percent, percentFine, seedsNote, spreadSeries } from './readouts.js';
+import { questionsByPosition, wilsonInterval } from '../intervals.js';
+import { chance, checkpointPositions, lowestOf, middleIndex } from '../runs.js';
+import { chanceSeries, countFormat, percent, percentFine, seedLinesLegend, seedsNote, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const EARLIER_COLOR = seriesColor(2);
+// The opacity of the earliest of the earlier checkpoints; later ones step up to 1 before the latest.
+const EARLIEST_OPACITY = 0.3;
 
 const positionsOf = (k) => Array.from({ length: k }, (_, i) => i + 1);
+
+// '128' questions, or '128–129' when the held-out set does not split evenly over the positions.
+function questionsText(questions) {
+  const [fewest, most] = [Math.min(...questions), Math.max(...questions)];
+  return fewest === most ? countFormat(fewest) : `${countFormat(fewest)}–${countFormat(most)}`;
+}
 
 /** Returns draw(run). */
 export function createPositionsView() {
@@ -23,31 +34,46 @@ export function createPositionsView() {
   return function draw(run) {
     const k = run.settings.pairs;
     const xs = positionsOf(k);
+    const questions = questionsByPosition(run.settings.sequences, k);
     const count = Math.max(0, ...run.seeds.map((s) => s.checkpoints.length));
     const curves = Array.from({ length: count }, (_, c) => checkpointPositions(run, c));
     const latest = curves.at(-1);
-    const earlier = curves.slice(0, -1).map((curve, c) => ({
-      id: `step-${curve.step}`, label: c === 0 ? 'earlier checkpoints' : '', xs, ys: curve.mean, colorIndex: EARLIER_COLOR, style: 'faint',
+    const earlier = curves.slice(0, -1).map((curve, c, all) => ({
+      id: `step-${curve.step}`, label: c === 0 ? 'earlier checkpoints (fainter the older; hover one for its step)' : '',
+      title: `step ${countFormat(curve.step)}`, xs, ys: curve.mean, colorIndex: EARLIER_COLOR, style: 'faint',
+      opacity: EARLIEST_OPACITY + ((1 - EARLIEST_OPACITY) * c) / Math.max(1, all.length - 1),
     }));
     const xDomain = [1, Math.max(2, k)];
+    const one = latest?.seeds === 1;
+    const wilson = one ? latest.mean.map((p, i) => wilsonInterval(p, questions[i])) : [];
+    const pointTitles = latest?.mean.map((p, i) => `pair ${i + 1}: ${percentFine(p)} (${one
+      ? `95% interval ${percentFine(wilson[i][0])}–${percentFine(wilson[i][1])}`
+      : `mean of ${latest.seeds} seeds, lowest ${percentFine(latest.low[i])}, highest ${percentFine(latest.high[i])}`
+    }; ${countFormat(questions[i])} questions${one ? '' : ' each'})`);
+    const bandNote = one ? ` (band: 95% Wilson interval, ${questionsText(questions)} questions per position)` : seedsNote(latest?.seeds ?? 0, run.seeds.length);
     chart({
       series: [
         ...earlier,
-        ...(latest ? [spreadSeries({
-          id: 'latest', label: `step ${countFormat(latest.step)}${seedsNote(latest.seeds, run.seeds.length)}`, xs, curve: latest, seeds: latest.seeds,
-          points: true,
-        })] : []),
+        ...(latest ? spreadSeries({
+          id: 'latest', label: `step ${countFormat(latest.step)}${bandNote}`, xs, curve: latest, seeds: latest.seeds, points: true,
+          band: one ? { lows: wilson.map(([low]) => low), highs: wilson.map(([, high]) => high) } : undefined, pointTitles,
+        }) : []),
         chanceSeries(chance(run.settings), xDomain),
+        ...seedLinesLegend(latest?.seeds ?? 0),
       ],
       xDomain, yDomain: [0, 1],
     });
     const svg = $('positions-chart');
     svg.dataset.step = latest ? String(latest.step) : '';
     svg.dataset.values = latest ? latest.mean.join(',') : '';
+    svg.dataset.questions = questions.join(',');
+    const lowest = latest ? lowestOf(latest.mean) : null;
     summaryList($('positions-summary'), latest ? [
       ['step', countFormat(latest.step)],
+      ['questions per position', questionsText(questions)],
       ['first pair', percentFine(latest.mean[0])],
-      [`middle (pair ${middleIndex(k) + 1})`, percentFine(latest.mean[middleIndex(k)])],
+      [`middle (pair ${middleIndex(k) + 1} of ${k})`, percentFine(latest.mean[middleIndex(k)])],
+      [`lowest (pair ${lowest.index + 1})`, percentFine(lowest.value)],
       [`last (pair ${k})`, percentFine(latest.mean[k - 1])],
     ] : []);
   };

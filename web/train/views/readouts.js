@@ -1,5 +1,6 @@
 // How the Train page's read-outs write their numbers, and the series every chart of a run
-// draws: a mean over seeds with its spread as a band.
+// draws: a mean over seeds with its spread as a band, and a thin line per seed beside it (a
+// mean of seeds that either learn or do not runs where no seed is).
 import { format } from 'd3-format';
 import { KEY_COLOR, seriesColor } from '../../shared/line-chart.js';
 
@@ -11,14 +12,28 @@ export const countFormat = format(',');
 
 
 /**
- * A chart series of a spread {mean, low, high} at xs: the mean as the line, and the band from
- * the lowest to the highest seed when there is more than one.
+ * The chart series of a spread {mean, low, high, each: [{seed, values}]} at xs: when there is
+ * more than one seed, a thin line per seed (id `${id}-seed-${seed}`, unlabelled: the legend's
+ * entry is seedLinesLegend's), then the mean as the line with the band from the lowest to the
+ * highest seed. With one seed, its line alone, with `band` when given ({lows, highs}).
  */
-export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = seriesColor(0), points = false }) {
-  return {
-    id, label, xs, ys: curve.mean, colorIndex, points,
-    band: seeds > 1 ? { lows: curve.low, highs: curve.high } : undefined,
-  };
+export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = seriesColor(0), points = false, band, pointTitles }) {
+  const several = seeds > 1;
+  const seedLines = several ? curve.each.map(({ seed, values }) => ({
+    id: `${id}-seed-${seed}`, label: '', xs: xs.slice(0, values.length), ys: values, colorIndex, style: SEED_STYLE,
+  })) : [];
+  return [...seedLines, {
+    id, label, xs, ys: curve.mean, colorIndex, points, pointTitles,
+    band: several ? { lows: curve.low, highs: curve.high } : band,
+  }];
+}
+
+// The line style of a single seed's line (train.css): thin, beside the mean's.
+const SEED_STYLE = 'seed';
+
+/** The legend entry of the thin lines, one per seed, when there is more than one seed; else none. */
+export function seedLinesLegend(seeds) {
+  return seeds > 1 ? [{ id: 'seed-lines', label: `thin lines: each of the ${seeds} seeds`, xs: [], ys: [], colorIndex: KEY_COLOR, style: SEED_STYLE }] : [];
 }
 
 /** The dashed line of chance, 1 / value symbols, across [x0, x1]. */

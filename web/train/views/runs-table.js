@@ -54,11 +54,12 @@ export function createRunsTable({ onShow, onRemove }) {
     const series = runs.filter((run) => overlaid.has(run.id)).flatMap((run) => {
       const curve = positionsAt(run, run.settings.pairs);
       if (!curve) return [];
+      // the mean and its band alone (the series' last): the overlay compares runs, not their seeds
       return [spreadSeries({
         id: `run-${run.id}`, label: `${runName(run)}${curve.seeds > 1 ? ` (mean of ${curve.seeds} seeds, band: their range)` : ''}`,
         curve, seeds: curve.seeds,
         xs: curve.mean.map((_, i) => pairX(i, curve.pairs, 'relative')), colorIndex: seriesColor(run.id - 1), points: true,
-      })];
+      }).at(-1)];
     });
     chart({ series, xDomain: [0, 1], yDomain: [0, 1] });
     $('overlay-chart').dataset.runs = series.map((s) => s.id).join(',');

@@ -1,11 +1,11 @@
 // Chart 1, training as it goes: the training loss and the held-out accuracy at each checkpoint
-// (mean over seeds with the band from the lowest to the highest seed), chance marked, and
-// the progress of each seed.
+// (mean over seeds with the band from the lowest to the highest seed and a thin line per seed),
+// chance marked, and the progress of each seed.
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
 import { chance, checkpointSeries } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { chanceSeries, countFormat, lossFormat, percent, percentFine, seedsNote, spreadSeries } from './readouts.js';
+import { chanceSeries, countFormat, lossFormat, percent, percentFine, seedLinesLegend, seedsNote, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const LOSS_HEADROOM = 1.05;
@@ -47,13 +47,17 @@ export function createTrainingView() {
     const xDomain = [0, run.settings.steps];
     const highestLoss = Math.max(0, ...series.loss.high);
     lossChart({
-      series: [spreadSeries({ id: 'loss', label: `training loss${note}`, xs: series.steps, curve: series.loss, seeds, points: true })],
+      series: [
+        ...spreadSeries({ id: 'loss', label: `training loss${note}`, xs: series.steps, curve: series.loss, seeds, points: true }),
+        ...seedLinesLegend(seeds),
+      ],
       xDomain, yDomain: [0, highestLoss * LOSS_HEADROOM || 1],
     });
     accuracyChart({
       series: [
-        spreadSeries({ id: 'accuracy', label: `accuracy${note}`, xs: series.steps, curve: series.accuracy, seeds, points: true }),
+        ...spreadSeries({ id: 'accuracy', label: `accuracy${note}`, xs: series.steps, curve: series.accuracy, seeds, points: true }),
         chanceSeries(chance(run.settings), xDomain),
+        ...seedLinesLegend(seeds),
       ],
       xDomain, yDomain: [0, 1],
     });
