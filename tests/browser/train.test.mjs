@@ -674,6 +674,18 @@ describe('Train page', () => {
     await close();
   });
 
+  test('chart 2: each earlier checkpoint\'s line is named by its step (a tooltip), older ones fainter', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    assert.equal(await trainAndWait(page), 'finished');
+    const earlier = await page.$$eval('#positions-chart .series.faint', (groups) => groups.map((group) => ({
+      series: group.dataset.series, title: group.querySelector('path.line > title')?.textContent, opacity: Number(getComputedStyle(group).opacity),
+    })));
+    assert.deepEqual(earlier.map(({ series, title }) => [series, title]), [50, 100, 150, 200, 250].map((step) => [`step-${step}`, `step ${step}`]));
+    for (let k = 1; k < earlier.length; ++k) assert.ok(earlier[k].opacity > earlier[k - 1].opacity, JSON.stringify(earlier));
+    assert.equal(earlier.at(-1).opacity, 1);
+    await close();
+  });
+
   test('chart 4: every layer and head in a line of its own colour and style', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}&heads=4`);
     assert.equal(await trainAndWait(page), 'finished');
