@@ -10,7 +10,7 @@ import {
   PHONE, TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, figureFiles, nodeEngine, openPage, startSuite,
   solidStrokes, trainAndWait,
 } from './helpers.mjs';
-import { parseHash, taskOptions, trainerOptions } from '../../web/train/state.js';
+import { parseHash, taskOptions, toHash, trainerOptions } from '../../web/train/state.js';
 
 const QUICK_CHECKPOINTS = 6;
 const RUN_TIMEOUT_MS = 60_000;
@@ -559,6 +559,26 @@ describe('Train page', () => {
     await page.click('#runs-body tr:first-child button:text("Show")');
     assert.match(await page.textContent('[data-testid="train-status"]'), /^Showing #2 RoPE: trained 300 steps \(one seed\) in [\d.]+ s\.$/);
     assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), String(QUICK_CHECKPOINTS));
+    await close();
+  });
+
+  test('Use settings puts a past run\'s settings back in the controls and the link', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}&pe=alibi`);
+    assert.equal(await trainAndWait(page), 'finished');
+    await page.click('button[data-preset="quick"]');
+    await page.fill('#steps', '200');
+    await page.waitForFunction(() => location.hash.includes('steps=200'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await trainAndWait(page), 'finished');
+    const second = await page.evaluate(() => location.hash);
+    await page.click('#runs-body tr:first-child button:text("Use settings")');
+    const first = toHash(parseHash(`${QUICK}&pe=alibi`).settings);  // the page's spelling of the first run's hash
+    await page.waitForFunction((hash) => location.hash === hash, first, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await page.evaluate(() => ['positional', 'steps', 'pairs', 'evaluate-at'].map((id) => document.getElementById(id).value)),
+      ['alibi', '300', '4', '4,6,8']);
+    assert.equal(await page.getAttribute('#share-link', 'href'), await page.evaluate(() => location.hash));
+    await page.click('#runs-body tr:nth-child(2) button:text("Use settings")');
+    await page.waitForFunction((hash) => location.hash === hash, second, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await page.evaluate(() => ['positional', 'steps'].map((id) => document.getElementById(id).value)), ['rope', '200']);
     await close();
   });
 

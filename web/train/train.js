@@ -11,7 +11,7 @@ import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
 import { createRunner, MAX_TEAM } from './runner.js';
 import { createRun } from './runs.js';
-import { describeRun, parseHash, runSeeds, taskOptions, toHash } from './state.js';
+import { describeRun, parseHash, RUN_FIELDS, runSeeds, taskOptions, toHash } from './state.js';
 import { createAttentionMap } from './views/attention-map.js';
 import { createLengthsView } from './views/lengths.js';
 import { createLooksView } from './views/looks.js';
@@ -55,6 +55,8 @@ const runsTable = createRunsTable({
     show(run);
     sayShown();
   },
+  // a run's settings back in the controls and the link (a loaded model's: its file's, meta.link)
+  onUseSettings: (run) => change(Object.fromEntries(RUN_FIELDS.map((name) => [name, structuredClone(run.settings[name])]))),
   onRemove: remove,
 });
 const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));

@@ -1,7 +1,8 @@
 // Chart 6, the runs: a table that keeps every finished (or stopped, or loaded) run with its
 // settings, seeds, accuracy at the trained length and at its first, middle and last pair, and
 // time; a checkbox overlays a run's accuracy by position on the chart below it, Show brings a
-// run back into the charts above, Remove drops it (and frees its models).
+// run back into the charts above, Use settings puts its settings back in the controls and the
+// link, Remove drops it (and frees its models).
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { middleIndex, positionsAt, runSummary } from '../runs.js';
 import { POSITIONAL_NAMES } from '../state.js';
@@ -41,8 +42,8 @@ export function runName(run) {
   return `#${run.id} ${POSITIONAL_NAMES[run.settings.positional]}${run.settings.context === 'prefix' ? ' bidirectional' : ''}`;
 }
 
-/** Returns draw(runs, shownRun); callbacks onShow(run), onRemove(run). */
-export function createRunsTable({ onShow, onRemove }) {
+/** Returns draw(runs, shownRun); callbacks onShow(run), onUseSettings(run), onRemove(run). */
+export function createRunsTable({ onShow, onUseSettings, onRemove }) {
   const overlaid = new Set();  // ids of the runs on the overlay chart
   const chart = createLineChart($('overlay-chart'), {
     xLabel: 'position of the queried pair (first → last)', yLabel: 'accuracy', xFormat: percent, yFormat: percent,
@@ -97,6 +98,7 @@ export function createRunsTable({ onShow, onRemove }) {
       actions.append(buttons);
       buttons.append(
         button('Show', () => onShow(run), `Show run ${run.id} in the charts`),
+        button('Use settings', () => onUseSettings(run), `Use run ${run.id}'s settings in the controls and the link`),
         button('Remove', () => onRemove(run), `Remove run ${run.id}`),
       );
       row.append(
