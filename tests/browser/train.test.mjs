@@ -178,7 +178,11 @@ describe('Train page', () => {
       assert.ok(Math.abs(Number(tip.weight) - expected) <= WEIGHT_TOLERANCE, `L${layer + 1}H${head + 1} ${tip.query},${tip.key}: ${tip.weight} vs ${expected}`);
       assert.equal(tip.score, undefined, 'no score: the model gives weights');
       assert.match(tip.text, /^Layer \d · head \d/);
+      // tokens numbered from 1, as the summary numbers pairs ('pair 1 of 4' is tokens #1 and #2)
+      assert.ok(tip.text.includes(`position #${Number(tip.query) + 1} “`) && tip.text.includes(`looks at #${Number(tip.key) + 1} “`), tip.text);
     }
+    assert.equal(await page.textContent('label[for="seeds"]'),
+      'Seeds side by side (seed, seed + 1, …; a worker each, or a team of workers each when workers outnumber seeds)');
 
     // load the file back: a second run, the same numbers
     const before = await curves(page);

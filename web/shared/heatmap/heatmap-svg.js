@@ -113,7 +113,8 @@ function drawPending(group, { left, top, side, height, first, last }) {
 // One panel: title, axis titles, token labels, the hatching, the cells, the outlines of the
 // query's row and the marked columns, and the panel's frame.
 function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
-  const { tokens, region: { row0, col0, size }, block, query, value, names } = figure;
+  const { tokens, region: { row0, col0, size }, block, query, value, names, numberFrom = 0 } = figure;
+  const at = (position) => position + numberFrom;  // a token's number as the cells' titles give it
   const marked = figure.marked ?? [];
   const rows = Math.min(size, figure.rows ?? size);  // drawn, from the region's first
   const group = svgElement('g', { transform: `translate(${x},${y})` });
@@ -162,8 +163,8 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
         const q = row0 + r * block;
         const key = col0 + c * block;
         rect.append(svgElement('title', {}, block === 1
-          ? `${names.query} #${q} “${tokens[q].text}”, ${names.key} #${key} “${tokens[key].text}”: ${float32Text(values[k])}`
-          : `${names.query} #${q}–#${last(q)}, ${names.key} #${key}–#${last(key)}: ${float32Text(values[k])}`));
+          ? `${names.query} #${at(q)} “${tokens[q].text}”, ${names.key} #${at(key)} “${tokens[key].text}”: ${float32Text(values[k])}`
+          : `${names.query} #${at(q)}–#${at(last(q))}, ${names.key} #${at(key)}–#${at(last(key))}: ${float32Text(values[k])}`));
         cells.append(rect);
       }
     }

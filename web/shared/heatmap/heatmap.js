@@ -184,8 +184,8 @@ function hatchPattern(context, back, stroke) {
  * domain (default the model's); compare: the panels are A, B and B − A of one head, and the
  * tooltip shows the cell in all three; marked, token positions whose columns are outlined and
  * whose labels are always drawn and stand out; names {query, key}, what the tooltip calls a row
- * and a column (default 'query', 'key'); columns, the most panels side by side (default: as many
- * as fit).
+ * and a column (default 'query', 'key'); numberFrom, the number the tooltip gives the first
+ * token (default 0); columns, the most panels side by side (default: as many as fit).
  */
 export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   const context = canvas.getContext('2d');
@@ -428,15 +428,16 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const k = r * panel.cellCols + c;
     const lines = [model.compare ? `Head ${panel.head + 1}` : panel.title ?? `Head ${panel.head + 1}`];
     const { query: rowName = 'query', key: columnName = 'key' } = model.names ?? {};
+    const at = (position) => position + (model.numberFrom ?? 0);  // a token's number as the tooltip gives it
     if (block === 1) {
-      lines.push(`${rowName} #${cell.i} “${model.tokens[cell.i].text}”`, `${columnName} #${cell.j} “${model.tokens[cell.j].text}”`);
+      lines.push(`${rowName} #${at(cell.i)} “${model.tokens[cell.i].text}”`, `${columnName} #${at(cell.j)} “${model.tokens[cell.j].text}”`);
       tooltip.dataset.query = String(cell.i);
       tooltip.dataset.key = String(cell.j);
     } else {
       const last = (start) => Math.min(start + block, model.n) - 1;
       const q0 = row0 + r * block;
       const k0 = col0 + c * block;
-      lines.push(`queries #${q0}–#${last(q0)}`, `keys #${k0}–#${last(k0)}`, `${model.pooling} of a ${block}×${block} block`);
+      lines.push(`queries #${at(q0)}–#${at(last(q0))}`, `keys #${at(k0)}–#${at(last(k0))}`, `${model.pooling} of a ${block}×${block} block`);
       delete tooltip.dataset.query;
       delete tooltip.dataset.key;
     }

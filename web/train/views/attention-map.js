@@ -74,7 +74,8 @@ export function createAttentionMap() {
         value: 'weights', domain: colorDomain(panels, 'weights'),
         // the value before the key: where only one label fits, the value's stays (the query's row names the key)
         marked: [2 * q + 1, 2 * q],
-        names: { query: 'position', key: 'looks at' }, columns: heads,
+        // tokens numbered from 1 in the tooltip, as pairs are ('pair 1 of 4' is tokens #1 and #2)
+        names: { query: 'position', key: 'looks at' }, numberFrom: 1, columns: heads,
       };
       shown = { model, sequence };
       query = null;
