@@ -453,6 +453,21 @@ describe('Train page', () => {
     await close();
   });
 
+  test('at phone width Train, Pause and Stop stay in sight in a bar at the bottom, and the page ends above it', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`, { viewport: PHONE });
+    await page.locator('button[data-preset="alibi"]').scrollIntoViewIfNeeded();
+    const inView = async () => Promise.all(['train', 'pause', 'stop'].map((id) => page.locator(`#${id}`).boundingBox()));
+    for (const box of await inView()) assert.ok(box.y >= 0 && box.y + box.height <= PHONE.height, `at y = ${box.y} in a ${PHONE.height} px view`);
+    await page.click('button[data-preset="alibi"]');
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const bar = await page.$eval('#train', (button) => button.parentElement.getBoundingClientRect().top);
+    const lastText = await page.$eval('#published-source', (p) => p.closest('.panel').getBoundingClientRect().bottom);
+    assert.ok(lastText <= bar, `the last panel ends at ${lastText} px, above the bar at ${bar} px`);
+    const [train] = await inView();
+    assert.ok(train.y + train.height <= PHONE.height, 'Train in sight at the end of the page');
+    await close();
+  });
+
   test('at phone width the controls stack above the charts and nothing overflows sideways', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`, { viewport: PHONE });
     const layout = await page.evaluate(() => ({
