@@ -90,7 +90,7 @@ export function createLineChart(svg, {
     const groups = lines.selectAll('g.series').data(series).join('g')
       .attr('class', (s) => `series series-${s.colorIndex} ${s.style ?? 'solid'}`)
       .attr('data-series', (s) => s.id ?? null)
-      .style('opacity', (s) => s.opacity ?? null);
+      .attr('opacity', (s) => s.opacity ?? null);  // an attribute: a style attribute would break the strict CSP in an SVG export
     groups.selectAll('path.band').data((s) => (s.band ? [s] : []))
       .join((enter) => enter.insert('path', ':first-child')).attr('class', 'band')
       .attr('clip-path', `url(#${clipId})`).attr('d', (s) => shade(bandOf(s)));
