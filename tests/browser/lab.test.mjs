@@ -49,6 +49,30 @@ new BroadcastChannel('lab-release').onmessage = ({ data: outcome }) => {
 await import('./lab-worker.js?holding');
 `;
 
+// The lab's worker script, watched: each worker tells the BroadcastChannel 'lab-calls' of
+// every request it gets ({type}) and of the needle sweeps in each answer it sends ({type,
+// sweeps}: the answer's objects that hold a `retrieval`, itself or its fields), then runs the
+// real worker.
+const COUNTING_LAB_WORKER = `
+const channel = new BroadcastChannel('lab-calls');
+const types = new Map();
+self.addEventListener('message', ({ data }) => {
+  if (!data?.type) return;
+  types.set(data.id, data.type);
+  channel.postMessage({ type: data.type });
+});
+const post = self.postMessage.bind(self);
+self.postMessage = (message, transfer) => {
+  if (message?.status === 'ok') {
+    const value = message.value ?? {};
+    const sweeps = 'retrieval' in value ? 1 : Object.values(value).filter((part) => typeof part === 'object' && part !== null && 'retrieval' in part).length;
+    channel.postMessage({ type: types.get(message.id), sweeps });
+  }
+  post(message, transfer);
+};
+await import('./lab-worker.js?counting');
+`;
+
 // The positions of the answer document that Liu et al. report for `documents` documents (web/shared/published-data.js).
 const PUBLISHED = JSON.parse(readFileSync(new URL('../../web/shared/lost-in-the-middle-liu2023.json', import.meta.url), 'utf8'));
 const publishedPositions = (documents) => [...new Set(PUBLISHED.models.flatMap((model) => model.curves)
@@ -415,6 +439,109 @@ describe('lab page', () => {
     assert.notEqual(shared[0].worker, shared[1].worker);
     assert.ok(shared.every(({ lengths }) => lengths.length > 0), 'each worker computes lengths');
     assert.deepEqual(shared.flatMap(({ lengths }) => lengths).sort((a, b) => a - b), [...alone.lengths].sort((a, b) => a - b));
+  });
+
+  test('the experiments ask the engine only what changed: another mitigation no needle sweep, RoPE\'s n above 1,024 no experiment; the numbers the engine\'s', async () => {
+    const hash = '#positional=rope&n=2048';
+    const { settings } = parseHash(hash);
+    const model = modelOptions(settings, 1024);  // RoPE's experiments stop at 1,024 (state.js ROPE_EXPERIMENT_LIMIT)
+    const needle = needleOptions(settings);
+    const engine = await nodeEngine();
+    const sweep = engine.needleSweep({ ...model, ...needle });
+    const calibrated = engine.needleSweep({ ...model, ...needle, mitigation: { type: 'calibration' } });
+    const { page, close } = await openPage(suite, `lab.html${hash}`, {
+      prepare: async (context) => {
+        await context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+          (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: COUNTING_LAB_WORKER }));
+        await collectBroadcasts(context, 'lab-calls');
+      },
+    });
+    const idle = () => page.waitForFunction(() => document.querySelectorAll('[aria-busy]').length === 0, null, { timeout: TIMEOUT_MS });
+    const answered = (type) => page.evaluate((t) => globalThis.broadcasts['lab-calls'].filter((c) => c.type === t && 'sweeps' in c).length, type);
+    const since = (start) => page.evaluate((k) => globalThis.broadcasts['lab-calls'].slice(k), start);
+    const callCount = () => page.evaluate(() => globalThis.broadcasts['lab-calls'].length);
+    const readOuts = (id) => page.$$eval(`#${id} dd`, (nodes) => nodes.map((node) => node.textContent));
+    const numbersOf = (text) => text.match(/\d+(\.\d+)?(e[+-]?\d+)?/g).map(Number);
+    const near = (shown, expected, what) => assert.ok(Math.abs(shown - expected) <= 0.005 * Math.abs(expected),
+      `${what}: ${shown} shown, the engine's ${expected}`);
+
+    await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 55, null, { timeout: TIMEOUT_MS });
+    await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
+    await idle();
+    const needleShown = await readOuts('needle-summary');
+
+    // another mitigation: one request, answered with one sweep (the mitigated one), no needle sweep asked again
+    const beforeMitigation = await callCount();
+    await page.check('input[name="mitigation"][value="calibration"]');
+    await page.waitForFunction(() => document.getElementById('mitigation-text').textContent.includes('Calibration'), null, { timeout: TIMEOUT_MS });
+    await idle();
+    const mitigationCalls = await since(beforeMitigation);
+    assert.deepEqual(mitigationCalls, [{ type: 'mitigation' }, { type: 'mitigation', sweeps: 1 }]);
+    const mitigationShown = (await readOuts('mitigation-summary')).map(numbersOf);
+    [[sweep.summary.mean, calibrated.summary.mean], null, [sweep.summary.middle, calibrated.summary.middle],
+      [sweep.summary.maxOverMin, calibrated.summary.maxOverMin]].forEach((expected, k) => {
+      expected?.forEach((value, i) => near(mitigationShown[k][i], value, `calibration's read-out ${k}, number ${i}`));
+    });
+
+    // n from 2,048 to 4,096 under RoPE: the curves again, the experiments (capped at 1,024) not
+    const curvesBefore = await answered('curves');
+    const beforeLength = await callCount();
+    await page.$eval('[data-testid="n-slider"]', (slider) => {
+      slider.value = slider.max;
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction((count) => globalThis.broadcasts['lab-calls'].filter((c) => c.type === 'curves' && 'sweeps' in c).length > count,
+      curvesBefore, { timeout: TIMEOUT_MS });
+    await idle();
+    assert.equal(await page.locator('#n-value').textContent(), '4,096 tokens');
+    // asked and answered: the position curve and chart 2 (both drawn up to n)
+    assert.deepEqual((await since(beforeLength)).map(({ type }) => type).sort(), ['curves', 'curves', 'rope', 'rope']);
+    assert.deepEqual(await readOuts('needle-summary'), needleShown, 'the needle sweep as it was');
+    assert.deepEqual((await readOuts('mitigation-summary')).map(numbersOf), mitigationShown, 'the mitigation as it was');
+    [sweep.summary.begin, sweep.summary.middle, sweep.summary.end].forEach((value, k) => {
+      near(numbersOf(needleShown[k])[0], value, `the sweep's read-out ${k}`);
+    });
+    await close();
+  });
+
+  test('chart 2 draws the model\'s own RoPE weight, exp(s·(g(d) − 1)), for the chosen base and strength, and says so', async () => {
+    // g(d), the mean cosine of a 64-wide head's rotation angles (core/include/attn/lab/position_model.hpp)
+    const meanCosine = (d, base) => Array.from({ length: 32 }, (_, t) => Math.cos(d * base ** (-t / 32))).reduce((a, b) => a + b) / 32;
+    const weight = (d, base, s) => Math.exp(s * (meanCosine(d, base) - 1));
+    const readingNumber = async (page) => Number((await page.textContent('#rope-reading')).match(/ ([\d.e+-]+)× the attention/)[1]);
+    const { page, close } = await openLab('#n=256&positional=rope&ropeBase=500&ropeStrength=8');
+    await page.waitForSelector('#rope-chart .series path', { timeout: TIMEOUT_MS });
+    const legend = await page.$$eval('#rope-legend li', (items) => items.map((item) => [item.textContent, item.className]));
+    assert.equal(legend.length, 4);
+    assert.match(legend[0][0], /^the model's weight exp\(s·\(g\(d\) − 1\)\), base 500, s = 8$/);
+    assert.deepEqual(legend.slice(1).map(([text, style]) => [text.includes('(chosen)'), style.includes('faint')]),
+      [[true, false], [false, true], [false, true]], 'base 500 chosen: its bound drawn dashed, the others faint');
+    assert.match(await page.textContent('#rope-reading'), /^The model uses this weight now: .* a key 256 tokens before it /);
+    let expected = weight(256, 500, 8);
+    assert.ok(Math.abs(await readingNumber(page) - expected) <= 0.005 * expected, `s = 8: ${await readingNumber(page)}, the formula's ${expected}`);
+    // one point per distance from 1 to 256 (the engine's 0..64, then log-spaced)
+    const solid = await page.$$eval('#rope-chart .series path', (paths) => paths.map((path) => path.getAttribute('d')));
+    assert.equal(pathPoints(solid[0]).length, pathPoints(solid[1]).length);
+
+    const before = solid[0];
+    await page.$eval('#rope-strength', (slider) => {
+      slider.value = '2';
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction((d) => document.querySelector('#rope-chart .series path').getAttribute('d') !== d, before, { timeout: TIMEOUT_MS });
+    expected = weight(256, 500, 2);
+    await page.waitForFunction(() => document.querySelector('#rope-legend li').textContent.endsWith('s = 2'), null, { timeout: TIMEOUT_MS });
+    assert.ok(Math.abs(await readingNumber(page) - expected) <= 0.005 * expected, `s = 2: ${await readingNumber(page)}, the formula's ${expected}`);
+
+    await page.selectOption('#rope-base', '500000');
+    await page.waitForFunction(() => document.querySelector('#rope-legend li').textContent.includes('base 500,000'), null, { timeout: TIMEOUT_MS });
+    expected = weight(256, 500000, 2);
+    assert.ok(Math.abs(await readingNumber(page) - expected) <= 0.005 * expected, `base 500,000: ${await readingNumber(page)}, the formula's ${expected}`);
+    assert.deepEqual((await page.$$eval('#rope-legend li', (items) => items.map((item) => item.textContent.includes('(chosen)')))),
+      [false, false, false, true]);
+    await page.check('input[name="positional"][value="alibi"]');
+    await page.waitForFunction(() => document.getElementById('rope-reading').textContent.includes('once the distance decay is RoPE'), null, { timeout: TIMEOUT_MS });
+    await close();
   });
 
   test('every chart downloads as PNG and as an SVG that parses and carries its title, axis titles, ticks and legend', async () => {

@@ -2,33 +2,15 @@
 // curves and one for the slower experiments, so that sliders stay live while a grid is
 // computed. Messages: shared/worker/client.js.
 import { serveEngine } from '../shared/worker/server.js';
-
-// Distances at which the RoPE decay bound is sampled: every distance up to this, then
-// log-spaced (the chart's x axis is logarithmic).
-const DENSE_DISTANCES = 64;
-const LOG_SAMPLES = 160;
-
-function ropeDistances(maxDistance) {
-  const distances = new Set();
-  for (let d = 0; d <= Math.min(DENSE_DISTANCES, maxDistance); ++d) distances.add(d);
-  const ratio = Math.log(maxDistance / DENSE_DISTANCES) / LOG_SAMPLES;
-  for (let k = 1; k <= LOG_SAMPLES && maxDistance > DENSE_DISTANCES; ++k) {
-    distances.add(Math.min(maxDistance, Math.round(DENSE_DISTANCES * Math.exp(ratio * k))));
-  }
-  return [...distances].sort((a, b) => a - b);
-}
+import { ropeCurves } from './rope-curves.js';
 
 const handlers = {
-  // The position curve, and RoPE's decay bound for each base up to distance n, divided by
-  // its value at distance 0.
-  curves(engine, { model, measure, rope }) {
-    const curve = engine.positionCurve({ ...model, measure });
-    const distances = ropeDistances(model.n);
-    const decay = rope.bases.map((base) => {
-      const bound = engine.ropeDecay({ headWidth: rope.headWidth, base, maxDistance: model.n });
-      return { base, distances, values: distances.map((d) => bound[d] / bound[0]) };
-    });
-    return { curve, decay };
+  curves(engine, { model, measure }) {
+    return { curve: engine.positionCurve({ ...model, measure }) };
+  },
+  // Chart 2: the model's RoPE weight and RoFormer's bounds up to a distance (rope-curves.js).
+  rope(engine, options) {
+    return ropeCurves(engine, options);
   },
   needle(engine, { model, needle }) {
     return engine.needleSweep({ ...model, ...needle });
@@ -37,11 +19,9 @@ const handlers = {
     const { n, ...withoutLength } = model;
     return engine.needleGrid({ ...withoutLength, ...needle, lengths });
   },
+  // The sweep with the mitigation only: the page has the sweep without it (the 'needle' answer).
   mitigation(engine, { model, needle, mitigation }) {
-    return {
-      before: engine.needleSweep({ ...model, ...needle }),
-      after: engine.needleSweep({ ...model, ...needle, mitigation }),
-    };
+    return engine.needleSweep({ ...model, ...needle, mitigation });
   },
 };
 

@@ -44,11 +44,11 @@ const needle = createNeedleView();
 const mitigation = createMitigationView();
 const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));
 const published = (settings) => drawPublished(settings.documents);
-const results = { curves: null, needle: null, grid: null, mitigation: null };
+const results = { curves: null, rope: null, needle: null, grid: null, mitigation: null };
 
 function drawAll() {
   position(results.curves, settings);
-  rope(results.curves);
+  rope(results.rope, settings);
   needle.sweep(results.needle, settings);
   needle.grid(results.grid, settings);
   mitigation(results.mitigation, settings);
@@ -57,7 +57,8 @@ function drawAll() {
 
 // What a computation makes busy: the sections whose charts it redraws, and the element where
 // the first of them shows its timing.
-const CURVES_BUSY = { sections: ['position-heading', 'rope-heading'], timing: 'position-timing' };
+const CURVES_BUSY = { sections: ['position-heading'], timing: 'position-timing' };
+const ROPE_BUSY = { sections: ['rope-heading'], timing: 'rope-timing' };
 const NEEDLE_BUSY = { sections: ['needle-heading'], timing: 'needle-timing' };
 const MITIGATION_BUSY = { sections: ['mitigation-heading'], timing: 'mitigation-timing' };
 const BUSY_CLASS = 'computing';  // lab.css dims a section's charts and read-outs under it
@@ -106,13 +107,10 @@ function settle(request, busy, store) {
 }
 
 function computeCurves() {
-  const payload = {
-    model: modelOptions(settings), measure: settings.measure, rope: { bases: ROPE_BASES, headWidth: ROPE_HEAD_WIDTH },
-  };
+  const payload = { model: modelOptions(settings), measure: settings.measure };
   return settle(curvesEngine.request('curves', payload), CURVES_BUSY, ({ value, milliseconds }) => {
     results.curves = { ...value, milliseconds };
     position(results.curves, settings);
-    rope(results.curves);
   });
 }
 
@@ -124,29 +122,75 @@ function computeGrid(model, needle, lengths) {
   }))).then((answers) => ({ value: joinGrids(lengths, groups, answers.map(({ value }) => value)) }));
 }
 
+// The options chart 2 and each experiment were last asked with (JSON), so that a change they do not depend
+// on (n above RoPE's cap, the grid's lengths under any n, another mitigation for the sweep) asks
+// nothing again; a request that fails forgets them, so that the same options ask once more.
+const asked = { rope: null, sweep: null, grid: null, mitigation: null };
+let sweepAnswer = null;  // the needle sweep's request for asked.sweep: resolves to {value, milliseconds}
+
+// Makes request() unless the experiment `name` was last asked with the same `options`:
+// the request, or null when it was.
+function askOnce(name, options, request) {
+  const key = JSON.stringify(options);
+  if (asked[name] === key) return null;
+  asked[name] = key;
+  const answer = request();
+  answer.catch(() => { if (asked[name] === key) asked[name] = null; });
+  return answer;
+}
+
+// Chart 2 up to distance n, for the chosen base and strength (asked again only when they or n change).
+function computeRope() {
+  const payload = {
+    headWidth: ROPE_HEAD_WIDTH, base: settings.ropeBase, strength: settings.ropeStrength, bases: ROPE_BASES, maxDistance: settings.n,
+  };
+  const answer = askOnce('rope', payload, () => curvesEngine.request('rope', payload));
+  if (!answer) {
+    rope(results.rope, settings);  // the same curves; whether the model uses RoPE may have changed
+    return;
+  }
+  settle(answer, ROPE_BUSY, ({ value, milliseconds }) => {
+    results.rope = { ...value, milliseconds };
+    rope(results.rope, settings);
+  });
+}
+
 function computeNeedle() {
   const n = experimentLength(settings);
   needle.note(n, settings);
   const model = modelOptions(settings, n);
   const options = needleOptions(settings);
-  return Promise.all([
-    settle(experimentsEngine.request('needle', { model, needle: options }), NEEDLE_BUSY, ({ value, milliseconds }) => {
+  const lengths = gridLengths(settings);
+  const sweep = askOnce('sweep', { model, options }, () => experimentsEngine.request('needle', { model, needle: options }));
+  // the grid has its lengths instead of n (JSON leaves an undefined n out)
+  const grid = askOnce('grid', { model: { ...model, n: undefined }, options, lengths }, () => computeGrid(model, options, lengths));
+  if (sweep) {
+    sweepAnswer = sweep;
+    settle(sweep, NEEDLE_BUSY, ({ value, milliseconds }) => {
       results.needle = { sweep: value, milliseconds };
       needle.sweep(results.needle, settings);
-    }),
-    settle(computeGrid(model, options, gridLengths(settings)), NEEDLE_BUSY, ({ value }) => {
+    });
+  }
+  if (grid) {
+    settle(grid, NEEDLE_BUSY, ({ value }) => {
       results.grid = value;
       needle.grid(results.grid, settings);
-    }),
-  ]);
+    });
+  }
 }
 
+// The sweep with the mitigation, drawn beside the needle sweep of the same options (computeNeedle
+// asks for it first): only the mitigated sweep is computed here.
 function computeMitigation() {
   const payload = {
     model: modelOptions(settings, experimentLength(settings)), needle: needleOptions(settings),
     mitigation: { type: settings.mitigation },
   };
-  return settle(experimentsEngine.request('mitigation', payload), MITIGATION_BUSY, ({ value, milliseconds }) => {
+  const before = sweepAnswer;
+  const both = askOnce('mitigation', payload, () => Promise.all([before, experimentsEngine.request('mitigation', payload)])
+    .then(([{ value: sweep }, { value, milliseconds }]) => ({ value: { before: sweep, after: value }, milliseconds })));
+  if (!both) return;
+  settle(both, MITIGATION_BUSY, ({ value, milliseconds }) => {
     results.mitigation = { value, milliseconds };
     mitigation(results.mitigation, settings);
   });
@@ -159,6 +203,7 @@ function update(changes, scope) {
   link.write(settings);
   if (scope === 'mechanisms') {
     computeCurves();
+    computeRope();
     computeNeedle();
     computeMitigation();
   } else if (scope === 'measure') {

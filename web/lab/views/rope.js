@@ -1,24 +1,46 @@
-// Chart 2, RoPE's long-term decay: RoFormer's bound of a query–key dot product against their
-// distance, one line per base, divided by its value at distance 0, on a logarithmic x axis.
+// Chart 2, RoPE's long-term decay: the weight the lab's model gives a key against its distance
+// for the chosen base and strength, and RoFormer's bound of a query–key dot product for each
+// base (the chosen one drawn solid, the others faint), each divided by its value at distance
+// 0, on a logarithmic x axis, with a sentence on the weight at the longest distance.
 import { format } from 'd3-format';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { ROPE_HEAD_WIDTH } from '../state.js';
+import { times } from './readouts.js';
 
 const HEIGHT_PX = 230;
+const WEIGHT_COLOR = seriesColor(0);
+const BOUND_COLOR_FROM = 1;  // the bounds take the series colours after the weight's
 
-/** Returns draw(curves): curves is the 'curves' answer (its decay per base), or null. */
+const $ = (id) => document.getElementById(id);
+const thousands = format(',');
+
+/** Returns draw(rope, settings): rope is the 'rope' answer with its milliseconds, or null. */
 export function createRopeView() {
-  const chart = createLineChart(document.getElementById('rope-chart'), {
-    xLabel: 'distance (tokens, log scale)', yLabel: 'bound ÷ bound at 0', xLog: true,
-    xFormat: format('~s'), yFormat: format('.1f'), legend: document.getElementById('rope-legend'), height: HEIGHT_PX,
+  const chart = createLineChart($('rope-chart'), {
+    xLabel: 'distance (tokens, log scale)', yLabel: '÷ its value at distance 0', xLog: true,
+    xFormat: format('~s'), yFormat: format('.1f'), legend: $('rope-legend'), height: HEIGHT_PX,
   });
 
-  return function draw(curves) {
-    if (!curves) return;
-    const series = curves.decay.map(({ base, distances, values }, k) => ({
-      label: `base ${format(',')(base)} (head width ${ROPE_HEAD_WIDTH})`, xs: distances.slice(1), ys: values.slice(1), colorIndex: seriesColor(k),
-    }));
-    const maxDistance = series[0].xs[series[0].xs.length - 1];
+  return function draw(rope, settings) {
+    if (!rope) return;
+    const { weight, decay } = rope;
+    const series = [
+      {
+        label: `the model's weight exp(s·(g(d) − 1)), base ${thousands(weight.base)}, s = ${weight.strength}`,
+        xs: weight.distances.slice(1), ys: weight.values.slice(1), colorIndex: WEIGHT_COLOR,
+      },
+      ...decay.map(({ base, distances, values }, k) => ({
+        label: `RoFormer's bound, base ${thousands(base)}${base === weight.base ? ' (chosen)' : ''} (head width ${ROPE_HEAD_WIDTH})`,
+        xs: distances.slice(1), ys: values.slice(1), colorIndex: seriesColor(BOUND_COLOR_FROM + k),
+        style: base === weight.base ? 'dashed' : 'faint',
+      })),
+    ];
+    const maxDistance = weight.distances[weight.distances.length - 1];
     chart({ series, xDomain: [1, maxDistance], yDomain: [0, Math.max(...series.flatMap((s) => s.ys))] });
+    const farthest = weight.values[weight.values.length - 1];
+    const uses = settings.positional === 'rope' ? 'The model uses this weight now' : 'The model uses this weight once the distance decay is RoPE';
+    $('rope-reading').textContent = `${uses}: in one layer, with no content, the final token gives a key `
+      + `${thousands(maxDistance)} tokens before it ${times(farthest)}× the attention it gives itself (distance 0).`;
+    $('rope-timing').textContent = `${rope.milliseconds.toFixed(0)} ms in the engine`;
   };
 }

@@ -1,0 +1,50 @@
+// Chart 2's numbers (web/lab/rope-curves.js): the model's RoPE weight read from the engine
+// against exp(s·(g(d) − 1)) written here from core/include/attn/lab/position_model.hpp in
+// float64, for each base and several strengths, and RoFormer's bounds the engine's.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import createAttention from '../../dist/wasm/attention.mjs';
+import { ropeCurves, ropeDistances } from '../../web/lab/rope-curves.js';
+import { ROPE_BASES, ROPE_HEAD_WIDTH } from '../../web/lab/state.js';
+
+const engine = await createAttention();
+// the engine's attention is float32: its ratios are this close to the float64 formula
+const RELATIVE_TOLERANCE = 1e-5;
+
+// g(d): the mean over the head's rotated pairs of cos(d·θ_t), θ_t = base^(−2t/dh).
+function meanCosine(d, base, headWidth = ROPE_HEAD_WIDTH) {
+  let sum = 0;
+  for (let t = 0; t < headWidth / 2; ++t) sum += Math.cos(d * base ** (-2 * t / headWidth));
+  return sum / (headWidth / 2);
+}
+
+describe('lab chart 2', () => {
+  test('the distances: every one up to 64, then log-spaced up to the longest, ascending and none twice', () => {
+    const distances = ropeDistances(4096);
+    assert.deepEqual(distances.slice(0, 65), Array.from({ length: 65 }, (_, d) => d));
+    assert.equal(distances.at(-1), 4096);
+    distances.slice(1).forEach((d, k) => assert.ok(d > distances[k], `${d} after ${distances[k]}`));
+    assert.deepEqual(ropeDistances(16), Array.from({ length: 17 }, (_, d) => d));
+  });
+
+  for (const [base, strength, maxDistance] of [[500, 6, 1024], [10000, 6, 1024], [500000, 6, 1024], [10000, 0, 256],
+    [10000, 12, 256], [10000, 2.5, 4096]]) {
+    test(`the model's weight is exp(s·(g(d) − 1)): base ${base}, s = ${strength}, up to ${maxDistance}`, () => {
+      const { weight, decay } = ropeCurves(engine, { headWidth: ROPE_HEAD_WIDTH, base, strength, bases: ROPE_BASES, maxDistance });
+      assert.deepEqual({ base: weight.base, strength: weight.strength }, { base, strength });
+      assert.deepEqual(weight.distances, ropeDistances(maxDistance));
+      let worst = 0;
+      weight.distances.forEach((d, k) => {
+        const expected = Math.exp(strength * (meanCosine(d, base) - 1));
+        worst = Math.max(worst, Math.abs(weight.values[k] - expected) / expected);
+      });
+      assert.ok(worst < RELATIVE_TOLERANCE, `max relative difference ${worst}`);
+      assert.equal(weight.values[0], 1);
+      assert.deepEqual(decay.map((curve) => curve.base), ROPE_BASES);
+      for (const curve of decay) {
+        const bound = engine.ropeDecay({ headWidth: ROPE_HEAD_WIDTH, base: curve.base, maxDistance });
+        assert.deepEqual(curve.values, curve.distances.map((d) => bound[d] / bound[0]));
+      }
+    });
+  }
+});
