@@ -9,7 +9,7 @@ import {
 import { readFileSync } from 'node:fs';
 import { format } from 'd3-format';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { GRID_LENGTHS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
+import { DEFAULTS, GRID_LENGTHS, PRESETS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
 
 const POSITION_PATH = '#position-chart .series path';
 // The lab's worker script, watched: each worker tells a BroadcastChannel of the needle grid's
@@ -541,6 +541,47 @@ describe('lab page', () => {
       [false, false, false, true]);
     await page.check('input[name="positional"][value="alibi"]');
     await page.waitForFunction(() => document.getElementById('rope-reading').textContent.includes('once the distance decay is RoPE'), null, { timeout: TIMEOUT_MS });
+    await close();
+  });
+
+  test('the final token\'s own share reads in three significant digits, the engine\'s, never "0.0%" (Primacy: 8.27e-23%)', async () => {
+    const engine = await nodeEngine();
+    for (const hash of [PRIMACY, '']) {
+      const { values } = engine.positionCurve(labModel(hash));
+      const expected = values[values.length - 1] * 100;
+      const { page, close } = await openLab(hash);
+      const shown = await page.$$eval('[data-testid="position-summary"] dd', (nodes) => nodes.at(-1).textContent);
+      assert.match(shown, /^[\d.]+(e[+-]\d+)?%$/, `${hash}: “${shown}”`);
+      const number = Number(shown.slice(0, -1));
+      assert.ok(number > 0 && Math.abs(number - expected) <= 0.005 * expected, `${hash}: “${shown}”, the engine's ${expected}%`);
+      await close();
+    }
+  });
+
+  test('the texts say what a document, the shared q·k direction and attention received are, which charts have content, and the sinks\' share the engine\'s', async () => {
+    const { page, close } = await openLab();
+    const text = (selector) => page.textContent(selector).then((t) => t.replace(/\s+/g, ' '));
+    const intro = await text('.lab-intro');
+    assert.doesNotMatch(intro, /every curve below/);
+    assert.match(intro, /Charts 1 and 2 are what attention does with positions alone: every content score is zero\. Charts 3 and 4 add content/);
+    assert.match(await text('#rope-note'), /^Shared q·k direction: the score/);
+    assert.match(await text('section:has(#rope-heading) details'), /the Shared q·k direction slider sets s/);
+    const chart1 = await text('section:has(#position-heading) details');
+    assert.match(chart1, /With the measure attention received the curve is the mean row of R/);
+    const chart3 = await text('section:has(#needle-heading) details');
+    assert.match(chart3, /A “document” is a single token here: every position before the final token is one, so at n = 1,024 there are 1,023 documents/);
+    assert.equal(await text('#needle-note'), 'n = 1,024 tokens: 1,023 documents of one token each before the final token; 11 depths, 8 seeded trial(s).');
+
+    // the sinks' share in the text, the engine's for the Sinks + window preset at n = 1,024
+    const [, tokens, sinks, shown, fair, context] = chart1.match(/at ([\d,]+) tokens the (\d+) sinks together feed the final token ([\d.]+)% of its input, about the ([\d.]+)% that \d+ of the ([\d,]+) context tokens/);
+    const streaming = { ...DEFAULTS, ...PRESETS.find(({ id }) => id === 'streaming').settings };
+    assert.deepEqual([Number(tokens.replace(',', '')), Number(sinks), Number(context.replace(',', ''))], [streaming.n, streaming.sinks, streaming.n - 1]);
+    const engine = await nodeEngine();
+    const { values } = engine.positionCurve(modelOptions(streaming));
+    const sinkShare = values.subarray(0, streaming.sinks).reduce((a, b) => a + b);
+    assert.equal(shown, (sinkShare * 100).toFixed(2));
+    assert.equal(fair, (streaming.sinks / (streaming.n - 1) * 100).toFixed(2));
+    assert.ok(sinkShare < streaming.sinks / (streaming.n - 1), 'the sinks get less than a fair share: they soak up nothing');
     await close();
   });
 

@@ -5,7 +5,8 @@ import { format } from 'd3-format';
 // A multiple: three significant digits, with an exponent when very small or large (546, 0.0123,
 // 1.53e-8, 8.04e+22), so that nothing above 0 reads "0".
 export const times = format('.3~g');
-export const share = format('.1%');
+/** A share in percent, in the three significant digits of `times` (8.27e-23%, not "0.0%"). */
+export const share = (value) => `${times(value * 100)}%`;
 export const percent = format('.0%');
 export const mass = format('.3g');  // three significant digits, zeros kept: 0.00300 beside 0.00601
 export const ratio = (value) => (Number.isFinite(value) ? `${times(value)}×` : '∞ (some value is 0)');
