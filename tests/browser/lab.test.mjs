@@ -7,6 +7,7 @@ import {
   PHONE, TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
 import { readFileSync } from 'node:fs';
+import { float32Text } from '../../web/shared/downloads.js';
 import { format } from 'd3-format';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { DEFAULTS, GRID_LENGTHS, PRESETS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
@@ -620,6 +621,72 @@ describe('lab page', () => {
       assert.ok(text.includes(titles[c]), `${chart}: the title shows`);
       assert.ok(shown.labels.length > 4, `${chart}: ${shown.labels.length} axis titles and ticks`);
       for (const label of [...shown.labels, ...shown.legend]) assert.ok(text.includes(label), `${chart}: the SVG says “${label}”`);
+    }
+    await close();
+  });
+
+  test('each simulation chart\'s CSV holds the engine\'s numbers, and its figures carry the settings under the legend', async () => {
+    const hash = '#n=256&slope=0.01&mitigation=calibration';
+    const { settings } = parseHash(hash);
+    const model = modelOptions(settings);
+    const needle = needleOptions(settings);
+    const engine = await nodeEngine();
+    const curve = engine.positionCurve({ ...model, measure: 'final' });
+    const sweep = engine.needleSweep({ ...model, ...needle });
+    const calibrated = engine.needleSweep({ ...model, ...needle, mitigation: { type: 'calibration' } });
+    const { n, ...gridModel } = model;
+    const grid = engine.needleGrid({ ...gridModel, ...needle, lengths: GRID_LENGTHS });
+    const meanCosine = (d, base) => Array.from({ length: 32 }, (_, t) => Math.cos(d * base ** (-t / 32))).reduce((a, b) => a + b) / 32;
+    const f = (values) => Array.from(values, float32Text);
+
+    const { page, close } = await openLab(hash);
+    await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
+    await page.waitForSelector('#rope-chart .series path', { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => document.getElementById('mitigation-text').textContent.includes('Calibration'), null, { timeout: TIMEOUT_MS });
+    const table = async (chart) => {
+      const file = await downloadOf(page, `button[data-csv="${chart}"]`);
+      assert.equal(file.name, `attention-lab-${chart}.csv`);
+      const [header, ...rows] = file.bytes.toString('utf8').trimEnd().split('\n').map((line) => line.split(','));
+      return { header, columns: header.map((_, c) => rows.map((row) => row[c])) };
+    };
+
+    let { header, columns } = await table('position-chart');
+    assert.deepEqual(header, ['position', 'share_of_final_token_input']);
+    assert.deepEqual(columns, [Array.from({ length: 256 }, (_, j) => String(j)), f(curve.values)]);
+    ({ header, columns } = await table('needle-chart'));
+    assert.deepEqual(header, ['depth', 'position', 'mass']);
+    assert.deepEqual(columns, [f(sweep.depths), Array.from(sweep.positions, String), f(sweep.retrieval)]);
+    ({ header, columns } = await table('needle-grid'));
+    assert.deepEqual(header, ['length', 'depth', 'mass']);
+    assert.deepEqual(columns, [GRID_LENGTHS.flatMap((length) => Array(grid.cols).fill(String(length))),
+      GRID_LENGTHS.flatMap(() => f(grid.depths)), f(grid.values)]);
+    ({ header, columns } = await table('mitigation-chart'));
+    assert.deepEqual(header, ['depth', 'mass_before', 'mass_after_calibration']);
+    assert.deepEqual(columns, [f(sweep.depths), f(sweep.retrieval), f(calibrated.retrieval)]);
+    ({ header, columns } = await table('rope-chart'));
+    assert.deepEqual(header, ['distance', 'model_weight_base_10000_s_6', 'roformer_bound_base_500', 'roformer_bound_base_10000',
+      'roformer_bound_base_500000']);
+    assert.equal(columns[0].at(-1), '256');
+    columns[0].forEach((d, k) => {
+      const expected = Math.exp(6 * (meanCosine(Number(d), 10000) - 1));
+      assert.ok(Math.abs(Number(columns[1][k]) - expected) <= 1e-5 * expected, `distance ${d}: ${columns[1][k]}, the formula's ${expected}`);
+    });
+
+    // the settings under the legend: every one as the link writes it, and the link's hash
+    const caption = 'Settings: n=256, layers=12, residual=0.85, causal=1, positional=alibi, slope=0.01, ropeBase=10000, ropeStrength=6, '
+      + 'window=0, sinks=0, measure=final, signal=3, noise=1, trials=8, metric=mass, mitigation=calibration, documents=20, logScale=1. '
+      + 'Link: lab.html#n=256&slope=0.01&mitigation=calibration';
+    for (const chart of ['position-chart', 'mitigation-chart']) {
+      const svg = await downloadOf(page, `button[data-svg="${chart}"]`);
+      const lines = await page.evaluate((source) => {
+        const file = new DOMParser().parseFromString(source, 'image/svg+xml');
+        const height = Number(file.documentElement.getAttribute('height'));
+        return [...file.querySelectorAll('text.caption')].map((text) => ({ text: text.textContent, y: Number(text.getAttribute('y')), height }));
+      }, svg.bytes.toString('utf8'));
+      assert.ok(lines.length > 1, `${chart}: the caption on ${lines.length} lines`);
+      assert.equal(lines.map(({ text }) => text).join(' '), caption, chart);
+      assert.ok(lines.every(({ y, height }) => y < height), `${chart}: the caption inside the figure`);
     }
     await close();
   });

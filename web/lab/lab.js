@@ -3,15 +3,17 @@
 // that sliders stay live while a grid is computed, and cores − 1 the needle grid, its context
 // lengths in parallel) → the five charts.
 import { bindChartExports } from '../shared/chart-exports.js';
+import { download } from '../shared/downloads.js';
 import { createSettingsLink } from '../shared/page/link.js';
 import { createNotices, engineReady, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS } from '../shared/published-data.js';
 import { Superseded, createWorkerClient } from '../shared/worker/client.js';
 import { readControl, setUpControls, showSettings } from './controls.js';
+import { gridCsv, mitigationCsv, needleCsv, positionCsv, ropeCsv } from './csv.js';
 import { dealLengths, joinGrids, lengthCost } from './grid-parts.js';
 import {
-  experimentLength, gridLengths, modelOptions, needleOptions, parseHash, ROPE_BASES, ROPE_HEAD_WIDTH, toHash,
+  experimentLength, gridLengths, modelOptions, needleOptions, parseHash, ROPE_BASES, ROPE_HEAD_WIDTH, settingsCaption, toHash,
 } from './state.js';
 import { createMitigationView } from './views/mitigation.js';
 import { createNeedleView } from './views/needle.js';
@@ -24,10 +26,10 @@ const linkNotices = createNotices($('link-notices'));
 const link = createSettingsLink({
   notices: linkNotices, parse: (hash) => parseHash(hash, { documents: DOCUMENT_COUNTS }), toHash,
 });
-bindChartExports({
-  prefix: 'attention-lab', onError: (message) => linkNotices.add(message),
-});
 let settings = link.read();
+bindChartExports({
+  prefix: 'attention-lab', onError: (message) => linkNotices.add(message), caption: () => settingsCaption(settings),
+});
 
 const startWorker = () => new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
 const curvesEngine = createWorkerClient(startWorker());
@@ -45,6 +47,26 @@ const mitigation = createMitigationView();
 const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));
 const published = (settings) => drawPublished(settings.documents);
 const results = { curves: null, rope: null, needle: null, grid: null, mitigation: null };
+
+// Each chart's CSV text from the answer it draws (with the measure, metric and mitigation it
+// was computed with), or null while there is none.
+const CSV_FILES = {
+  'position-chart': () => results.curves && positionCsv(results.curves, results.curves.measure),
+  'rope-chart': () => results.rope && ropeCsv(results.rope),
+  'needle-chart': () => results.needle && needleCsv(results.needle, results.needle.metric),
+  'needle-grid': () => results.grid && gridCsv(results.grid, results.grid.metric),
+  'mitigation-chart': () => results.mitigation && mitigationCsv(results.mitigation, results.mitigation.metric, results.mitigation.name),
+};
+for (const button of document.querySelectorAll('button[data-csv]')) {
+  button.addEventListener('click', () => {
+    const text = CSV_FILES[button.dataset.csv]();
+    if (!text) {
+      linkNotices.add('The CSV could not be made: its chart has no numbers yet.');
+      return;
+    }
+    download(new Blob([text], { type: 'text/csv' }), `attention-lab-${button.dataset.csv}.csv`);
+  });
+}
 
 function drawAll() {
   position(results.curves, settings);
@@ -109,7 +131,7 @@ function settle(request, busy, store) {
 function computeCurves() {
   const payload = { model: modelOptions(settings), measure: settings.measure };
   return settle(curvesEngine.request('curves', payload), CURVES_BUSY, ({ value, milliseconds }) => {
-    results.curves = { ...value, milliseconds };
+    results.curves = { ...value, milliseconds, measure: payload.measure };
     position(results.curves, settings);
   });
 }
@@ -167,13 +189,13 @@ function computeNeedle() {
   if (sweep) {
     sweepAnswer = sweep;
     settle(sweep, NEEDLE_BUSY, ({ value, milliseconds }) => {
-      results.needle = { sweep: value, milliseconds };
+      results.needle = { sweep: value, milliseconds, metric: options.metric };
       needle.sweep(results.needle, settings);
     });
   }
   if (grid) {
     settle(grid, NEEDLE_BUSY, ({ value }) => {
-      results.grid = value;
+      results.grid = { ...value, metric: options.metric };
       needle.grid(results.grid, settings);
     });
   }
@@ -191,7 +213,7 @@ function computeMitigation() {
     .then(([{ value: sweep }, { value, milliseconds }]) => ({ value: { before: sweep, after: value }, milliseconds })));
   if (!both) return;
   settle(both, MITIGATION_BUSY, ({ value, milliseconds }) => {
-    results.mitigation = { value, milliseconds };
+    results.mitigation = { value, milliseconds, metric: payload.needle.metric, name: payload.mitigation.type };
     mitigation(results.mitigation, settings);
   });
 }

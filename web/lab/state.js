@@ -111,6 +111,15 @@ export function toHash(settings) {
   return text ? `#${text}` : '';
 }
 
+/**
+ * Every setting as the link writes it (key=value), and the link's hash, for a figure's
+ * caption: 'Settings: n=1024, layers=12, …, logScale=1. Link: lab.html#window=128&sinks=4'.
+ */
+export function settingsCaption(settings) {
+  const all = Object.entries(settings).map(([key, value]) => `${key}=${typeof value === 'boolean' ? Number(value) : value}`);
+  return `Settings: ${all.join(', ')}. Link: lab.html${toHash(settings)}`;
+}
+
 /** The engine's positional option for `settings`. */
 export function positionalOption(settings) {
   if (settings.positional === 'alibi') return { type: 'alibi', slope: settings.slope };

@@ -1,6 +1,6 @@
 // Files a page offers for download, and the pieces of their text: download(blob) hands a
 // Blob to the user, downloadSvg a standalone <svg> as a file, downloadFigure a standalone <svg>
-// figure as PNG or SVG, downloadChart an <svg> chart as PNG or SVG with its title and legend;
+// figure as PNG or SVG, downloadChart an <svg> chart as PNG or SVG with its title, legend and caption;
 // float32Text and csvField write numbers and
 // fields of CSV or JSON files (the formatters run in workers too: no DOM at import time).
 
@@ -72,6 +72,8 @@ const LEGEND_DASH = '6 4';
 const LEGEND_GAP_PX = 16;
 const LEGEND_PAD_PX = 8;
 const LEGEND_FONT_PX = 12;
+const CAPTION_ROW_PX = 16;
+const CAPTION_FONT_PX = 11;
 const FONT_FAMILY = 'system-ui, sans-serif';
 
 // The entries of an HTML chart legend (<ul class="chart-legend">): [{text, color, dashed}].
@@ -80,6 +82,21 @@ function legendEntries(legend) {
     const style = getComputedStyle(item);
     return { text: item.textContent, color: style.getPropertyValue('--series').trim() || style.color, dashed: item.classList.contains('dashed') };
   });
+}
+
+// `text` cut at spaces into lines of at most `width` pixels in the caption's font (a word
+// longer than that stays whole on its line).
+function captionLines(text, width) {
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${CAPTION_FONT_PX}px ${FONT_FAMILY}`;
+  const lines = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const last = lines.length - 1;
+    const joined = last >= 0 ? `${lines[last]} ${word}` : word;
+    if (last >= 0 && context.measureText(joined).width <= width - 2 * LEGEND_PAD_PX) lines[last] = joined;
+    else lines.push(word);
+  }
+  return lines;
 }
 
 // Lays the legend's entries out in rows of at most `width` pixels: [{entry, x, row}] and the row count.
@@ -120,10 +137,11 @@ function inLightColors(read) {
 /**
  * A standalone copy of the <svg> chart for a file: the page's styles written onto its
  * elements, in the page's light colours whatever its scheme (a figure goes on paper, as the
- * heatmap's does), on the light panel colour, with `title` (when given) above it and the
- * entries of its HTML legend (when given) drawn under it as SVG lines and text.
+ * heatmap's does), on the light panel colour, with `title` (when given) above it, the
+ * entries of its HTML legend (when given) drawn under it as SVG lines and text, and the
+ * `caption` text (when given: what produced the chart, say) under them, cut into lines.
  */
-function chartSvg(svg, { legend, title }) {
+function chartSvg(svg, { legend, title, caption }) {
   const width = svg.width.baseVal.value || svg.clientWidth;
   const height = svg.height.baseVal.value || svg.clientHeight;
   const copy = svg.cloneNode(true);
@@ -140,7 +158,9 @@ function chartSvg(svg, { legend, title }) {
   copy.setAttribute('width', String(width));
   copy.setAttribute('height', String(height));
   const { placed, rows } = legendLayout(legendEntries(legend), width);
-  const total = top + height + (rows > 0 ? rows * LEGEND_ROW_PX + LEGEND_PAD_PX : 0);
+  const legendBottom = top + height + (rows > 0 ? rows * LEGEND_ROW_PX + LEGEND_PAD_PX : 0);
+  const captioned = caption ? captionLines(caption, width) : [];
+  const total = legendBottom + (captioned.length > 0 ? captioned.length * CAPTION_ROW_PX + LEGEND_PAD_PX : 0);
   const page = getComputedStyle(svg);
   const ink = page.color;
   const file = svgElement('svg', { xmlns: SVG_NS, width, height: total, viewBox: `0 0 ${width} ${total}`, 'font-family': FONT_FAMILY });
@@ -162,6 +182,12 @@ function chartSvg(svg, { legend, title }) {
       x: x + LEGEND_KEY_PX + LEGEND_KEY_GAP_PX, y, fill: ink, 'font-size': LEGEND_FONT_PX, 'dominant-baseline': 'central',
     }, entry.text));
   }
+  captioned.forEach((line, k) => {
+    file.append(svgElement('text', {
+      class: 'caption', x: LEGEND_PAD_PX, y: legendBottom + k * CAPTION_ROW_PX + CAPTION_ROW_PX / 2, fill: ink,
+      'font-size': CAPTION_FONT_PX, 'dominant-baseline': 'central',
+    }, line));
+  });
   return file;
 }
 
@@ -196,7 +222,7 @@ export async function downloadFigure(file, filename) {
   else download(await svgPng(file), filename);
 }
 
-/** Offers what the <svg> chart shows (with its title and HTML legend) as a PNG or an SVG file, by the filename's extension. */
-export function downloadChart(svg, filename, { legend, title } = {}) {
-  return downloadFigure(inLightColors(() => chartSvg(svg, { legend, title })), filename);
+/** Offers what the <svg> chart shows (with its title, HTML legend and caption) as a PNG or an SVG file, by the filename's extension. */
+export function downloadChart(svg, filename, { legend, title, caption } = {}) {
+  return downloadFigure(inLightColors(() => chartSvg(svg, { legend, title, caption })), filename);
 }
