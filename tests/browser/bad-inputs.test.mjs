@@ -257,14 +257,14 @@ const PLAYGROUND = [
     },
     expect: async (page) => {
       await messageOf(page, '#token-count', /^8,192 tokens · .* · text cut at 8,192 tokens$/);
-      await status(/^8192 tokens × 2 head\(s\) need 1\.00 GiB of scores and weights; this page keeps at most 512 MiB/)(page);
+      await status(/^8,192 tokens × 2 heads need 1\.00 GiB of scores and weights; this page keeps at most 512 MiB/)(page);
       await messageOf(page, '#link-note',
         /This text is not in the page's link: encoded for a URL it takes more than 65,536 characters/);
       assert.equal(await page.evaluate(() => location.hash), '#h=2');
       assert.equal((await page.inputValue(SENTENCE)).length, PASTE_BYTES);
     } },
   { name: 'sentence: 4,096 tokens × 5 heads, past the page’s 512 MiB', start: '#h=5', enter: (page) => page.click('#long-sample'),
-    expect: status(/^4096 tokens × 5 head\(s\) need 640 MiB of scores and weights; this page keeps at most 512 MiB/,
+    expect: status(/^4,096 tokens × 5 heads need 640 MiB of scores and weights; this page keeps at most 512 MiB/,
       /use fewer heads or a shorter text/) },
 ];
 

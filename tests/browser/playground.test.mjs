@@ -342,7 +342,7 @@ describe('playground page', () => {
     // 8,192 tokens × 2 heads need more scores and weights than the page keeps: said, not tried
     await page.waitForFunction(() => document.getElementById('compute-status').classList.contains('error'),
       null, { timeout: TIMEOUT_MS });
-    assert.match(await page.textContent('#compute-status'), /^8192 tokens × 2 head\(s\) need 1.00 GiB of scores and weights/);
+    assert.match(await page.textContent('#compute-status'), /^8,192 tokens × 2 heads need 1.00 GiB of scores and weights/);
     await page.fill(SENTENCE, "It's fine.");
     await waitForRows(page, 4);
     assert.equal(await page.textContent('#token-count'), '4 tokens');
