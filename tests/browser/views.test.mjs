@@ -348,6 +348,14 @@ describe('views', () => {
     await close();
   });
 
+  test('the walk-through\'s summary gives the scale\'s value apart from the score: × 1/√50 (= 0.1414)', async () => {
+    const { page, close } = await openPage(suite, '#h=2');
+    await waitForRows(page, 6);
+    await page.waitForFunction(() => document.getElementById('steps-summary').textContent.includes('weights by'), null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('#steps-summary'), /; score ω_j = \(q · k_j\) × 1\/√50 \(= 0\.1414\); weights by softmax; /);
+    await close();
+  });
+
   test('the profile\'s y axis reaches below 0 for negative weights: every point inside the plot', async () => {
     // the plain sum ω/Σω of projected scores: some weights are negative (the mean reaches about −1.2)
     const { page, close } = await openPage(suite, '#nm=sum&tw=linear');

@@ -106,7 +106,8 @@ function shownNote({ rows, visible, n }, mask) {
 function renderMatrixSteps(parts, { walk, tokens, query }) {
   const { options } = walk;
   const heads = walk.heads === 1 ? '' : `, head ${walk.head + 1} of ${walk.heads}`;
-  const scaleText = options.scale === true ? `1/√${walk.keyWidth} = ${formatNumber(walk.scale, 4)}`
+  // the scale's value apart, so that it does not read as the score's
+  const scaleText = options.scale === true ? `1/√${walk.keyWidth} (= ${formatNumber(walk.scale, 4)})`
     : formatNumber(walk.scale, 4);
   const mask = [options.causal && 'causal', options.window > 0 && `window ${options.window}`,
     options.window > 0 && options.sinks > 0 && `${options.sinks} sink${options.sinks === 1 ? '' : 's'}`].filter(Boolean);
