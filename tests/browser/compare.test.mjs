@@ -12,6 +12,8 @@ const TEXT = 'The cat sat on the mat';
 const SENTENCE = '[data-testid="sentence-input"]';
 const TEXT_HASH = `#t=${encodeURIComponent(TEXT)}`;
 const COMPARE = '[data-testid="compare-heatmap"]';
+// [PNG, SVG] of the comparison: disabled?
+const comparisonExportsDisabled = (page) => Promise.all(['#compare-png', '#compare-svg'].map((button) => page.isDisabled(button)));
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -158,14 +160,21 @@ describe('compare', () => {
     await waitForRows(page, n);
     await page.click('[data-testid="pin"]');
     await waitForComparison(page, n);  // A and B drawn, which the other count must clear
+    assert.deepEqual(await comparisonExportsDisabled(page), [false, false]);
     await page.fill(SENTENCE, `${TEXT} again`);
     await waitForRows(page, n + 1);
     await page.waitForFunction(() => /^A has 6 tokens and B has 7: /.test(document.querySelector('[data-testid="compare-summary"]').textContent),
       null, { timeout: TIMEOUT_MS });
     assert.equal(await page.getAttribute(COMPARE, 'data-rows'), '0', 'nothing drawn');
+    assert.deepEqual(await comparisonExportsDisabled(page), [true, true], 'nothing to export');
     // same count, other words: compared, and the summary names the positions that differ
     await page.fill(SENTENCE, 'The dog sat on the mat');
     await waitForComparison(page, n, 'The texts differ');
+    assert.deepEqual(await comparisonExportsDisabled(page), [false, false]);
+    // B's settings fail: the comparison drawn is of the earlier ones, and is not exported
+    await page.fill('#heads', '7');
+    await page.waitForFunction(() => document.getElementById('compute-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await comparisonExportsDisabled(page), [true, true], 'B failed');
     assert.match(await page.textContent('[data-testid="compare-summary"]'),
       /The texts differ at 1 position \(#1 “cat” → “dog”\): rows and columns are labelled with B's tokens\./);
     await close();
@@ -180,6 +189,8 @@ describe('compare', () => {
       'cannot serve 4 query heads evenly: each key/value head serves the same number of query heads, so choose 1, 2, 4 ' +
       '(or leave the box empty for one per head).');
     assert.equal(await page.getAttribute(COMPARE, 'data-rows'), '0', 'nothing drawn');
+    assert.deepEqual(await comparisonExportsDisabled(page), [true, true], 'nothing to export');
+    assert.match(await page.getAttribute('#compare-png', 'title'), /No comparison of the page's settings is shown/);
     await close();
   });
 

@@ -11,13 +11,16 @@ const HEATMAP_NAME = 'attention-heatmap';
 const COMPARISON_NAME = 'attention-comparison';
 const WEIGHTS_NAME = 'attention-weights';
 const MATRIX_EXPORTS = ['export-png', 'export-svg', 'export-csv', 'export-json'];
+const COMPARISON_EXPORTS = ['compare-png', 'compare-svg'];
 const UNAVAILABLE_TITLE = 'The matrix shown is greyed: it belongs to settings that failed, so there is nothing to export until they work';
+const COMPARISON_UNAVAILABLE_TITLE = 'No comparison of the page\'s settings is shown (see the message above), so there is nothing to export';
 
 /**
  * Binds the export buttons (client: the engine worker; views, comparison: what is on display;
- * status, notices: the page's). Returns {enable(exportable)}: the matrix's buttons work only
- * while it shows a result of the page's settings (not greyed after an error, not emptied), so
- * that a file never puts old numbers under new settings.
+ * status, notices: the page's). Returns {enable(exportable), enableComparison(exportable)}: the
+ * matrix's buttons work only while it shows a result of the page's settings (not greyed after an
+ * error, not emptied), and the comparison's while it shows A, B and B − A of them (not a
+ * message of why not), so that a file never puts old numbers under new settings.
  */
 export function bindExports({ client, state, views, comparison, status, notices }) {
   const $ = (id) => document.getElementById(id);
@@ -57,14 +60,17 @@ export function bindExports({ client, state, views, comparison, status, notices 
   $('export-csv').addEventListener('click', () => exportWeights('csv'));
   $('export-json').addEventListener('click', () => exportWeights('json'));
 
+  function enableButtons(ids, exportable, title) {
+    for (const id of ids) {
+      const button = $(id);
+      button.disabled = !exportable;
+      if (exportable) button.removeAttribute('title');
+      else button.title = title;
+    }
+  }
+
   return {
-    enable(exportable) {
-      for (const id of MATRIX_EXPORTS) {
-        const button = $(id);
-        button.disabled = !exportable;
-        if (exportable) button.removeAttribute('title');
-        else button.title = UNAVAILABLE_TITLE;
-      }
-    },
+    enable: (exportable) => enableButtons(MATRIX_EXPORTS, exportable, UNAVAILABLE_TITLE),
+    enableComparison: (exportable) => enableButtons(COMPARISON_EXPORTS, exportable, COMPARISON_UNAVAILABLE_TITLE),
   };
 }

@@ -43,6 +43,7 @@ const comparison = createComparison({
   onPin: () => change({ pinned: state.pinned ? null : pinnedSettings(state) }),
   onSelectQuery: (query) => change(selectQuery(state, query)),
   onZoom: controls.zoomAround,
+  onExportable: (exportable) => matrixExports.enableComparison(exportable),  // bound below
 });
 const pipeline = createPipeline({
   client, state, vectors, views, comparison, status,
@@ -62,6 +63,7 @@ const pipeline = createPipeline({
 });
 const matrixExports = bindExports({ client, state, views, comparison, status, notices });
 matrixExports.enable(false);  // until the first result is drawn
+matrixExports.enableComparison(false);  // until a comparison is drawn
 
 // Every control, the sentence box and the pin in line with the state.
 function showState() {

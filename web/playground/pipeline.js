@@ -297,6 +297,7 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       if (error instanceof Superseded || !current()) return;
       showInput(vectors.input());
       views.markStale();
+      comparison.markStale();
       status.done(error.message, true);
     }
   }

@@ -18,10 +18,11 @@ const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(
 
 /**
  * Binds the comparison to the page; onPin() toggles the pin, onSelectQuery(i) and onZoom(around)
- * as the heatmap's. Returns {sync(), draw(view), problem(message), redraw(), shown(), figure()}: view
+ * as the heatmap's, onExportable(exportable) whether its figure may be exported (drawn, and of
+ * the page's settings). Returns {sync(), draw(view), problem(message), markStale(), redraw(), shown(), figure()}: view
  * = {compared: {block, a, b, difference}, region, n, labels (B's), labelsA, pinned (A's settings), heads: [A's, B's]}.
  */
-export function createComparison({ state, onPin, onSelectQuery, onZoom }) {
+export function createComparison({ state, onPin, onSelectQuery, onZoom, onExportable }) {
   const panel = $('compare-panel');
   const canvas = $('compare-heatmap');
   const pinButton = $('pin');
@@ -39,6 +40,7 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom }) {
 
   function clear() {
     shown = null;
+    onExportable(false);
     canvas.dataset.rows = '0';
     canvas.dataset.heads = '0';
     canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
@@ -101,6 +103,11 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom }) {
       shown = view;
       $('compare-summary').textContent = summary(view);
       redraw();
+      onExportable(true);
+    },
+    // B's settings failed: what is drawn compares earlier ones, and is not exported.
+    markStale() {
+      onExportable(false);
     },
     // A and B cannot be compared (or A failed): the message instead of the panels.
     problem(message) {
