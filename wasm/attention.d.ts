@@ -731,6 +731,8 @@ export interface AttentionEngine {
   attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
   selfAttention(x: MatrixInput, options?: SelfAttentionOptions): SelfAttentionResult;
   walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;
+  /** RoPE's rotation as attention applies it to q and k: row r of x (heads·dh wide) at position firstPosition + r. */
+  rope(x: MatrixInput, options?: { heads?: number; firstPosition?: number; base?: number; pairing?: 'interleaved' | 'half' }): Matrix;
   attentionMemory(options: MemoryOptions): number;
   /** Bytes: 2 · layers · kvHeads · headWidth · bytesPerElement · min(tokens, window). */
   kvCacheMemory(options: KvCacheOptions): number;

@@ -389,6 +389,34 @@ val walkthrough(val x, double query, double scale) {
   });
 }
 
+// RoPE's rotation as attention applies it (attn::rotate_rope): x rows×(heads·dh), row r at
+// position firstPosition + r, each head's slice rotated pair by pair; {x, heads,
+// firstPosition, base, pairing}. The playground shows the rotated q and k a score is made of.
+val rope(val options) {
+  return guarded([&] {
+    long heads = 1, first_position = 0;
+    attn::PositionalOptions positional;
+    positional.type = attn::PositionalType::rope;
+    read(options, "heads", heads);
+    read(options, "firstPosition", first_position);
+    read(options, "base", positional.base);
+    read(options, "pairing", positional.pairing);
+    const attn::Matrix x = to_matrix(options["x"]);
+    const long cols = static_cast<long>(x.shape(1));
+    if (heads < 1 || cols % heads != 0) {
+      throw std::invalid_argument("x has " + std::to_string(cols) +
+                                  " columns, which heads = " + std::to_string(heads) +
+                                  " does not divide");
+    }
+    if (first_position < 0) {
+      throw std::invalid_argument("firstPosition must be ≥ 0, got " +
+                                  std::to_string(first_position));
+    }
+    attn::validate(positional, heads, cols / heads);
+    return to_js(attn::rotate_rope(x, heads, first_position, positional.base, positional.pairing));
+  });
+}
+
 val attention_memory(val options) {
   return guarded([&] {
     attn::MemoryQuery query;
@@ -1212,6 +1240,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("attention", &attention);
   emscripten::function("selfAttention", &self_attention);
   emscripten::function("walkthrough", &walkthrough);
+  emscripten::function("rope", &rope);
   emscripten::function("attentionMemory", &attention_memory);
   emscripten::function("kvCacheMemory", &kv_cache_memory);
 

@@ -34,6 +34,18 @@ function attentionCalls(core) {
       requireFiniteNumber('scale', scale)));
   }
 
+  // RoPE's rotation as attention applies it to q and k: row r of x at position firstPosition + r.
+  function rope(x, options = {}) {
+    requireKnownKeys('rope options', options, ['heads', 'firstPosition', 'base', 'pairing']);
+    return unwrap(core.rope({
+      x: toMatrix('x', x),
+      heads: optional(options.heads, (heads) => requireCount('heads', heads, 1)),
+      firstPosition: optional(options.firstPosition, (position) => requireCount('firstPosition', position, 0)),
+      base: optional(options.base, (base) => requireFiniteNumber('base', base)),
+      pairing: optional(options.pairing, (pairing) => requireName('pairing', pairing)),
+    }));
+  }
+
   function attentionMemory(options) {
     requireKnownKeys('attentionMemory options', options, ['n', 'm', 'heads', 'bytesPerElement', 'kernel']);
     const { n, m = n } = options;
@@ -66,7 +78,7 @@ function attentionCalls(core) {
     }));
   }
 
-  return { attention, selfAttention, walkthrough, attentionMemory, kvCacheMemory };
+  return { attention, selfAttention, walkthrough, rope, attentionMemory, kvCacheMemory };
 }
 
 // The engine's two builds: the same module but for simd::multiply_add, which is a multiply

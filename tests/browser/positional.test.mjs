@@ -13,6 +13,7 @@ const TOKENS = 6;
 const HEADS = 2;               // GloVe's 100 dims: two heads of 50, an even width for RoPE
 const TOLERANCE = 1e-6;        // the page and Node run the same wasm
 const MESSAGE = '[data-testid="alibi-slopes-message"]';
+const SCORE_TOLERANCE = 1e-5;  // a float32 score against the float64 dot product of the float32 vectors shown
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -53,6 +54,34 @@ describe('positional options', () => {
     assert.equal(await reopened.page.inputValue('#rope-pairing'), 'half');
     await assertWeights(reopened.page, { type: 'rope', base: 500, pairing: 'half' }, 'RoPE, base 500, halves, from the link');
     await reopened.close();
+  });
+
+  test('under RoPE the walk-through shows the rotated q and k: their dot product times the scale is each score', async () => {
+    for (const hash of ['#h=2&hv=2&tw=linear&do=4&pe=rope&c=1&q=3', `#pe=rope&h=${HEADS}&rb=500&rp=half&q=4`]) {
+      const { page, close } = await openPage(suite, hash);
+      await waitForRows(page, TOKENS);
+      await page.waitForFunction(() => document.querySelector('[data-testid="steps-table"]').dataset.source === 'matrix'
+        && document.getElementById('steps-summary').dataset.query, null);
+      const walk = await page.evaluate(() => {
+        const rows = [...document.querySelectorAll('[data-testid="steps-table"] tbody tr')];
+        return {
+          summary: document.getElementById('steps-summary').textContent,
+          keyHead: document.querySelector('[data-testid="steps-table"] thead th:nth-child(6)').textContent,
+          q: document.getElementById('steps-summary').dataset.query.split(',').map(Number),
+          rows: rows.map((row) => ({ score: Number(row.cells[2].dataset.value), k: row.cells[5].dataset.values.split(',').map(Number) })),
+        };
+      });
+      assert.match(walk.summary, /: q after RoPE = \[.*\] \(before: \[/, hash);
+      assert.equal(walk.keyHead, 'Key k_j after RoPE');
+      const scale = 1 / Math.sqrt(walk.q.length);
+      assert.ok(walk.rows.length > 1, hash);
+      for (const [r, { score, k }] of walk.rows.entries()) {
+        if (score === -Infinity) continue;  // a key the causal mask hides
+        const dot = k.reduce((sum, value, t) => sum + value * walk.q[t], 0);
+        assert.ok(Math.abs(dot * scale - score) <= SCORE_TOLERANCE, `${hash}, row ${r}: q·k × ${scale} = ${dot * scale}, the score ${score}`);
+      }
+      await close();
+    }
   });
 
   test('ALiBi: geometric slopes by default, one per head when typed, and a visible message for a bad list', async () => {

@@ -87,10 +87,17 @@ function tutorialWalk(engine, { query, scale, maxRows }) {
   };
 }
 
+// A head's slice of row `position` of q or k, rotated by RoPE as the engine rotates it before
+// the dot product (engine.rope: the position's angles for this head width).
+function ropeRow(engine, slice, position, { base, pairing }) {
+  return engine.rope({ rows: 1, cols: slice.length, data: slice }, { firstPosition: position, base, pairing }).data;
+}
+
 // Row `query` of head `head` in the matrix on display: its scores (scaled, masked, with the
 // positional bias) and weights of the keys shown (those it sees, shownKeys; `visible` counts them), the head's q of the query, k and v of each key shown (from
-// the key/value head it reads), and the head's part of the context row.
-function matrixWalk({ query, head, maxRows }) {
+// the key/value head it reads), and the head's part of the context row. Under RoPE, q and
+// the k shown are the rotated ones the scores are made of, queryBefore the q before rotation.
+function matrixWalk(engine, { query, head, maxRows }) {
   if (!current) throw new Error('no attention result yet');
   const { n, q, k, v, context, options } = current;
   if (query >= n || head >= current.heads) throw new Error(`query ${query}, head ${head} of a ${n}-token result with ${current.heads} heads`);
@@ -104,12 +111,17 @@ function matrixWalk({ query, head, maxRows }) {
   let visible = 0;  // the keys the query sees
   for (let j = 0; j < n; ++j) if (scores[j] !== -Infinity) visible += 1;
   const scale = options.scale === true ? 1 / Math.sqrt(keyWidth) : options.scale === false ? 1 : options.scale;
+  const queryBefore = rowSlice(q, query, head * keyWidth, keyWidth);
+  const keys = rows.map((j) => rowSlice(k, j, kvHead * keyWidth, keyWidth));
+  const { positional } = options;
+  const rope = positional.type === 'rope';
   return {
     source: 'matrix', n, visible, head, heads: current.heads, rows, scale, keyWidth, options,
     scores: Float32Array.from(rows, (j) => scores[j]),
     weights: Float32Array.from(rows, (j) => weights[j]),
-    query: rowSlice(q, query, head * keyWidth, keyWidth),
-    keys: rows.map((j) => rowSlice(k, j, kvHead * keyWidth, keyWidth)),
+    query: rope ? ropeRow(engine, queryBefore, query, positional) : queryBefore,
+    queryBefore,
+    keys: rope ? keys.map((key, r) => ropeRow(engine, key, rows[r], positional)) : keys,
     values: rows.map((j) => rowSlice(v, j, kvHead * valueWidth, valueWidth)),
     context: rowSlice(context, query, head * valueWidth, valueWidth),
   };
@@ -259,7 +271,7 @@ const handlers = {
   // with that head's q, k, v and context.
   walkthrough(engine, { source, query, head, scale, maxRows }) {
     if (!input) throw new Error('no input yet');
-    return source === 'tutorial' ? tutorialWalk(engine, { query, scale, maxRows }) : matrixWalk({ query, head, maxRows });
+    return source === 'tutorial' ? tutorialWalk(engine, { query, scale, maxRows }) : matrixWalk(engine, { query, head, maxRows });
   },
 
   // Step `step` of generation: the cache's entries, its bytes in fp16 and fp32, and for each

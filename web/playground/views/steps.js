@@ -60,7 +60,7 @@ const NORMALIZATION_IN_TEXT = { softmax: 'softmax', 'naive-softmax': 'naive soft
 const POSITION_TEXT = {
   none: '',
   sinusoidal: ' The sinusoidal encoding was added to x before the projections.',
-  rope: ' RoPE rotates q and each k by its position before the dot product (the vectors below are before the rotation).',
+  rope: ' RoPE rotates q and each k by its position before the dot product: the q and k shown are after the rotation, so their dot product times the scale is the score.',
   alibi: ' ALiBi then adds −slope × distance to each score.',
 };
 
@@ -109,15 +109,19 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
   // the scale's value apart, so that it does not read as the score's
   const scaleText = options.scale === true ? `1/√${walk.keyWidth} (= ${formatNumber(walk.scale, 4)})`
     : formatNumber(walk.scale, 4);
+  const rope = options.positional.type === 'rope';
+  const queryText = rope ? `q after RoPE = ${vectorText(walk.query)} (before: ${vectorText(walk.queryBefore)})`
+    : `q = ${vectorText(walk.query)}`;
   const mask = [options.causal && 'causal', options.window > 0 && `window ${options.window}`,
     options.window > 0 && options.sinks > 0 && `${options.sinks} sink${options.sinks === 1 ? '' : 's'}`].filter(Boolean);
-  parts.summary.textContent = `Query #${query} “${tokens[query].text}”${heads}: q = ${vectorText(walk.query)}; ` +
+  parts.summary.textContent = `Query #${query} “${tokens[query].text}”${heads}: ${queryText}; ` +
     `score ω_j = (q · k_j) × ${scaleText}${mask.length > 0 ? `, masked keys (${mask.join(', ')}) −Infinity` : ''}; ` +
     `weights by ${NORMALIZATION_IN_TEXT[options.normalization]}; ` +
     `context z = Σ_j weight_j · v_j, this head's part of the context row.${POSITION_TEXT[options.positional.type]}`;
+  parts.summary.dataset.query = Array.from(walk.query).join(',');
   const head = tableHead([{ number: '#' }, 'Key', { number: 'Score ω' },
     { number: `Weight (${NORMALIZATION_NAMES[options.normalization]})` },
-    { hidden: 'Weight as a bar' }, 'Key k_j', 'Value v_j']);
+    { hidden: 'Weight as a bar' }, rope ? 'Key k_j after RoPE' : 'Key k_j', 'Value v_j']);
   const body = document.createElement('tbody');
   walk.rows.forEach((j, r) => {
     const tr = document.createElement('tr');
@@ -139,6 +143,7 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
 export function clearSteps(parts) {
   for (const name of ['intro', 'summary', 'context', 'note']) parts[name].textContent = '';
   delete parts.context.dataset.values;
+  delete parts.summary.dataset.query;
   delete parts.table.dataset.source;
   parts.table.replaceChildren(document.createElement('thead'), document.createElement('tbody'));
 }
@@ -157,6 +162,7 @@ export function renderSteps(parts, { walk, tokens, query, scale }) {
     return;
   }
   parts.table.dataset.source = 'tutorial';
+  delete parts.summary.dataset.query;
   const queryToken = tokens[query];
   parts.summary.textContent = `Query #${query} “${queryToken.text}”, scale ${formatNumber(scale, 3)}: ` +
     `score ω_j = (x_q · x_j) × scale, three ways to turn scores into weights, ` +
