@@ -387,6 +387,38 @@ describe('playground page', () => {
     await close();
   });
 
+  test('heads that d_out cannot split: the message offers the smallest d_out that fits, and one click computes it', async () => {
+    for (const { hash, heads, fix } of [
+      { hash: '#tw=linear', heads: 4, fix: 4 },            // d_out 2 → 4: the smallest the 4 heads divide
+      { hash: '#tw=linear&pe=rope', heads: 4, fix: 8 },    // under RoPE each head's width is even: 8
+      { hash: '#tw=linear&do=5', heads: 3, fix: 6 },       // from the current d_out up, not from 1
+    ]) {
+      const { page, close } = await openPage(suite, hash);
+      await waitForRows(page, 6);
+      assert.ok(await page.isHidden('#heads-fix'), `${hash}: no fix while the heads fit`);
+      await page.fill('#heads', String(heads));
+      await page.waitForFunction(() => document.getElementById('compute-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+      assert.match(await page.textContent('#heads-message'), new RegExp(`^${heads} heads`));
+      assert.equal(await page.textContent('#heads-fix'), `Set d_out to ${fix}`, hash);
+      await page.click('#heads-fix');
+      await page.waitForFunction((text) => document.getElementById('compute-status').textContent.startsWith(text),
+        `6 × 6, ${heads} heads`, { timeout: TIMEOUT_MS });
+      assert.equal(await page.inputValue('#d-out'), String(fix));
+      assert.ok(await page.isHidden('#heads-message'));
+      assert.ok(await page.isHidden('#heads-fix'));
+      await page.waitForFunction(() => !document.querySelector('.heatmap-frame.stale'), null, { timeout: TIMEOUT_MS });  // no longer greyed
+      await waitForHash(page, `do=${fix}`);
+      await close();
+    }
+    // without trainable weights d is the vectors' own: nothing to set
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    await page.fill('#heads', '7');
+    await page.locator('#heads-message').waitFor({ state: 'visible' });
+    assert.ok(await page.isHidden('#heads-fix'));
+    await close();
+  });
+
   test('markup typed into the box is shown as text and never executed', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);

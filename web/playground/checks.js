@@ -45,6 +45,18 @@ export function headsProblem(state, input) {
       : `No number of heads gives an even width with d = ${width}: use other vectors, or trainable weights with an even d_out.`);
 }
 
+/**
+ * With trainable weights, the d_out that ends headsProblem by itself: the smallest from the
+ * current one up that the heads split (into even widths under RoPE), within the page's
+ * limit; null when there is no problem, no d_out (the vectors' own width) or none fits.
+ */
+export function headsFix(state, input) {
+  if (state.trainable === 'none' || headsProblem(state, input) === null) return null;
+  const fits = (width) => width % state.heads === 0 && (state.positional !== 'rope' || (width / state.heads) % 2 === 0);
+  for (let width = state.dOut; width <= LIMITS.MAX_WIDTH; ++width) if (fits(width)) return width;
+  return null;
+}
+
 /** Which head counts fit the input's width, as the hint under the heads box says it. */
 export function headsHint(state, input) {
   const width = modelWidth(state, input);

@@ -6,7 +6,7 @@
 // slider) are here too.
 import { ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
 import { showProblem, typedProblem } from '../shared/page/control-problems.js';
-import { headsHint, headsProblem, kvHeadsHint, kvHeadsProblem, slopesProblem } from './checks.js';
+import { headsFix, headsHint, headsProblem, kvHeadsHint, kvHeadsProblem, slopesProblem } from './checks.js';
 import { fitStep, selectQuery } from './generation.js';
 import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
 
@@ -47,6 +47,19 @@ export function createControls({ state, vectors, onChange }) {
     return null;
   }
 
+  // The one-click way out of a heads problem that d_out can end: "Set d_out to 8".
+  const headsFixButton = $('heads-fix');
+  let fixedDOut = null;  // the d_out the button sets, or null while it is hidden
+  function showHeadsFix() {
+    fixedDOut = typedProblems.has('heads') ? null : headsFix(state, vectors.input());
+    const text = fixedDOut === null ? '' : `Set d_out to ${fixedDOut}`;
+    if (headsFixButton.textContent !== text) headsFixButton.textContent = text;
+    headsFixButton.parentElement.hidden = fixedDOut === null;
+  }
+  headsFixButton.addEventListener('click', () => {
+    if (fixedDOut !== null) onChange({ dOut: fixedDOut });
+  });
+
   function fillHeadView() {
     const options = [['all', state.heads === 1 ? 'The head' : 'All heads, small multiples']];
     for (let h = 1; h <= state.heads && state.heads > 1; ++h) options.push([String(h), `Head ${h} large`]);
@@ -66,6 +79,7 @@ export function createControls({ state, vectors, onChange }) {
       }
       showProblem(element, typedProblems.get(field) ?? settingProblem(field));
     }
+    showHeadsFix();
     stepScaleRange.value = String(Math.log10(state.stepScale));
     $('step-scale-field').hidden = state.stepSource !== 'tutorial';
     $('generation-transport').hidden = !state.generate;
@@ -115,6 +129,7 @@ export function createControls({ state, vectors, onChange }) {
     const hint = headsHint(state, vectors.input());
     if ($('heads-hint').textContent !== hint) $('heads-hint').textContent = hint;
     if (!typedProblems.has('heads')) showProblem($('heads'), headsProblem(state, vectors.input()));
+    showHeadsFix();
     return changed;
   }
 

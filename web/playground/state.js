@@ -138,7 +138,7 @@ const FIELDS = {
 };
 const readField = fieldReader(FIELDS);
 
-export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS, MAX_LINK_TEXT };
+export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS, MAX_LINK_TEXT, MAX_WIDTH };
 
 // What is on display rather than what is computed: a comparison shows A and B alike, as B's
 // settings say, so the pinned setting A holds none of these.
