@@ -200,6 +200,34 @@ describe('views', () => {
     await close();
   });
 
+  test('+ and − zoom around the selected query, which stays in view, and are disabled when they cannot act', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const zoomButtons = () => Promise.all(['#zoom-in', '#zoom-out'].map((button) => page.isDisabled(button)));
+    assert.deepEqual(await zoomButtons(), [true, true], '6 tokens: nothing to zoom');
+    await page.fill('[data-testid="sentence-input"]', await longSampleText(400));
+    await waitForRows(page, 400);
+    assert.deepEqual(await zoomButtons(), [false, true], 'the whole matrix: only + acts');
+    await page.fill('#query', '327');
+    await page.waitForFunction(() => /(^|&)q=327(&|$)/.test(location.hash.slice(1)), null, { timeout: TIMEOUT_MS });
+    await page.click('#zoom-in');
+    await waitForRows(page, 200);
+    assert.equal(await page.textContent('#zoom-status'), 'Tokens #164–#363');
+    await page.click('#zoom-in');
+    await waitForRows(page, 100);
+    // query 327 keeps its place on screen: 327 − (327 − 164) · 100/200 = 245.5
+    assert.equal(await page.textContent('#zoom-status'), 'Tokens #246–#345');
+    assert.deepEqual(await zoomButtons(), [false, false]);
+    for (const rows of [50, 25, 13, 8]) {  // 25 / 2 rounds to 13, 13 / 2 stops at 8
+      await page.click('#zoom-in');
+      await waitForRows(page, rows);
+    }
+    assert.deepEqual(await zoomButtons(), [true, false], '8 rows: only − acts');
+    const [first, last] = (await page.textContent('#zoom-status')).match(/#(\d+)–#(\d+)/).slice(1).map(Number);
+    assert.ok(first <= 327 && 327 <= last, `query 327 in view: #${first}–#${last}`);
+    await close();
+  });
+
   for (const colorScheme of ['light', 'dark']) {
     test(`masked cells are hatched apart from every viridis colour, as the legend shows (${colorScheme})`, async () => {
       const { page, close } = await openPage(suite, '#c=1', { colorScheme });

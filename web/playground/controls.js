@@ -4,7 +4,7 @@
 // settings that fail together (checks.js) under their controls. The zoom buttons, the
 // step-by-step scale slider and generation's transport (play, pause, back, forward, a step
 // slider) are here too.
-import { ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
+import { MIN_ZOOM_TOKENS, ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
 import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headsFix, headsHint, headsProblem, kvHeadsHint, kvHeadsProblem, slopesProblem } from './checks.js';
 import { fitStep, selectQuery } from './generation.js';
@@ -80,6 +80,7 @@ export function createControls({ state, vectors, onChange }) {
       showProblem(element, typedProblems.get(field) ?? settingProblem(field));
     }
     showHeadsFix();
+    showZoomButtons();
     stepScaleRange.value = String(Math.log10(state.stepScale));
     $('step-scale-field').hidden = state.stepSource !== 'tutorial';
     $('generation-transport').hidden = !state.generate;
@@ -130,10 +131,12 @@ export function createControls({ state, vectors, onChange }) {
     if ($('heads-hint').textContent !== hint) $('heads-hint').textContent = hint;
     if (!typedProblems.has('heads')) showProblem($('heads'), headsProblem(state, vectors.input()));
     showHeadsFix();
+    showZoomButtons();
     return changed;
   }
 
-  // Zooms the matrix around cell (i, j), by default the centre of what it shows; null shows all.
+  // Zooms the matrix around cell (i, j), by default the selected query's row and column when
+  // it is shown (so that it stays in view), else the centre of what is shown; null shows all.
   function zoomAround(around) {
     const input = vectors.input();
     if (!input || input.tokens.length === 0 || around === null) {
@@ -142,9 +145,17 @@ export function createControls({ state, vectors, onChange }) {
     }
     const n = input.tokens.length;
     const area = shownRegion(state, n);
-    const centre = (start) => start + Math.floor(area.size / 2);
-    const { i = centre(area.row0), j = centre(area.col0), factor } = around;
+    const near = (start) => (state.query >= start && state.query < start + area.size ? state.query : start + Math.floor(area.size / 2));
+    const { i = near(area.row0), j = near(area.col0), factor } = around;
     onChange({ zoom: zoomRegion(area, n, i, j, factor) });
+  }
+
+  // + and − only while they can act: in down to MIN_ZOOM_TOKENS rows, out up to the whole matrix.
+  function showZoomButtons() {
+    const n = vectors.input()?.tokens.length ?? 0;
+    const { size } = shownRegion(state, n);
+    $('zoom-in').disabled = size <= MIN_ZOOM_TOKENS;
+    $('zoom-out').disabled = size >= n;
   }
 
   for (const [field, id] of Object.entries(BOUND_CONTROLS)) {

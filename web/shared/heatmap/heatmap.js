@@ -32,7 +32,7 @@ const OUTLINE_PX = 2;
 export const PENDING_DASH = [4, 3];  // the outline of the rows not fed yet, in CSS pixels
 const PENDING_MIN_PX = 2;        // a thinner band of rows not fed yet is not outlined
 const PENDING_NAME_GAP_PX = 4;   // the band's name keeps this much room around it
-const MIN_ZOOM_TOKENS = 8;       // zooming in stops at this many rows
+export const MIN_ZOOM_TOKENS = 8;  // zooming in stops at this many rows
 export const ZOOM_STEP = 2;
 const TOOLTIP_OFFSET_PX = 14;
 
