@@ -419,6 +419,23 @@ describe('playground page', () => {
     await close();
   });
 
+  test('the 4,096-token sample replaces the typed text as typing would: Ctrl+Z brings the text back', async () => {
+    const { page, close } = await openPage(suite);
+    await waitForRows(page, 6);
+    const typed = 'My own words, typed here';
+    await page.fill(SENTENCE, typed);
+    await waitForRows(page, (await tokensOf(typed)).length);
+    await page.click('#long-sample');
+    await waitForRows(page, 4096, 60_000);
+    assert.equal(await page.inputValue(SENTENCE), await longSampleText(4096));
+    await page.focus(SENTENCE);
+    await page.keyboard.press('Control+z');
+    await waitForRows(page, (await tokensOf(typed)).length, 60_000);
+    assert.equal(await page.inputValue(SENTENCE), typed);
+    await page.waitForFunction((text) => new URLSearchParams(location.hash.slice(1)).get('t') === text, typed, { timeout: TIMEOUT_MS });
+    await close();
+  });
+
   test('markup typed into the box is shown as text and never executed', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);

@@ -1,7 +1,7 @@
 // The sentence box and its tokens: what is typed goes to the state (after a pause in typing),
-// the long-sample button replaces it with a text of LONG_SAMPLE_TOKENS tokens, and the
-// engine's tokens show as chips, with a count (unknown words dashed); choosing a chip makes
-// it the query (generation.js selectQuery).
+// the long-sample button replaces it with a text of LONG_SAMPLE_TOKENS tokens (which the box's
+// Ctrl+Z undoes), and the engine's tokens show as chips, with a count (unknown words dashed);
+// choosing a chip makes it the query (generation.js selectQuery).
 import { formatCount } from '../../shared/format.js';
 import { Superseded } from '../../shared/worker/client.js';
 import { selectQuery } from '../generation.js';
@@ -28,9 +28,16 @@ export function createSentence({ client, state, onChange, onError }) {
     return value.tokens.map((token) => token.end);
   }
 
+  // The sample goes into the box as typing would, in place of all of its text, so that the
+  // box's undo (Ctrl+Z) brings the typed text back: setting its value instead empties its undo
+  // history. Where insertText is not supported, the value is set.
   async function showLongSample() {
     try {
-      onChange({ text: await longSample(LONG_SAMPLE_TOKENS, tokenEnds), zoom: null, query: 0 });
+      const text = await longSample(LONG_SAMPLE_TOKENS, tokenEnds);
+      box.focus();
+      box.select();
+      if (!document.execCommand('insertText', false, text)) box.value = text;
+      onChange({ text, zoom: null, query: 0 });
     } catch (error) {
       if (!(error instanceof Superseded)) onError(error.message);
     }
