@@ -404,9 +404,8 @@ val rope(val options) {
     const attn::Matrix x = to_matrix(options["x"]);
     const long cols = static_cast<long>(x.shape(1));
     if (heads < 1 || cols % heads != 0) {
-      throw std::invalid_argument("x has " + std::to_string(cols) +
-                                  " columns, which heads = " + std::to_string(heads) +
-                                  " does not divide");
+      throw std::invalid_argument("x has " + std::to_string(cols) + " columns, which heads = " +
+                                  std::to_string(heads) + " does not divide");
     }
     if (first_position < 0) {
       throw std::invalid_argument("firstPosition must be ≥ 0, got " +
