@@ -52,7 +52,7 @@ function scriptedPage(text) {
     done: (message, isError = false) => events.push(`${isError ? 'error' : 'done'} ${message}`),
   };
   const pipeline = createPipeline({
-    client, state, vectors, views, status, comparison: { problem() {}, draw() {} },
+    client, state, vectors, views, status, comparison: { problem() {}, draw() {}, markStale() {} },
     onInput: (shown) => events.push(`tokens ${shown.key}`), onFit() {}, onDrawn: (ms, pause) => drawn.push([ms, pause]),
   });
   return {
