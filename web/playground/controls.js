@@ -52,8 +52,8 @@ export function createControls({ state, vectors, onChange }) {
   let fixedDOut = null;  // the d_out the button sets, or null while it is hidden
   function showHeadsFix() {
     fixedDOut = typedProblems.has('heads') ? null : headsFix(state, vectors.input());
-    const text = fixedDOut === null ? '' : `Set d_out to ${fixedDOut}`;
-    if (headsFixButton.textContent !== text) headsFixButton.textContent = text;
+    // hidden, the button keeps its last text (index.html's at first): a button always has a name
+    if (fixedDOut !== null && headsFixButton.textContent !== `Set d_out to ${fixedDOut}`) headsFixButton.textContent = `Set d_out to ${fixedDOut}`;
     headsFixButton.parentElement.hidden = fixedDOut === null;
   }
   headsFixButton.addEventListener('click', () => {

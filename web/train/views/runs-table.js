@@ -98,7 +98,7 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
       actions.append(buttons);
       buttons.append(
         button('Show', () => onShow(run), `Show run ${run.id} in the charts`),
-        button('Use settings', () => onUseSettings(run), `Use run ${run.id}'s settings in the controls and the link`),
+        button('Use settings', () => onUseSettings(run), `Use settings of run ${run.id} in the controls and the link`),
         button('Remove', () => onRemove(run), `Remove run ${run.id}`),
       );
       row.append(
