@@ -104,13 +104,18 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
     afterFrame = waiting;
   }
 
-  // Paints the lines, or only those of the isolated token, at the current device pixel ratio.
-  function paint() {
+  // Forgets a paint waiting for the next frame (paintAfterFrame's).
+  function cancelAfterFrame() {
     if (afterFrame) {
       cancelAnimationFrame(afterFrame.frame);
       clearTimeout(afterFrame.timer);
       afterFrame = null;
     }
+  }
+
+  // Paints the lines, or only those of the isolated token, at the current device pixel ratio.
+  function paint() {
+    cancelAfterFrame();
     unpainted = false;
     const { width, height, left, right, y } = geometry;
     const ratio = backingRatio(width, height);
@@ -256,11 +261,7 @@ export function createLines(svg, canvas, { legend, onSelectQuery }) {
 
   // No tokens: nothing drawn, nothing to draw again on a resize or a new ratio.
   function clear() {
-    if (afterFrame) {
-      cancelAnimationFrame(afterFrame.frame);
-      clearTimeout(afterFrame.timer);
-      afterFrame = null;
-    }
+    cancelAfterFrame();
     model = null;
     geometry = null;
     links = [];
