@@ -20,10 +20,8 @@ double attention_memory(const MemoryQuery& query) {
   }
   const double per_head =
       query.kernel == Kernel::flash
-          // one tile of scores plus the running maximum and total of each of its rows; a
-          // tile holds at most n rows and m columns
-          ? static_cast<double>(std::min(kernels::kFlashTileRows, query.n)) *
-                static_cast<double>(std::min(kernels::kFlashTileCols, query.m) + 2)
+          // one tile of scores plus the running maximum and total of each of its rows
+          ? static_cast<double>(kernels::kFlashTileRows) * (kernels::kFlashTileCols + 2)
           : static_cast<double>(query.n) * static_cast<double>(query.m);
   return static_cast<double>(query.heads) * per_head * static_cast<double>(query.bytes_per_element);
 }

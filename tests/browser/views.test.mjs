@@ -91,22 +91,6 @@ describe('views', () => {
     await close();
   });
 
-  test('the flash kernel\'s working set holds a tile of at most n rows and columns: 192 B at 6 tokens, 32.1 KiB at 4K', async () => {
-    const { page, close } = await openPage(suite);
-    await waitForRows(page, 6);
-    await page.locator('#cost-table tr.current').waitFor({ state: 'attached' });
-    const row = (selector) => page.evaluate((rowSelector) => [...document.querySelector(rowSelector).cells].slice(1)
-      .map((cell) => ({ bytes: Number(cell.dataset.bytes), text: cell.textContent })), selector);
-    // one head in fp32: full 6·6·4 = 144 B; flash a 6×6 tile and a maximum and a total per row, 6·(6+2)·4
-    const [fp32, , flash] = await row('#cost-table tr.current');
-    assert.deepEqual([fp32.bytes, flash.bytes], [144, 192]);
-    assert.equal(flash.text, '192 B');
-    // at 4,096 tokens the tile is whole: 16 rows × (512 + 2) · 4 bytes
-    const [, , flash4K] = await row('#cost-table tbody tr:nth-child(4)');
-    assert.deepEqual([flash4K.bytes, flash4K.text], [16 * 514 * 4, '32.1 KiB']);
-    await close();
-  });
-
   test('at phone width both cost tables fit the panel, every column in sight, and the matrix\'s buttons one row', async () => {
     const { page, close } = await openPage(suite, '#tw=linear&do=16&h=8&kv=2', { viewport: PHONE });
     await waitForRows(page, 6);

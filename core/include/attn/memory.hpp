@@ -21,8 +21,7 @@ struct MemoryQuery {
 
 // Materialised: heads·n·m·bytes_per_element (one n×m matrix per head).
 // Flash: heads · (tile of scores + running max and sum per query row) · bytes_per_element,
-// the working set of the tiled kernel, which does not grow with n·m; the tile's rows are at
-// most n and its columns at most m.
+// the working set of the tiled kernel, which does not grow with n·m.
 double attention_memory(const MemoryQuery& query);
 
 struct KvCacheQuery {
