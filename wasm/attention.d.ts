@@ -609,9 +609,9 @@ export interface RetrievalTrainer {
   /** The checkpoint of a step that ended at one, from every chunk's right answers added up. */
   checkpoint(correct: Int32Array | number[]): Checkpoint;
   /**
-   * Ends the run where it is (a page's Stop): true when steps were taken since the last
-   * checkpoint, whose checkpoint is then due and must be taken (checkpoint) as after a step
-   * that ends at one. Changes nothing of the steps taken.
+   * A page's Stop: makes a checkpoint of the steps since the last one (if any) due, to be
+   * taken (checkpoint) as after a step that ends at one; true when a checkpoint is due.
+   * Changes nothing of the steps taken; once it is taken, advance trains on.
    */
   stop(): boolean;
 }

@@ -6,7 +6,7 @@
 // the run rejects with the member's message, and every member frees its replica.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createRunner } from '../../web/train/runner.js';
+import { createRunner, stopStep } from '../../web/train/runner.js';
 import { createRun } from '../../web/train/runs.js';
 import { DEFAULTS } from '../../web/train/state.js';
 
@@ -257,4 +257,16 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
       { message: 'the engine worker runs the relaxed-SIMD build and the page\'s first the SIMD128 one: their numbers would round differently' });
     assert.deepEqual(typesOf(started[1]), [], 'still nothing');
   });
+});
+
+test('stopStep: stopped seeds train on to the furthest stopped one; a finished seed does not count; a failure rejects every wait', async () => {
+  const three = stopStep(3);
+  const waits = [three.arrive(120), three.arrive(1400, true), three.arrive(135)];
+  assert.deepEqual(await Promise.all(waits), [135, 135, 135]);
+  const finishedOnly = stopStep(2);
+  assert.deepEqual(await Promise.all([finishedOnly.arrive(1400, true), finishedOnly.arrive(1400, true)]), [0, 0]);
+  const failing = stopStep(2);
+  const waiting = failing.arrive(50);
+  failing.fail(new Error('worker 1 failed'));
+  await assert.rejects(waiting, /worker 1 failed/);
 });

@@ -26,8 +26,9 @@ export function bindChartExports({ prefix, onError, figures = {}, caption }) {
         const filename = `${prefix}-${target.id}.${format}`;
         const failed = (error) => onError(`The ${format.toUpperCase()} could not be made: ${error.message}`);
         if (target instanceof HTMLCanvasElement) {
-          const figure = figures[target.id]();
+          const figure = figures[target.id]?.();
           if (figure) downloadFigure(figure, filename).catch(failed);
+          else failed(new Error('the chart shows nothing yet'));
           return;
         }
         const heading = $(button.dataset.title);

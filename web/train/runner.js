@@ -30,19 +30,23 @@ export function teamsFor(seeds, workers) {
 }
 
 /**
- * Where the `count` seeds of a stopped run stop together: arrive(step) says where a seed's
- * training ended and resolves, once every seed has, to the furthest step any reached (which
- * the others then train to); fail(error) rejects every wait with a seed's error.
+ * Where the `count` seeds of a stopped run stop together: arrive(step, finished) says where a
+ * seed's training ended (finished: at its last step) and resolves, once every seed has, to the
+ * furthest step a stopped seed reached (which the other stopped seeds then train to; a
+ * finished seed does not count, so that Stop never trains the others to their end; 0 when
+ * none stopped); fail(error) rejects every wait with a seed's error.
  */
 export function stopStep(count) {
-  const reached = [];
+  const stoppedAt = [];
+  let arrived = 0;
   let settle = null;
   const furthest = new Promise((resolve, reject) => { settle = { resolve, reject }; });
   furthest.catch(() => {});  // a seed that fails before the others arrive: each waiting one rejects
   return {
-    arrive(step) {
-      reached.push(step);
-      if (reached.length === count) settle.resolve(Math.max(...reached));
+    arrive(step, finished = false) {
+      arrived += 1;
+      if (!finished) stoppedAt.push(step);
+      if (arrived === count) settle.resolve(Math.max(0, ...stoppedAt));
       return furthest;
     },
     fail: (error) => settle.reject(error),
@@ -180,12 +184,18 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
         onProgress();
         finished = chunk.finished;
       }
-      const until = stopped.arrive(seed.step);
+      const until = stopped.arrive(seed.step, finished);
       if (!finished) {
         for (const last = await until; seed.step < last;) {
+          const waiting = untilResumed();  // paused while catching up: as in the loop above
+          if (waiting) {
+            await waiting;
+            continue;
+          }
           const chunk = await advanceTeam(team, run.id, abandon, last);
           seed.step = chunk.step;
           record(chunk.checkpoints);
+          run.seconds = elapsedSeconds();
           onProgress();
         }
       }

@@ -15,13 +15,14 @@ function copyOnClick(anchor) {
   anchor.parentElement.setAttribute('aria-live', 'polite');
   anchor.addEventListener('click', async (event) => {
     event.preventDefault();
-    clearTimeout(timer);
+    let copied = true;
     try {
       await navigator.clipboard.writeText(anchor.href);
-      anchor.textContent = 'Link copied';
     } catch {
-      anchor.textContent = 'Copy the link from the address bar';
+      copied = false;
     }
+    clearTimeout(timer);  // after the copy: of two quick clicks, the last one's timer restores the label
+    anchor.textContent = copied ? 'Link copied' : 'Copy the link from the address bar';
     timer = setTimeout(() => { anchor.textContent = label; }, COPIED_MS);
   });
 }

@@ -103,9 +103,9 @@ class RetrievalTrainer {
   // (task.pairs counts, added up); throws unless a step just ended at a checkpoint, or when a
   // count is more than the set asks about that position.
   Checkpoint checkpoint(const std::vector<long>& correct);
-  // Ends the run where it is (stopped before its last step): when steps were taken since the
-  // last checkpoint, a checkpoint of them is due, to be taken as after a step that ends at
-  // one. Returns whether one is due. Changes nothing of the steps taken.
+  // A page's Stop: makes a checkpoint of the steps since the last one (if any) due, to be
+  // taken as after a step that ends at one; returns whether a checkpoint is due. Changes
+  // nothing of the steps taken; once the checkpoint is taken, advance trains on.
   bool stop();
 
   // The model measured on the held-out set with `pairs` pairs (evaluate_retrieval).
