@@ -38,7 +38,8 @@ export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
  * opacity (the whole series')}.
  * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
  * integerX the x axis ticks only whole numbers. A yFormat given to draw() replaces the chart's
- * for that drawing (a y axis whose unit changes with a setting); xTickValues, when given, are the
+ * for that drawing (a y axis whose unit changes with a setting), in the ticks of a linear axis
+ * and in the tooltips (a log axis's ticks are written ~g); xTickValues, when given, are the
  * x axis's ticks (the positions where the data sit).
  */
 export function createLineChart(svg, {

@@ -2,7 +2,7 @@
 // measured on, and the Wilson score interval of an accuracy measured on n questions.
 
 // The normal quantile of a two-sided 95% interval.
-export const Z_95 = 1.959963984540054;
+const Z_95 = 1.959963984540054;
 
 /**
  * How many of `sequences` held-out sequences of `pairs` pairs ask about each position: the

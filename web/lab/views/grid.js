@@ -9,6 +9,7 @@ import { interpolateViridis } from 'd3-scale-chromatic';
 import { scaleBand, scaleSequential, scaleSequentialLog } from 'd3-scale';
 import { select } from 'd3-selection';
 import { axisBottom, axisLeft } from 'd3-axis';
+import { RATE_DOMAIN } from './readouts.js';
 
 const MARGIN = { top: 8, right: 12, bottom: 96, left: 60 };
 const SCALE_TOP_PX = 50;       // the colour bar, below the plot
@@ -21,7 +22,6 @@ const ROW_PX = 22;
 const MIN_WIDTH_PX = 260;
 const MAX_WIDTH_PX = 720;
 const LABEL_OFFSET_PX = 34;
-const RATE_DOMAIN = [0, 1];    // a top-1 rate: never to always
 
 // The colour of a value: on a log scale from the lowest value above 0 to the highest (or a
 // linear one over [0, 1] when `linear`); [low, high] are its ends.

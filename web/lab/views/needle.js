@@ -1,7 +1,7 @@
 // Chart 3, a needle in the haystack: retrieval of the needle at each depth (a line chart with
 // its read-outs), the same sweep for several context lengths as a depth × length grid, and a
 // note on the context length the experiments use.
-import { format } from 'd3-format';
+import { formatCount } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { NEEDLE_DEPTHS } from '../state.js';
 import { createGrid } from './grid.js';
@@ -9,7 +9,6 @@ import { summaryList } from '../../shared/page/summary.js';
 import { metricFormat, percent, ratio, retrievalAxis, times } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
-const thousands = format(',');
 
 /** Returns {note(n, settings), sweep(needle, settings), grid(grid, settings)}; a null answer draws nothing. */
 export function createNeedleView() {
@@ -27,10 +26,10 @@ export function createNeedleView() {
   return {
     // The experiments' context length: n, or less for RoPE (state.js, experimentLength).
     note(n, settings) {
-      const documents = `${thousands(n - 1)} documents of one token each before the final token`;
+      const documents = `${formatCount(n - 1)} documents of one token each before the final token`;
       $('needle-note').textContent = n < settings.n
-        ? `With RoPE the needle experiments use n = ${thousands(n)}, ${documents} (RoPE has no O(n) path in the engine).`
-        : `n = ${thousands(n)} tokens: ${documents}; ${NEEDLE_DEPTHS} depths, ${settings.trials} seeded trial(s).`;
+        ? `With RoPE the needle experiments use n = ${formatCount(n)}, ${documents} (RoPE has no O(n) path in the engine).`
+        : `n = ${formatCount(n)} tokens: ${documents}; ${NEEDLE_DEPTHS} depths, ${settings.trials} seeded trial(s).`;
     },
 
     sweep(needle, settings) {

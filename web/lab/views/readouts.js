@@ -19,7 +19,7 @@ export const domainFromZero = (highest) => [0, highest * HEADROOM || 1];
 /** How the needle experiments' retrieval reads: attention mass, or a top-1 rate. */
 export const metricFormat = (settings) => (settings.metric === 'mass' ? mass : percent);
 
-const RATE_DOMAIN = [0, 1];  // a top-1 rate runs from never to always
+export const RATE_DOMAIN = [0, 1];  // a top-1 rate runs from never to always
 
 /** The y axis of a retrieval chart whose highest value is `highest`: {yDomain, yFormat} (a rate in percent from 0 to 100%). */
 export const retrievalAxis = (settings, highest) => (settings.metric === 'mass'

@@ -3,6 +3,7 @@
 // base (the chosen one drawn solid, the others faint), each divided by its value at distance
 // 0, on a logarithmic x axis, with a sentence on the weight at the longest distance.
 import { format } from 'd3-format';
+import { formatCount } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { ROPE_HEAD_WIDTH } from '../state.js';
 import { times } from './readouts.js';
@@ -12,7 +13,6 @@ const WEIGHT_COLOR = seriesColor(0);
 const BOUND_COLOR_FROM = 1;  // the bounds take the series colours after the weight's
 
 const $ = (id) => document.getElementById(id);
-const thousands = format(',');
 
 /** Returns draw(rope, settings): rope is the 'rope' answer with its milliseconds, or null. */
 export function createRopeView() {
@@ -26,11 +26,11 @@ export function createRopeView() {
     const { weight, decay } = rope;
     const series = [
       {
-        label: `the model's weight exp(s·(g(d) − 1)), base ${thousands(weight.base)}, s = ${weight.strength}`,
+        label: `the model's weight exp(s·(g(d) − 1)), base ${formatCount(weight.base)}, s = ${weight.strength}`,
         xs: weight.distances.slice(1), ys: weight.values.slice(1), colorIndex: WEIGHT_COLOR,
       },
       ...decay.map(({ base, distances, values }, k) => ({
-        label: `RoFormer's bound, base ${thousands(base)}${base === weight.base ? ' (chosen)' : ''} (head width ${ROPE_HEAD_WIDTH})`,
+        label: `RoFormer's bound, base ${formatCount(base)}${base === weight.base ? ' (chosen)' : ''} (head width ${ROPE_HEAD_WIDTH})`,
         xs: distances.slice(1), ys: values.slice(1), colorIndex: seriesColor(BOUND_COLOR_FROM + k),
         style: base === weight.base ? 'dashed' : 'faint',
       })),
@@ -40,7 +40,7 @@ export function createRopeView() {
     const farthest = weight.values[weight.values.length - 1];
     const uses = settings.positional === 'rope' ? 'The model uses this weight now' : 'The model uses this weight once the distance decay is RoPE';
     $('rope-reading').textContent = `${uses}: in one layer, with no content, the final token gives a key `
-      + `${thousands(maxDistance)} tokens before it ${times(farthest)}× the attention it gives itself (distance 0).`;
+      + `${formatCount(maxDistance)} tokens before it ${times(farthest)}× the attention it gives itself (distance 0).`;
     $('rope-timing').textContent = `${rope.milliseconds.toFixed(0)} ms in the engine`;
   };
 }

@@ -19,7 +19,7 @@ const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(
 /**
  * Binds the comparison to the page; onPin() toggles the pin, onSelectQuery(i) and onZoom(around)
  * as the heatmap's, onExportable(exportable) whether its figure may be exported (drawn, and of
- * the page's settings). Returns {sync(), draw(view), problem(message), markStale(), redraw(), shown(), figure()}: view
+ * the page's settings). Returns {sync(), draw(view), problem(message), markStale(), redraw(), figure()}: view
  * = {compared: {block, a, b, difference}, region, n, labels (B's), labelsA, pinned (A's settings), heads: [A's, B's]}.
  */
 export function createComparison({ state, onPin, onSelectQuery, onZoom, onExportable }) {
@@ -116,7 +116,6 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
       $('compare-status').textContent = '';
     },
     redraw,
-    shown: () => shown,
     // The comparison as heatmap-svg.js draws it.
     figure() {
       if (!shown) return null;
