@@ -158,6 +158,51 @@ describe('lab page', () => {
     await close();
   });
 
+  test('on a phone (390×844) chart 1 comes before the settings: its top on the first screen above the folded settings sheet, which opens below the chart it redraws; at 1400×1000 the settings stay beside the charts', async () => {
+    const phone = await openPage(suite, 'lab.html', { viewport: PHONE });
+    const { page } = phone;
+    await page.waitForSelector(POSITION_PATH, { timeout: TIMEOUT_MS });
+    const box = (selector) => page.locator(selector).boundingBox();
+    const toggle = page.locator('#settings-toggle');
+    assert.equal(await toggle.textContent().then((text) => text.replace(/\s+/g, ' ').trim()),
+      'Mechanisms 1,024 tokens · L 12 · α 0.85 · causal · ALiBi 3e-3');
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.isVisible('#layers'), false, 'the folded sheet hides its controls');
+    assert.equal(await page.isVisible('#controls-heading'), false, 'the toggle names the sheet');
+    let sheet = await box('#controls');
+    let chart = await box('#position-chart');
+    assert.equal(sheet.y + sheet.height, PHONE.height, 'the sheet lies along the bottom of the screen');
+    assert.ok(sheet.height < 80, `the folded sheet is one line and its digest: ${sheet.height} px`);
+    assert.ok(chart.y + 40 < sheet.y, `chart 1 (top ${chart.y} px) begins on the first screen, above the sheet (${sheet.y} px)`);
+
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    await page.evaluate(() => window.scrollBy(0, document.getElementById('position-heading').getBoundingClientRect().top));
+    sheet = await box('#controls');
+    chart = await box('#position-chart');
+    assert.ok(sheet.height <= 0.45 * PHONE.height + 1, `the open sheet takes at most 45% of the screen: ${sheet.height} px`);
+    assert.ok(chart.y >= 0 && chart.y + chart.height <= sheet.y, `chart 1 (${chart.y}–${chart.y + chart.height} px) in view above the open sheet (${sheet.y} px)`);
+    const before = await pathOf(page, POSITION_PATH);
+    await page.locator('#layers').fill('2');
+    await page.waitForFunction(([selector, old]) => document.querySelector(selector).getAttribute('d') !== old, [POSITION_PATH, before]);
+    assert.match(await toggle.textContent(), /· L 2 ·/);
+    await page.keyboard.press('Escape');
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.isVisible('#layers'), false);
+    await phone.close();
+
+    const desktop = await openLab();
+    const form = await desktop.page.locator('#controls').boundingBox();
+    const wideChart = await desktop.page.locator('#position-chart').boundingBox();
+    assert.equal(await desktop.page.isVisible('#settings-toggle'), false);
+    assert.equal(await desktop.page.isVisible('#controls-heading'), true);
+    assert.equal(await desktop.page.isVisible('#lab-how summary'), false, 'wide, the introduction is open without a fold');
+    assert.equal(await desktop.page.isVisible('#lab-how p'), true);
+    assert.ok(form.x + form.width < wideChart.x, 'the settings to the left of the charts');
+    assert.ok(wideChart.y + wideChart.height < 1000, 'chart 1 whole on the first screen');
+    await desktop.close();
+  });
+
   test('a shared link restores its settings', async () => {
     const { page, close } = await openLab('#n=256&layers=1&residual=0&slope=0.02');
     assert.equal(pathPoints(await pathOf(page, POSITION_PATH)).length, 255);

@@ -61,9 +61,30 @@ export function setUpControls({ onPreset }) {
   }
 }
 
+// The decay in a few words: 'ALiBi 3e-3', 'RoPE 10,000', 'no decay'.
+function decayWords(settings) {
+  if (settings.positional === 'alibi') return `ALiBi ${slopeText(settings.slope)}`;
+  if (settings.positional === 'rope') return `RoPE ${format(',')(settings.ropeBase)}`;
+  return 'no decay';
+}
+
+/**
+ * The mechanisms in one line, for the folded settings sheet of a narrow screen:
+ * '1,024 tokens · L 12 · α 0.85 · causal · ALiBi 3e-3', with '· window 128 + 4 sinks' when windowed.
+ */
+export function settingsDigest(settings) {
+  const parts = [
+    `${format(',')(settings.n)} tokens`, `L ${settings.layers}`, `α ${format('.2f')(settings.residual)}`,
+    settings.causal ? 'causal' : 'bidirectional', decayWords(settings),
+  ];
+  if (settings.window > 0) parts.push(`window ${settings.window} + ${settings.sinks} sinks`);
+  return parts.join(' · ');
+}
+
 /** Puts `settings` into the controls and their read-outs. */
 export function showSettings(settings) {
   const form = $('controls');
+  $('settings-digest').textContent = settingsDigest(settings);
   $('n').value = String(nearestIndex(LENGTHS, settings.n));
   $('n-value').textContent = `${format(',')(settings.n)} tokens`;
   $('layers').value = String(settings.layers);

@@ -12,6 +12,7 @@ import { Superseded, createWorkerClient } from '../shared/worker/client.js';
 import { readControl, setUpControls, showSettings } from './controls.js';
 import { gridCsv, mitigationCsv, needleCsv, positionCsv, ropeCsv } from './csv.js';
 import { dealLengths, joinGrids, lengthCost } from './grid-parts.js';
+import { setUpNarrowLayout } from './narrow-layout.js';
 import {
   experimentLength, gridLengths, modelOptions, needleOptions, parseHash, ROPE_BASES, ROPE_HEAD_WIDTH, settingsCaption, toHash,
 } from './state.js';
@@ -243,6 +244,7 @@ function update(changes, scope) {
 }
 
 setUpControls({ onPreset: (preset) => update(preset, 'mechanisms') });
+setUpNarrowLayout();
 showSettings(settings);
 link.write(settings);
 published(settings);

@@ -1,0 +1,28 @@
+// The lab on a narrow screen (one column, up to NARROW_WIDTH_PX, as in lab.css): the charts
+// come first. The settings are a sheet along the bottom of the screen, folded to one line
+// that names them (its button opens and folds it, Escape folds it), so that a chart stays in
+// view above the open sheet while a setting changes; and the introduction's second paragraph
+// is folded, so that chart 1 begins on the first screen. A wider screen shows that paragraph
+// open, without the line that folds it (lab.css).
+
+/** The widest screen with the one-column layout: lab.css's and shared/page/style.css's breakpoint. */
+export const NARROW_WIDTH_PX = 900;
+
+const $ = (id) => document.getElementById(id);
+
+/** Binds the settings sheet's button; folds the introduction's second paragraph on a narrow screen, opens it on a wider one. */
+export function setUpNarrowLayout() {
+  const toggle = $('settings-toggle');
+  const setOpen = (open) => toggle.setAttribute('aria-expanded', String(open));
+  toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true'));
+  $('controls').addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || toggle.getAttribute('aria-expanded') !== 'true') return;
+    setOpen(false);
+    toggle.focus();
+  });
+  // wider, the paragraph is open, its summary hidden (lab.css)
+  const narrow = window.matchMedia(`(max-width: ${NARROW_WIDTH_PX}px)`);
+  const foldIntroduction = () => { $('lab-how').open = !narrow.matches; };
+  foldIntroduction();
+  narrow.addEventListener('change', foldIntroduction);
+}
