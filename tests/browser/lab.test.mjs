@@ -387,8 +387,8 @@ describe('lab page', () => {
     const panel = page.locator('section.published');
     assert.match(await panel.locator('h2').textContent(), /Published data/);
     assert.match(await panel.textContent(), /Liu et al\./);
-    // 20 documents: four models, five positions each, plus their closed-book lines.
-    assert.equal(await page.locator('#published-chart .series path[d^="M"]').count(), 8);
+    // 20 documents: four models, five positions each, plus their closed-book and oracle lines.
+    assert.equal(await page.locator('#published-chart .series path[d^="M"]').count(), 12);
     assert.equal(await page.locator('#published-chart circle').count(), 20);
     assert.match(await page.textContent('#published-legend'), /GPT-3\.5-Turbo.*closed book/s);
     // each model in a colour of its own, none the grey of the closed-book key
@@ -404,6 +404,56 @@ describe('lab page', () => {
     // The simulation's charts carry no published series, and the published chart no simulated one.
     assert.equal(await page.locator('#position-chart .series').count(), 1);
     assert.doesNotMatch(await page.textContent('#published-legend'), /simulation|before|after/);
+    await close();
+  });
+
+  test('the published chart draws each model\'s closed-book (dashed) and oracle (dotted) accuracy at the data\'s values on its y axis, keyed in the legend and in the SVG', async () => {
+    const { page, close } = await openLab();
+    // the y of a value on the chart's axis, from two of its ticks (translate(0,y) and the value they read); d3-axis
+    // sets its ticks half a pixel lower than the scale (crisp lines at one device pixel per pixel)
+    const D3_AXIS_OFFSET = 0.5;
+    const ticks = await page.$$eval('#published-chart .y-axis .tick', (nodes) => nodes.map((node) => [
+      Number(node.querySelector('text').textContent), Number(node.getAttribute('transform').match(/,([-\d.]+)\)/)[1])]));
+    const [[v0, y0], [v1, y1]] = [ticks[0], ticks.at(-1)];
+    const yOf = (value) => y0 + (value - v0) * (y1 - y0) / (v1 - v0) - D3_AXIS_OFFSET;
+    const levelOf = async (id) => {
+      const points = pathPoints(await page.getAttribute(`#published-chart [data-series="${id}"] path.line`, 'd'));
+      assert.equal(new Set(points.map(([, y]) => y)).size, 1, `${id} is level`);
+      return { y: points[0][1], dotted: await page.$eval(`#published-chart [data-series="${id}"]`, (g) => g.classList.contains('dotted')) };
+    };
+    for (const [k, model] of PUBLISHED.models.entries()) {
+      const oracle = await levelOf(`oracle-${k}`);
+      const closedBook = await levelOf(`closed-book-${k}`);
+      assert.ok(Math.abs(oracle.y - yOf(model.oracle)) < 0.01, `${model.model}: oracle at ${model.oracle}% (y ${oracle.y}, expected ${yOf(model.oracle)})`);
+      assert.ok(Math.abs(closedBook.y - yOf(model.closed_book)) < 0.01, `${model.model}: closed book at ${model.closed_book}%`);
+      assert.equal(oracle.dotted, true);
+      assert.equal(await page.textContent(`#published-chart [data-series="oracle-${k}"] title`),
+        `${model.model}, oracle (only the answer document): ${model.oracle.toFixed(1)}%`);
+    }
+    // GPT-3.5-Turbo at 20 documents: 53.8% in the middle, below the 56.1% closed book; its best, 75.8%, below the 88.3% oracle
+    const gpt = (await page.$$eval('#published-chart .series', (groups) => groups.map((g) => [...g.querySelectorAll('circle')]
+      .map((c) => Number(c.getAttribute('cy'))))))[0];
+    assert.ok(Math.abs(gpt[2] - yOf(53.8)) < 0.01 && gpt[2] > (await levelOf('closed-book-0')).y, 'the middle below the closed book');
+    assert.ok(Math.min(...gpt) > (await levelOf('oracle-0')).y, 'the best position below the oracle');
+    const keys = await page.$$eval('#published-legend li', (items) => items.map((item) => [item.textContent, item.className]));
+    assert.deepEqual(keys.slice(-2), [
+      ['dashed: the same model with no documents (closed book)', 'series-3 dashed'],
+      ['dotted: the same model given only the document with the answer (oracle)', 'series-3 dotted'],
+    ]);
+    const svg = (await downloadOf(page, 'button[data-svg="published-chart"]')).bytes.toString('utf8');
+    const exported = await page.evaluate((source) => {
+      const file = new DOMParser().parseFromString(source, 'image/svg+xml');
+      const keyLine = (text) => [...file.querySelectorAll('text')].find((t) => t.textContent === text)?.previousElementSibling;
+      return {
+        oracleKeyDash: keyLine('dotted: the same model given only the document with the answer (oracle)')?.getAttribute('stroke-dasharray'),
+        closedKeyDash: keyLine('dashed: the same model with no documents (closed book)')?.getAttribute('stroke-dasharray'),
+        oracleLine: file.querySelector('[data-series="oracle-0"] path')?.getAttribute('d'),
+        oracleDash: file.querySelector('[data-series="oracle-0"] path')?.getAttribute('stroke-dasharray'),
+      };
+    }, svg);
+    assert.deepEqual({ oracle: exported.oracleKeyDash, closedBook: exported.closedKeyDash }, { oracle: '2 3', closedBook: '6 4' });
+    assert.equal(pathPoints(exported.oracleLine)[0][1], (await levelOf('oracle-0')).y, 'the SVG file draws the oracle line');
+    assert.equal(exported.oracleDash, '2px, 3px', 'dotted in the file too');
     await close();
   });
 

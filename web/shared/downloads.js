@@ -68,7 +68,8 @@ const LEGEND_ROW_PX = 20;
 const LEGEND_KEY_PX = 22;        // the coloured line before a legend entry
 const LEGEND_KEY_GAP_PX = 6;     // between the line and its text
 const LEGEND_LINE_PX = 3;
-const LEGEND_DASH = '6 4';
+// a legend key's dashes, by its line's style (line-chart.css)
+const LEGEND_DASHES = { dashed: '6 4', dotted: '2 3' };
 const LEGEND_GAP_PX = 16;
 const LEGEND_PAD_PX = 8;
 const LEGEND_FONT_PX = 12;
@@ -76,11 +77,13 @@ const CAPTION_ROW_PX = 16;
 const CAPTION_FONT_PX = 11;
 const FONT_FAMILY = 'system-ui, sans-serif';
 
-// The entries of an HTML chart legend (<ul class="chart-legend">): [{text, color, dashed}].
+// The entries of an HTML chart legend (<ul class="chart-legend">): [{text, color, dash}], dash
+// the key's stroke-dasharray (undefined for a solid line).
 function legendEntries(legend) {
   return [...(legend?.children ?? [])].map((item) => {
     const style = getComputedStyle(item);
-    return { text: item.textContent, color: style.getPropertyValue('--series').trim() || style.color, dashed: item.classList.contains('dashed') };
+    const dash = Object.keys(LEGEND_DASHES).find((name) => item.classList.contains(name));
+    return { text: item.textContent, color: style.getPropertyValue('--series').trim() || style.color, dash: LEGEND_DASHES[dash] };
   });
 }
 
@@ -176,7 +179,7 @@ function chartSvg(svg, { legend, title, caption }) {
     const y = top + height + row * LEGEND_ROW_PX + LEGEND_ROW_PX / 2;
     file.append(svgElement('line', {
       x1: x, y1: y, x2: x + LEGEND_KEY_PX, y2: y, stroke: entry.color, 'stroke-width': LEGEND_LINE_PX,
-      ...(entry.dashed ? { 'stroke-dasharray': LEGEND_DASH } : {}),
+      ...(entry.dash ? { 'stroke-dasharray': entry.dash } : {}),
     }));
     file.append(svgElement('text', {
       x: x + LEGEND_KEY_PX + LEGEND_KEY_GAP_PX, y, fill: ink, 'font-size': LEGEND_FONT_PX, 'dominant-baseline': 'central',

@@ -8,13 +8,17 @@ export const SOURCE = liu2023.source;
 /** The document counts the paper reports (10, 20, 30). */
 export const DOCUMENT_COUNTS = [...new Set(liu2023.models.flatMap((m) => m.curves.map((c) => c.documents)))].sort((a, b) => a - b);
 
-/** For k documents: [{model, closedBook, positions, accuracy}] of the models that report k. */
+/**
+ * For k documents: [{model, closedBook, oracle, positions, accuracy}] of the models that report k
+ * (closedBook: the accuracy with no documents; oracle: with only the document that holds the answer).
+ */
 export function curvesFor(documents) {
   return liu2023.models.flatMap((model) => model.curves
     .filter((curve) => curve.documents === documents)
     .map((curve) => ({
       model: curve.variant ?? model.model,
       closedBook: model.closed_book,
+      oracle: model.oracle,
       positions: curve.positions,
       accuracy: curve.accuracy,
     })));
