@@ -74,6 +74,19 @@ self.postMessage = (message, transfer) => {
 await import('./lab-worker.js?counting');
 `;
 
+// The lab's worker script, answering every needle grid with zeros (the grid a window far
+// shorter than n could underflow to): a grid whose masses span no log scale.
+const FLAT_GRID_LAB_WORKER = `
+const types = new Map();
+self.addEventListener('message', ({ data }) => { if (data?.type) types.set(data.id, data.type); });
+const post = self.postMessage.bind(self);
+self.postMessage = (message, transfer) => {
+  if (message?.status === 'ok' && types.get(message.id) === 'grid') message.value.data.fill(0);
+  post(message, transfer);
+};
+await import('./lab-worker.js?flat');
+`;
+
 // The positions of the answer document that Liu et al. report for `documents` documents (web/shared/published-data.js).
 const PUBLISHED = JSON.parse(readFileSync(new URL('../../web/shared/lost-in-the-middle-liu2023.json', import.meta.url), 'utf8'));
 const publishedPositions = (documents) => [...new Set(PUBLISHED.models.flatMap((model) => model.curves)
@@ -319,6 +332,28 @@ describe('lab page', () => {
       assert.ok(left >= 0 && right <= drawn.width, `“${text}” from ${left} to ${right} px in an SVG ${drawn.width} px wide`);
     }
     await close();
+  });
+
+  test('the grid\'s colour note names its scale: log where the masses span one, linear where they do not and for the top-1 rate', async () => {
+    const gridDrawn = (page) => page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
+    const spanning = await openLab();
+    await gridDrawn(spanning.page);
+    assert.match(await spanning.page.textContent('#grid-scale'),
+      /^Colour, on a log scale: dark purple = [\d.]+× a fair share \(the grid's lowest above 0\), yellow = [\d.]+× a fair share \(its highest\)\.$/);
+    await spanning.page.selectOption('#metric', 'top1');
+    await spanning.page.waitForFunction(() => document.getElementById('grid-scale').textContent.includes('%'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await spanning.page.textContent('#grid-scale'), 'Colour, on a linear scale: dark purple = 0%, yellow = 100%.');
+    await spanning.close();
+
+    const flat = await openPage(suite, 'lab.html', {
+      prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: FLAT_GRID_LAB_WORKER })),
+    });
+    await gridDrawn(flat.page);
+    assert.equal(await flat.page.textContent('#grid-scale'), 'Colour, on a linear scale: dark purple = 0× a fair share, yellow = 1× a fair share.');
+    const fills = await flat.page.$$eval('#needle-grid .cells rect', (cells) => cells.map((cell) => cell.getAttribute('fill')));
+    assert.deepEqual([...new Set(fills)], [interpolateViridis(0)], 'every cell the lowest colour');
+    await flat.close();
   });
 
   test('a section is busy (aria-busy, dimmed, "computing…") while its numbers are computed, and not once they come or fail', async () => {

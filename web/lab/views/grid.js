@@ -3,8 +3,8 @@
 // the cell's tooltip, and a colour bar under it (inside the <svg>, so that its PNG and SVG files
 // carry it), the bar's ends labelled under it. An attention mass spans decades (0.01× to 40× a
 // fair share at the defaults), so its colours follow its logarithm, from the grid's lowest
-// value above 0 (a 0 takes the darkest colour) to its highest; a top-1 rate runs linearly from
-// 0 to 100%.
+// value above 0 (a 0 takes the darkest colour) to its highest (linearly from 0 when no two
+// values above 0 differ); a top-1 rate runs linearly from 0 to 100%.
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { scaleBand, scaleSequential, scaleSequentialLog } from 'd3-scale';
 import { select } from 'd3-selection';
@@ -23,23 +23,34 @@ const MIN_WIDTH_PX = 260;
 const MAX_WIDTH_PX = 720;
 const LABEL_OFFSET_PX = 34;
 
-// The colour of a value: on a log scale from the lowest value above 0 to the highest (or a
-// linear one over [0, 1] when `linear`); [low, high] are its ends.
-function colorScale(values, linear) {
-  if (linear) return scaleSequential(interpolateViridis).domain(RATE_DOMAIN).clamp(true);
+/**
+ * The colour of a value, and the kind of its scale: {color, log}. A log scale from the lowest
+ * value above 0 to the highest; a linear one over [0, 1] when `linear` (a rate), and over
+ * [0, highest] (or [0, 1]) when the values have no two different ones above 0 to span a log scale.
+ */
+export function colorScale(values, linear) {
+  if (linear) return { color: scaleSequential(interpolateViridis).domain(RATE_DOMAIN).clamp(true), log: false };
   let low = Infinity;
   let high = -Infinity;
   for (const value of values) {
     if (value > 0) low = Math.min(low, value);
     high = Math.max(high, value);
   }
-  if (!(low < high)) return scaleSequential(interpolateViridis).domain([0, high > 0 ? high : 1]).clamp(true);
-  return scaleSequentialLog(interpolateViridis).domain([low, high]).clamp(true);
+  if (!(low < high)) return { color: scaleSequential(interpolateViridis).domain([0, high > 0 ? high : 1]).clamp(true), log: false };
+  return { color: scaleSequentialLog(interpolateViridis).domain([low, high]).clamp(true), log: true };
+}
+
+/** The note under the grid: what its colours span, and on which scale (`low`, `high` formatted). */
+export function scaleNoteText({ low, high, log }) {
+  return log
+    ? `Colour, on a log scale: dark purple = ${low} (the grid's lowest above 0), yellow = ${high} (its highest).`
+    : `Colour, on a linear scale: dark purple = ${low}, yellow = ${high}.`;
 }
 
 /**
  * Binds to `svg`; returns draw({lengths, depths, values, format, linear}): `linear` for a rate
- * in [0, 1], else a log scale. `scaleNote` receives the colour range.
+ * in [0, 1], else a log scale where the values span one (colorScale). `scaleNote` receives the
+ * note on the colours' range and scale (scaleNoteText).
  */
 export function createGrid(svg, { scaleNote }) {
   const root = select(svg);
@@ -66,7 +77,7 @@ export function createGrid(svg, { scaleNote }) {
     root.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
     const x = scaleBand().domain(lengths).range([0, innerWidth]).padding(0.04);
     const y = scaleBand().domain(depths.map((_, d) => d)).range([0, innerHeight]).padding(0.04);
-    const color = colorScale(values, linear);
+    const { color, log } = colorScale(values, linear);
     const [low, high] = color.domain();
     const data = values.map((value, k) => ({ value, r: Math.floor(k / depths.length), d: k % depths.length }));
     cells.selectAll('rect').data(data).join('rect')
@@ -86,6 +97,6 @@ export function createGrid(svg, { scaleNote }) {
     highLabel.text(`highest ${format(high)}`).attr('x', innerWidth);
     const oneRow = lowLabel.node().getComputedTextLength() + SCALE_LABEL_GAP_PX + highLabel.node().getComputedTextLength() <= innerWidth;
     highLabel.attr('y', SCALE_HEIGHT_PX + SCALE_LABEL_ROW_PX * (oneRow ? 1 : 2));
-    scaleNote({ low: format(low), high: format(high), lowColor: color(low), highColor: color(high), log: !linear });
+    scaleNote(scaleNoteText({ low: format(low), high: format(high), log }));
   };
 }

@@ -15,13 +15,7 @@ export function createNeedleView() {
   const chart = createLineChart($('needle-chart'), {
     xLabel: 'needle depth', yLabel: 'retrieval', xFormat: percent,
   });
-  const drawGrid = createGrid($('needle-grid'), {
-    scaleNote({ low, high, log }) {
-      $('grid-scale').textContent = log
-        ? `Colour, on a log scale: dark purple = ${low} (the grid's lowest above 0), yellow = ${high} (its highest).`
-        : `Colour: dark purple = ${low}, yellow = ${high}.`;
-    },
-  });
+  const drawGrid = createGrid($('needle-grid'), { scaleNote: (text) => { $('grid-scale').textContent = text; } });
 
   return {
     // The experiments' context length: n, or less for RoPE (state.js, experimentLength).
