@@ -25,14 +25,14 @@ self.addEventListener('message', ({ data }) => {
 await import('./lab-worker.js?watched');
 `;
 
-// The lab's worker script, holding back its 'mitigation' requests until the page posts
-// 'answer' (the real worker computes them) or 'fail' (they fail) on the BroadcastChannel
-// 'lab-release': a computation as slow as the test needs.
-const HOLDING_LAB_WORKER = `
+// The lab's worker script, holding back its requests of `type` ('mitigation', 'grid') until
+// the page posts 'answer' (the real worker computes them) or 'fail' (they fail) on the
+// BroadcastChannel 'lab-release': a computation as slow as the test needs.
+const holdingLabWorker = (type) => `
 const held = [];
 let passing = false;
 self.addEventListener('message', (event) => {
-  if (event.data?.type !== 'mitigation' || passing) return;
+  if (event.data?.type !== '${type}' || passing) return;
   event.stopImmediatePropagation();
   held.push(event.data);
 });
@@ -359,7 +359,7 @@ describe('lab page', () => {
   test('a section is busy (aria-busy, dimmed, "computing…") while its numbers are computed, and not once they come or fail', async () => {
     const { page, close } = await openPage(suite, 'lab.html', {
       prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
-        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: HOLDING_LAB_WORKER })),
+        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: holdingLabWorker('mitigation') })),
     });
     const stateOf = (heading) => page.$eval(`#${heading}`, (element) => {
       const section = element.closest('section');
@@ -390,6 +390,30 @@ describe('lab page', () => {
     await notBusy('mitigation-heading');
     assert.deepEqual(await stateOf('mitigation-heading'), { busy: null, dimmed: '1', timing: '' });
     assert.equal(await page.textContent('#notices'), 'the test failed this computation');
+    await close();
+  });
+
+  test('the needle section reads "computing…" while its grid computes after the sweep is drawn, then the time from asking to the grid drawn', async () => {
+    const { page, close } = await openPage(suite, 'lab.html', {
+      prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: holdingLabWorker('grid') })),
+    });
+    const HELD_MS = 600;
+    const section = () => page.$eval('#needle-heading', (heading) => ({
+      busy: heading.closest('section').getAttribute('aria-busy'), timing: document.getElementById('needle-timing').textContent,
+    }));
+    await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
+    assert.deepEqual(await section(), { busy: 'true', timing: 'computing…' }, 'the sweep drawn, the grid held');
+    await page.setViewportSize({ width: 1300, height: 1000 });  // a redraw of every chart leaves the timing alone
+    await page.waitForTimeout(HELD_MS);
+    assert.deepEqual(await section(), { busy: 'true', timing: 'computing…' });
+    await page.evaluate(() => new BroadcastChannel('lab-release').postMessage('answer'));
+    await page.waitForFunction(() => !document.getElementById('needle-heading').closest('section').hasAttribute('aria-busy'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.locator('#needle-grid .cells rect').count(), 77);
+    const { busy, timing } = await section();
+    assert.equal(busy, null);
+    assert.match(timing, /^\d+ ms$/);
+    assert.ok(Number.parseInt(timing, 10) >= HELD_MS, `the total, the grid's wait included: ${timing}`);
     await close();
   });
 

@@ -111,21 +111,23 @@ function markBusy(busy) {
 // The answer of `request` goes to `store`, which redraws (and writes the timing); while it
 // computes, `busy`'s sections say so (markBusy). A failure replaces the page's notices and
 // clears the timing (a superseded request says nothing: the one that replaced it is under
-// way), and the next answer clears them.
+// way), and the next answer clears them. Resolves to whether the answer was stored.
 function settle(request, busy, store) {
   const done = markBusy(busy);
   return request.then((answer) => {
     done();
     store(answer);
     $('notices').replaceChildren();
+    return true;
   }, (error) => {
     done();
-    if (error instanceof Superseded) return;
+    if (error instanceof Superseded) return false;
     $(busy.timing).textContent = '';
     const item = document.createElement('p');
     item.className = 'error';
     item.textContent = error.message;
     $('notices').replaceChildren(item);
+    return false;
   });
 }
 
@@ -150,6 +152,7 @@ function computeGrid(model, needle, lengths) {
 // nothing again; a request that fails forgets them, so that the same options ask once more.
 const asked = { rope: null, sweep: null, grid: null, mitigation: null };
 let sweepAnswer = null;  // the needle sweep's request for asked.sweep: resolves to {value, milliseconds}
+let needleAsks = 0;      // computeNeedle's calls that asked something: only the latest writes its time
 
 // Makes request() unless the experiment `name` was last asked with the same `options`:
 // the request, or null when it was.
@@ -187,19 +190,25 @@ function computeNeedle() {
   const sweep = askOnce('sweep', { model, options }, () => experimentsEngine.request('needle', { model, needle: options }));
   // the grid has its lengths instead of n (JSON leaves an undefined n out)
   const grid = askOnce('grid', { model: { ...model, n: undefined }, options, lengths }, () => computeGrid(model, options, lengths));
-  if (sweep) {
-    sweepAnswer = sweep;
-    settle(sweep, NEEDLE_BUSY, ({ value, milliseconds }) => {
-      results.needle = { sweep: value, milliseconds, metric: options.metric };
+  if (sweep) sweepAnswer = sweep;
+  const stored = [
+    sweep && settle(sweep, NEEDLE_BUSY, ({ value }) => {
+      results.needle = { sweep: value, metric: options.metric };
       needle.sweep(results.needle, settings);
-    });
-  }
-  if (grid) {
-    settle(grid, NEEDLE_BUSY, ({ value }) => {
+    }),
+    grid && settle(grid, NEEDLE_BUSY, ({ value }) => {
       results.grid = { ...value, metric: options.metric };
       needle.grid(results.grid, settings);
-    });
-  }
+    }),
+  ].filter(Boolean);
+  if (stored.length === 0) return;
+  // The section's time, once the sweep and the grid (computed side by side) are both drawn: from
+  // asking to the last answer; until then its timing says "computing…" (markBusy).
+  const started = performance.now();
+  const ask = ++needleAsks;
+  Promise.all(stored).then((drawn) => {
+    if (ask === needleAsks && drawn.every(Boolean)) $('needle-timing').textContent = `${Math.round(performance.now() - started)} ms`;
+  });
 }
 
 // The sweep with the mitigation, drawn beside the needle sweep of the same options (computeNeedle

@@ -39,7 +39,6 @@ export function createNeedleView() {
         ['first document', f(sweep.summary.begin)], ['middle', f(sweep.summary.middle)],
         ['last document', f(sweep.summary.end)], ['max ÷ min', ratio(sweep.summary.maxOverMin)],
       ]);
-      $('needle-timing').textContent = `${needle.milliseconds.toFixed(0)} ms`;
     },
 
     grid(result, settings) {
