@@ -779,7 +779,7 @@ describe('lab page', () => {
     await close();
   });
 
-  test('each simulation chart\'s CSV holds the engine\'s numbers, and its figures carry the settings under the legend', async () => {
+  test('each simulation chart\'s CSV holds the engine\'s numbers and the link to its settings in every row, and its figures carry the settings under the legend', async () => {
     const hash = '#n=256&slope=0.01&mitigation=calibration';
     const { settings } = parseHash(hash);
     const model = modelOptions(settings);
@@ -802,7 +802,10 @@ describe('lab page', () => {
       const file = await downloadOf(page, `button[data-csv="${chart}"]`);
       assert.equal(file.name, `attention-lab-${chart}.csv`);
       const [header, ...rows] = file.bytes.toString('utf8').trimEnd().split('\n').map((line) => line.split(','));
-      return { header, columns: header.map((_, c) => rows.map((row) => row[c])) };
+      // the last column holds the link to the settings, in every row
+      assert.equal(header.at(-1), 'settings', `${chart}: the settings column`);
+      assert.deepEqual(new Set(rows.map((row) => row.at(-1))), new Set([`lab.html${hash}`]), `${chart}: every row's settings`);
+      return { header: header.slice(0, -1), columns: header.slice(0, -1).map((_, c) => rows.map((row) => row[c])) };
     };
 
     let { header, columns } = await table('position-chart');

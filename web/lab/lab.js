@@ -14,7 +14,7 @@ import { gridCsv, mitigationCsv, needleCsv, positionCsv, ropeCsv } from './csv.j
 import { dealLengths, joinGrids, lengthCost } from './grid-parts.js';
 import { setUpNarrowLayout } from './narrow-layout.js';
 import {
-  experimentLength, gridLengths, modelOptions, needleOptions, parseHash, ROPE_BASES, ROPE_HEAD_WIDTH, settingsCaption, toHash,
+  experimentLength, gridLengths, modelOptions, needleOptions, parseHash, ROPE_BASES, ROPE_HEAD_WIDTH, settingsCaption, settingsLink, toHash,
 } from './state.js';
 import { createMitigationView } from './views/mitigation.js';
 import { createNeedleView } from './views/needle.js';
@@ -50,17 +50,17 @@ const published = (settings) => drawPublished(settings.documents);
 const results = { curves: null, rope: null, needle: null, grid: null, mitigation: null };
 
 // Each chart's CSV text from the answer it draws (with the measure, metric and mitigation it
-// was computed with), or null while there is none.
+// was computed with) and the link to the settings, or null while there is none.
 const CSV_FILES = {
-  'position-chart': () => results.curves && positionCsv(results.curves, results.curves.measure),
-  'rope-chart': () => results.rope && ropeCsv(results.rope),
-  'needle-chart': () => results.needle && needleCsv(results.needle, results.needle.metric),
-  'needle-grid': () => results.grid && gridCsv(results.grid, results.grid.metric),
-  'mitigation-chart': () => results.mitigation && mitigationCsv(results.mitigation, results.mitigation.metric, results.mitigation.name),
+  'position-chart': (link) => results.curves && positionCsv(results.curves, results.curves.measure, link),
+  'rope-chart': (link) => results.rope && ropeCsv(results.rope, link),
+  'needle-chart': (link) => results.needle && needleCsv(results.needle, results.needle.metric, link),
+  'needle-grid': (link) => results.grid && gridCsv(results.grid, results.grid.metric, link),
+  'mitigation-chart': (link) => results.mitigation && mitigationCsv(results.mitigation, results.mitigation.metric, results.mitigation.name, link),
 };
 for (const button of document.querySelectorAll('button[data-csv]')) {
   button.addEventListener('click', () => {
-    const text = CSV_FILES[button.dataset.csv]();
+    const text = CSV_FILES[button.dataset.csv](settingsLink(settings));
     if (!text) {
       linkNotices.add('The CSV could not be made: its chart has no numbers yet.');
       return;

@@ -111,13 +111,18 @@ export function toHash(settings) {
   return text ? `#${text}` : '';
 }
 
+/** The lab's link to `settings`, relative to the page: 'lab.html#window=128&sinks=4' ('lab.html' at the defaults). */
+export function settingsLink(settings) {
+  return `lab.html${toHash(settings)}`;
+}
+
 /**
- * Every setting as the link writes it (key=value), and the link's hash, for a figure's
- * caption: 'Settings: n=1024, layers=12, …, logScale=1. Link: lab.html#window=128&sinks=4'.
+ * Every setting as the link writes it (key=value), and the link, for a figure's caption:
+ * 'Settings: n=1024, layers=12, …, logScale=1. Link: lab.html#window=128&sinks=4'.
  */
 export function settingsCaption(settings) {
   const all = Object.entries(settings).map(([key, value]) => `${key}=${typeof value === 'boolean' ? Number(value) : value}`);
-  return `Settings: ${all.join(', ')}. Link: lab.html${toHash(settings)}`;
+  return `Settings: ${all.join(', ')}. Link: ${settingsLink(settings)}`;
 }
 
 /** The engine's positional option for `settings`. */
