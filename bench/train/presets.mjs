@@ -14,7 +14,7 @@ import { runSeeds, trainerOptions } from '../../web/train/state.js';
 const SEEDS = 3;
 const MIDDLE_PAIRS = 4;           // pairs 7–10 of 16, 15–18 of 32
 const LONGER = 2;                 // the longer length, × the trained one
-const COMPARED = ['rope', 'alibi', 'none', 'learned', 'sinusoidal'];  // one preset per encoding
+const COMPARED = ['alibi', 'rope', 'none', 'learned', 'sinusoidal'];  // one preset per encoding, the default first
 
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 

@@ -2,7 +2,8 @@
 //   default run   engine.trainRetrieval() with its defaults (wasm/attention.d.ts: retrieval with
 //                 16 pairs of 32 keys and 32 values, 2 layers, dModel 32, 2 heads, no MLP, RoPE,
 //                 batch 64, 1,400 steps, a checkpoint every 100 steps on 2,048 held-out
-//                 sequences, then one evaluation after training), after a short warm-up run;
+//                 sequences, then one evaluation after training: the Train page's RoPE preset;
+//                 the page's default run is the same with ALiBi), after a short warm-up run;
 //                 target: under 20 s. The evaluations' share is estimated from more evaluations
 //                 of the trained model (engine.evaluateRetrieval, the trainer's own measure).
 //   native        the same run natively (build/native/bench/bench_train, from native_train.cpp)

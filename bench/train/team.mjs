@@ -1,7 +1,8 @@
-// The team part of `npm run bench` (node bench/run.mjs team): the Train page's default run
-// (engine.trainRetrieval's defaults, 1,400 steps) trained by one worker alone and by a team of
-// two (worker_threads, each with its own engine; web/train/replica.js exchanging shards and
-// counts through MessagePorts, as the page's workers do), alternating, ROUNDS times each; then
+// The team part of `npm run bench` (node bench/run.mjs team): the engine's default run
+// (engine.trainRetrieval's defaults: the Train page's RoPE preset, 1,400 steps) trained by one
+// worker alone and by a team of two (worker_threads, each with its own engine;
+// web/train/replica.js exchanging shards and counts through MessagePorts, as the page's workers
+// do), alternating, ROUNDS times each; then
 // the page's evaluations after training (16, 24 and 32 pairs, 2,048 sequences each): by the
 // worker alone, or by each member on its share of the chunks, joined by the first. The team's
 // checkpoints and evaluations must equal the worker's alone, or the benchmark stops. Prints the
@@ -12,8 +13,8 @@ import { evaluationOptions } from '../../web/train/runner.js';
 import { DEFAULTS, evaluationLengths } from '../../web/train/state.js';
 
 const ROUNDS = 3;
-const OPTIONS = {};  // trainRetrieval's defaults: the page's default run
-// What the page measures after its default run
+const OPTIONS = {};  // trainRetrieval's defaults: the page's RoPE preset (its default is the same with ALiBi)
+// What the page measures after a run of its default task
 const EVALUATION = evaluationOptions(DEFAULTS, evaluationLengths(DEFAULTS));
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -86,7 +87,7 @@ export async function runTeamBenchmark() {
     };
     const { evaluation } = results;
     const table = [
-      `The Train page's default run (1,400 steps of 64 sequences), then its evaluations (${EVALUATION.lengths.join(', ')} pairs, ` +
+      `The engine's default run (the Train page's RoPE preset: 1,400 steps of 64 sequences), then its evaluations (${EVALUATION.lengths.join(', ')} pairs, ` +
         `${EVALUATION.sequences} sequences each), ${ROUNDS} rounds alternating, medians; the checkpoints and evaluations of every run equal.`,
       '',
       '| | training (s) | ÷ one worker | evaluations (s) | ÷ one worker |',

@@ -1,5 +1,5 @@
 // Timings of the Train page in Chromium, merged into build/web-timings.json under `train`: the
-// default run (2 layers, dModel 32, 2 heads, RoPE, 16 pairs of 32 keys and 32 values, batch
+// default run (2 layers, dModel 32, 2 heads, ALiBi, 16 pairs of 32 keys and 32 values, batch
 // 64, 1,400 steps, a checkpoint every 100 steps on 2,048 held-out sequences) with one seed on
 // one worker, with one seed on a team of two workers (the page told of 3 cores), then with
 // three seeds side by side (one worker each). No timing is asserted: the numbers

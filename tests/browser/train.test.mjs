@@ -325,13 +325,17 @@ describe('Train page', () => {
 
   test('the settings live in the link: controls, presets, a shared link, and the link a click copies', async () => {
     const { page, close } = await openPage(suite, 'train.html');
+    assert.equal(await page.inputValue('#positional'), 'alibi', 'no pe in the link: ALiBi, the default');
+    await page.click('button[data-preset="rope"]');
+    await page.waitForFunction(() => location.hash === '#pe=rope', null, { timeout: TIMEOUT_MS });
     await page.click('button[data-preset="alibi"]');
-    await page.waitForFunction(() => location.hash === '#pe=alibi', null, { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => location.hash === '', null, { timeout: TIMEOUT_MS });
+    await page.selectOption('#positional', 'rope');
     await page.fill('#steps', '800');
     await page.selectOption('#context', 'prefix');
     await page.check('#mlp');
     await page.fill('#evaluate-at', '16, 20');
-    await page.waitForFunction(() => location.hash === '#mlp=1&pe=alibi&context=prefix&steps=800&evalAt=16%2C20', null, { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => location.hash === '#mlp=1&pe=rope&context=prefix&steps=800&evalAt=16%2C20', null, { timeout: TIMEOUT_MS });
     const link = await page.getAttribute('#share-link', 'href');
     // a click copies the link (the whole address) and says so; the page stays where it is
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
@@ -352,7 +356,7 @@ describe('Train page', () => {
     await close();
     const again = await openPage(suite, `train.html${link}`);
     assert.deepEqual(await again.page.evaluate(() => ['positional', 'context', 'steps', 'evaluate-at']
-      .map((id) => document.getElementById(id).value)), ['alibi', 'prefix', '800', '16,20']);
+      .map((id) => document.getElementById(id).value)), ['rope', 'prefix', '800', '16,20']);
     assert.ok(await again.page.isChecked('#mlp'));
     await again.page.click('button[data-preset="quick"]');
     await again.page.waitForFunction((hash) => location.hash === hash, QUICK, { timeout: TIMEOUT_MS });
@@ -360,7 +364,7 @@ describe('Train page', () => {
   });
 
   test('a configuration the engine cannot train is named under its setting, and Train waits for a fix', async () => {
-    const { page, close } = await openPage(suite, 'train.html#heads=3&pairs=40&evalAt=16');
+    const { page, close } = await openPage(suite, 'train.html#pe=rope&heads=3&pairs=40&evalAt=16');
     assert.match(await page.textContent('#heads-message'), /^3 heads cannot split dModel = 32 into equal slices: choose 1, 2, 4, 8, 16\.$/);
     assert.match(await page.textContent('#pairs-message'), /^40 pairs need 40 distinct keys, but there are only 32 key symbols/);
     assert.ok(await page.isDisabled('[data-testid="train"]'));
@@ -576,13 +580,13 @@ describe('Train page', () => {
     assert.equal(await trainAndWait(page), 'finished');
     assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), '4');
     await page.click('#runs-body tr:first-child button:text("Show")');
-    assert.match(await page.textContent('[data-testid="train-status"]'), /^Showing #2 RoPE: trained 300 steps \(one seed\) in [\d.]+ s\.$/);
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Showing #2 ALiBi: trained 300 steps \(one seed\) in [\d.]+ s\.$/);
     assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), String(QUICK_CHECKPOINTS));
     await close();
   });
 
   test('Use settings puts a past run\'s settings back in the controls and the link', async () => {
-    const { page, close } = await openPage(suite, `train.html${QUICK}&pe=alibi`);
+    const { page, close } = await openPage(suite, `train.html${QUICK}&pe=rope`);
     assert.equal(await trainAndWait(page), 'finished');
     await page.click('button[data-preset="quick"]');
     await page.fill('#steps', '200');
@@ -590,21 +594,21 @@ describe('Train page', () => {
     assert.equal(await trainAndWait(page), 'finished');
     const second = await page.evaluate(() => location.hash);
     await page.click('#runs-body tr:first-child button:text("Use settings")');
-    const first = toHash(parseHash(`${QUICK}&pe=alibi`).settings);  // the page's spelling of the first run's hash
+    const first = toHash(parseHash(`${QUICK}&pe=rope`).settings);  // the page's spelling of the first run's hash
     await page.waitForFunction((hash) => location.hash === hash, first, { timeout: TIMEOUT_MS });
     assert.deepEqual(await page.evaluate(() => ['positional', 'steps', 'pairs', 'evaluate-at'].map((id) => document.getElementById(id).value)),
-      ['alibi', '300', '4', '4,6,8']);
+      ['rope', '300', '4', '4,6,8']);
     assert.equal(await page.getAttribute('#share-link', 'href'), await page.evaluate(() => location.hash));
     await page.click('#runs-body tr:nth-child(2) button:text("Use settings")');
     await page.waitForFunction((hash) => location.hash === hash, second, { timeout: TIMEOUT_MS });
-    assert.deepEqual(await page.evaluate(() => ['positional', 'steps'].map((id) => document.getElementById(id).value)), ['rope', '200']);
+    assert.deepEqual(await page.evaluate(() => ['positional', 'steps'].map((id) => document.getElementById(id).value)), ['alibi', '200']);
     await close();
   });
 
   test('run names say the context; a file that fails to load takes no run id', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}&context=prefix`);
     assert.equal(await trainAndWait(page), 'finished');
-    assert.match(await page.textContent('#runs-body tr td:nth-child(2)'), /^#1 RoPE bidirectional/);
+    assert.match(await page.textContent('#runs-body tr td:nth-child(2)'), /^#1 ALiBi bidirectional/);
     const saved = (await downloadOf(page, '[data-testid="save-model"]')).bytes;
     for (let k = 0; k < 3; ++k) {
       await page.evaluate(() => document.getElementById('model-status').classList.remove('error'));
@@ -741,9 +745,9 @@ describe('Train page', () => {
     const { page, close } = await openPage(suite, 'train.html');
     const pressed = () => page.$$eval('button[data-preset]', (buttons) => buttons
       .filter((button) => button.getAttribute('aria-pressed') === 'true').map((button) => button.dataset.preset));
-    assert.deepEqual(await pressed(), ['rope'], 'the default run is the RoPE preset');
-    await page.click('button[data-preset="alibi"]');
-    assert.deepEqual(await pressed(), ['alibi']);
+    assert.deepEqual(await pressed(), ['alibi'], 'the default run is the ALiBi preset');
+    await page.click('button[data-preset="rope"]');
+    assert.deepEqual(await pressed(), ['rope']);
     await page.fill('#steps', '800');
     await page.waitForFunction(() => location.hash.includes('steps=800'), null, { timeout: TIMEOUT_MS });
     assert.deepEqual(await pressed(), [], 'a changed setting: no preset');

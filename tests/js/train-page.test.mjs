@@ -8,7 +8,7 @@ import { settingProblems } from '../../web/train/checks.js';
 import { fieldOfEngineError } from '../../web/train/controls.js';
 import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js';
 import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
-import { PRESETS, presetRun } from '../../web/train/presets.js';
+import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
   checkpointPositions, checkpointSeries, createRun, lowestOf, middleIndex, positionsAt, runSummary, spread,
 } from '../../web/train/runs.js';
@@ -21,14 +21,14 @@ import { maskedCells, tokenLabel } from '../../web/train/views/attention-map.js'
 const settingsWith = (changes) => ({ ...structuredClone(DEFAULTS), ...changes });
 
 describe('Train settings and their link', () => {
-  test('an empty hash gives the default run: 2 layers, dModel 32, 2 heads, RoPE, 16 pairs of 32 and 32, batch 64, 1,400 steps', () => {
+  test('an empty hash gives the default run: 2 layers, dModel 32, 2 heads, ALiBi, 16 pairs of 32 and 32, batch 64, 1,400 steps', () => {
     const { settings, problems } = parseHash('');
     assert.deepEqual(problems, []);
     assert.deepEqual(
       { ...settings },
       {
         pairs: 16, keys: 32, values: 32, answers: 'uniform', retrieval: 1, runningSpan: 0, serialRecall: 0, spanItems: 4,
-        layers: 2, dModel: 32, heads: 2, mlp: false, positional: 'rope', context: 'causal', steps: 1400, batch: 64,
+        layers: 2, dModel: 32, heads: 2, mlp: false, positional: 'alibi', context: 'causal', steps: 1400, batch: 64,
         learningRate: 0.01, seed: 0, seeds: 1, every: 100, sequences: 2048, evaluateAt: [16, 24, 32],
         axis: 'relative', target: 'value', example: 1,
       },
@@ -37,10 +37,20 @@ describe('Train settings and their link', () => {
   });
 
   test('a link keeps only what differs from the defaults and reads back the same settings', () => {
-    const settings = settingsWith({ positional: 'alibi', steps: 300, learningRate: 0.003, mlp: true, evaluateAt: [8, 12], seeds: 3 });
+    const settings = settingsWith({ positional: 'rope', steps: 300, learningRate: 0.003, mlp: true, evaluateAt: [8, 12], seeds: 3 });
     const hash = toHash(settings);
-    assert.equal(hash, '#mlp=1&pe=alibi&steps=300&lr=0.003&seeds=3&evalAt=8%2C12');
+    assert.equal(hash, '#mlp=1&pe=rope&steps=300&lr=0.003&seeds=3&evalAt=8%2C12');
     assert.deepEqual(parseHash(hash), { settings, problems: [] });
+  });
+
+  test('the positional encoding in the link: RoPE written as pe=rope, ALiBi (the default) left out and read from no pe', () => {
+    assert.equal(toHash(settingsWith({ positional: 'rope' })), '#pe=rope');
+    assert.equal(toHash(settingsWith({ positional: 'alibi' })), '');
+    assert.equal(toHash(settingsWith({ positional: 'none', steps: 800 })), '#pe=none&steps=800');
+    assert.equal(parseHash('#steps=800').settings.positional, 'alibi');
+    assert.equal(parseHash('#pe=rope&steps=800').settings.positional, 'rope');
+    assert.equal(parseHash('#pe=alibi').settings.positional, 'alibi', 'a link written when RoPE was the default still reads');
+    assert.equal(toHash(parseHash('#pe=alibi').settings), '');
   });
 
   test('a bad value is named with the setting, its rule and what the link held; the rest is kept', () => {
@@ -49,7 +59,7 @@ describe('Train settings and their link', () => {
     assert.equal(settings.heads, 2);
     assert.deepEqual(problems, [
       'heads (heads) must be a whole number from 1 to 16, got “0”',
-      'pe (positional encoding) must be one of rope, alibi, none, learned, sinusoidal, got “relative”',
+      'pe (positional encoding) must be one of alibi, rope, none, learned, sinusoidal, got “relative”',
       'lr (learning rate) must be a number above 0 and at most 1, got “0”',
       'steps (steps) must be a whole number from 1 to 100000, got “1e3”',
       'evalAt (evaluate at) must be up to 8 whole numbers from 1 to 256 separated by commas, such as 16, 24, 32, got “16,x”',
@@ -77,7 +87,7 @@ describe('Train checks of settings that fail together', () => {
   });
 
   test('RoPE over heads of odd width is named, with the counts that give even widths', () => {
-    const { heads } = settingProblems(settingsWith({ dModel: 12, heads: 4 }));
+    const { heads } = settingProblems(settingsWith({ dModel: 12, heads: 4, positional: 'rope' }));
     assert.equal(heads, 'RoPE rotates pairs of coordinates, so each head\'s width must be even: 4 heads over dModel = 12 ' +
       'give heads of 3 dimensions. With RoPE choose 1, 2, 3, 6 heads.');
     assert.deepEqual(settingProblems(settingsWith({ dModel: 12, heads: 4, positional: 'alibi' })), {});
@@ -109,8 +119,16 @@ describe('Train presets and engine options', () => {
     assert.deepEqual(settingProblems(settingsWith(presetRun(PRESETS.find((p) => p.id === 'quick')))), {});
   });
 
+  test('the first preset is the default run, ALiBi; the bidirectional one is the default with a bidirectional context', () => {
+    assert.deepEqual(PRESETS.map((p) => p.id), ['alibi', 'rope', 'none', 'learned', 'sinusoidal', 'bidirectional', 'quick']);
+    assert.deepEqual(PRESETS.filter((p) => isPresetRun(p, DEFAULTS)).map((p) => p.id), ['alibi']);
+    const bidirectional = PRESETS.find((p) => p.id === 'bidirectional');
+    assert.equal(bidirectional.label, 'ALiBi, bidirectional context');
+    assert.ok(isPresetRun(bidirectional, settingsWith({ context: 'prefix' })));
+  });
+
   test('a run stands for engine.retrievalTrainer options, one seed each, evaluated at the trained length too', () => {
-    const settings = settingsWith({ pairs: 20, evaluateAt: [24, 32], runningSpan: 0.5, context: 'prefix' });
+    const settings = settingsWith({ pairs: 20, evaluateAt: [24, 32], runningSpan: 0.5, context: 'prefix', positional: 'rope' });
     assert.deepEqual(evaluationLengths(settings), [20, 24, 32]);
     assert.deepEqual(trainerOptions(settings, 7), {
       task: { pairs: 20, keys: 32, values: 32, answerPositions: 'uniform', mix: { retrieval: 1, runningSpan: 0.5, serialRecall: 0 }, span: 4 },
@@ -208,6 +226,19 @@ describe('Train model files', () => {
     assert.deepEqual([settings.layers, settings.dModel, settings.heads, settings.mlp, settings.positional, settings.seed, settings.seeds],
       [1, 16, 4, true, 'alibi', 5, 1], 'the model\'s own fields come from its config');
     assert.deepEqual(checkpoints, run.seeds[0].checkpoints);
+  });
+
+  test('a file saved while RoPE was the default (no pe in its link) loads as RoPE, at its step', () => {
+    const rope = { ...config, heads: 2, positional: { type: 'rope' } };
+    const meta = {
+      format: META_FORMAT, version: 1, link: '#pairs=4&keys=8&values=8&heads=4&steps=300&evalAt=6', seed: 5, seconds: 2.5,
+      checkpoints: [{ step: 50, loss: 2, accuracy: 0.25, accuracyByPosition: [0.5, 0, 0, 0.5] }], step: 120, stopped: true,
+    };
+    const { settings, checkpoints, step, notes } = loadedSettings(rope, meta, settingsWith({}));
+    assert.deepEqual(notes, []);
+    assert.deepEqual([settings.positional, settings.heads, settings.steps, step], ['rope', 2, 300, 120]);
+    assert.equal(describeRun(settings, step), 'RoPE, 1L d16 2H +MLP; 4 pairs of 8/8; stopped at 120 of 300 steps × 64, lr 0.01');
+    assert.deepEqual(checkpoints, meta.checkpoints);
   });
 
   test('a file without the page\'s meta takes the task from the model, and bad curves are left out and named', () => {

@@ -97,6 +97,7 @@ export function loadedSettings(config, meta, fallback) {
   settings.dModel = config.dModel;
   settings.heads = config.heads;
   settings.mlp = config.mlp;
+  // (a link saved while RoPE was the default has no pe: the model's own encoding is the one)
   if (POSITIONAL.includes(config.positional?.type)) settings.positional = config.positional.type;
   settings.seed = config.seed;
   settings.seeds = 1;

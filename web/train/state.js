@@ -1,5 +1,5 @@
 // The Train page's settings: the task, the model, the training and its evaluation, and what the
-// charts show; each with its default, its spelling in the URL hash (#pe=alibi&steps=800) and
+// charts show; each with its default, its spelling in the URL hash (#pe=rope&steps=800) and
 // the rule a value must follow. Only settings that differ from their default are written.
 // Reading a hash never fails: a value that does not parse, or a key the page does not know,
 // is left out and reported so the page can show what it ignored. Also: the engine options a
@@ -18,8 +18,8 @@ const LIST_SEPARATOR = ',';
 
 export const LIMITS = Object.freeze({ MAX_SEEDS: 8, MAX_HEADS: 16, MAX_LAYERS: 8, MAX_WIDTH: 256, MAX_PAIRS });
 
-export const POSITIONAL = ['rope', 'alibi', 'none', 'learned', 'sinusoidal'];
-export const POSITIONAL_NAMES = { rope: 'RoPE', alibi: 'ALiBi', none: 'no positions', learned: 'learned', sinusoidal: 'sinusoidal' };
+export const POSITIONAL = ['alibi', 'rope', 'none', 'learned', 'sinusoidal'];
+export const POSITIONAL_NAMES = { alibi: 'ALiBi', rope: 'RoPE', none: 'no positions', learned: 'learned', sinusoidal: 'sinusoidal' };
 const ANSWERS = ['uniform', 'ends'];
 const CONTEXTS = ['causal', 'prefix'];
 const AXES = ['relative', 'position'];
@@ -69,7 +69,7 @@ const FIELDS = {
   dModel: { key: 'dModel', label: 'dModel', value: 32, codec: wholeNumber(1, LIMITS.MAX_WIDTH), group: 'model' },
   heads: { key: 'heads', label: 'heads', value: 2, codec: wholeNumber(1, LIMITS.MAX_HEADS), group: 'model' },
   mlp: { key: 'mlp', label: 'MLP', value: false, codec: flag, group: 'model' },
-  positional: { key: 'pe', label: 'positional encoding', value: 'rope', codec: choice(POSITIONAL), group: 'model' },
+  positional: { key: 'pe', label: 'positional encoding', value: 'alibi', codec: choice(POSITIONAL), group: 'model' },
   context: { key: 'context', label: 'context', value: 'causal', codec: choice(CONTEXTS), group: 'model' },
   // the training
   steps: { key: 'steps', label: 'steps', value: 1400, codec: wholeNumber(1, MAX_STEPS), group: 'training' },
@@ -112,7 +112,7 @@ export const formatField = (name, value) => FIELDS[name].codec.format(value);
 /** One setting as typed into its control; throws an Error that says what it must be. */
 export const parseField = (name, typed) => FIELDS[name].codec.parse(typed.trim());
 
-/** '#pe=alibi&steps=800' → {settings, problems: ['steps (steps) must be …, got “x”', …]}. */
+/** '#pe=rope&steps=800' → {settings, problems: ['steps (steps) must be …, got “x”', …]}. */
 export function parseHash(hash) {
   const settings = defaultSettings();
   const problems = [];
