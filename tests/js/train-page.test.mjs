@@ -228,7 +228,15 @@ describe('Train model files', () => {
     assert.deepEqual(checkpoints, run.seeds[0].checkpoints);
   });
 
-  test('a file saved while RoPE was the default (no pe in its link) loads as RoPE, at its step', () => {
+  test('the meta holds the step a model reached and no separate flag that it stopped', () => {
+    const run = twoSeedRun();
+    run.seeds[0].step = 100;  // stopped at step 100 of 1,400
+    const meta = modelMeta(run, 0);
+    assert.deepEqual(Object.keys(meta), ['format', 'version', 'link', 'seed', 'seconds', 'checkpoints', 'step']);
+    assert.equal(loadedSettings(config, JSON.parse(JSON.stringify(meta)), settingsWith({})).step, 100);
+  });
+
+  test('a file saved while RoPE was the default (no pe in its link, `stopped` in its meta) loads as RoPE, at its step', () => {
     const rope = { ...config, heads: 2, positional: { type: 'rope' } };
     const meta = {
       format: META_FORMAT, version: 1, link: '#pairs=4&keys=8&values=8&heads=4&steps=300&evalAt=6', seed: 5, seconds: 2.5,

@@ -1,9 +1,10 @@
 // A trained model as a file: what the page writes beside model.save()'s parameters (`meta`:
-// the run's settings as a link, the seed, the curves it measured while training, the step it
-// reached and whether it was stopped there) and how it
-// reads a file back. The engine checks the model itself (engine.loadTransformer); this module
-// reads the file's JSON and the page's own part of it, taking nothing on trust: whatever of
-// `meta` does not parse is left out and named.
+// the run's settings as a link, the seed, the curves it measured while training and the step it
+// reached, fewer than the link's steps when the run was stopped) and how it reads a file back.
+// Files from earlier versions of the page also carry `stopped` (whether the step is below the
+// steps), which the step already says: it is not read. The engine checks the model itself
+// (engine.loadTransformer); this module reads the file's JSON and the page's own part of it,
+// taking nothing on trust: whatever of `meta` does not parse is left out and named.
 import { parseHash, POSITIONAL, RUN_FIELDS, toHash } from './state.js';
 
 /** The largest model file the page reads (a 2-layer dModel-32 model takes about 0.2 MB). */
@@ -24,7 +25,6 @@ export function modelMeta(run, k) {
     seconds: run.seconds,
     checkpoints: run.seeds[k].checkpoints,
     step: run.seeds[k].step,
-    stopped: run.seeds[k].step < run.seeds[k].steps,
   };
 }
 
