@@ -623,6 +623,38 @@ describe('Train page', () => {
     await close();
   });
 
+  test('a loaded model the page fails to take as a run is freed: the worker holds what it held before, and no run is kept', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    assert.equal(await trainAndWait(page), 'finished');
+    const inUse = async () => Number((await page.getAttribute('[data-testid="train-status"]', 'data-wasm-in-use')).split(',')[0]);
+    const before = await inUse();
+    const saved = (await downloadOf(page, '[data-testid="save-model"]')).bytes;
+    // the runs table fails once, after the model has loaded, been measured and taken its run id
+    await page.evaluate(() => {
+      const body = document.getElementById('runs-body');
+      body.replaceChildren = () => {
+        delete body.replaceChildren;
+        throw new Error('the runs table could not be drawn');
+      };
+    });
+    await page.setInputFiles('[data-testid="load-file"]', { name: 'model.json', mimeType: 'application/json', buffer: saved });
+    await page.waitForFunction(() => document.getElementById('model-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.textContent('[data-testid="model-status"]'), 'model.json was not loaded: the runs table could not be drawn');
+    assert.deepEqual(await page.$$eval('#runs-body tr', (rows) => rows.map((row) => row.dataset.run)), ['1']);
+    assert.equal(await page.getAttribute('#model-panel', 'data-run'), '1', 'the trained run is shown again');
+    assert.equal(await inUse(), before, 'the worker\'s engine holds the trained model alone');
+    // loaded again, the same file becomes a run, and its model is held until the run is removed
+    await page.setInputFiles('[data-testid="load-file"]', { name: 'model.json', mimeType: 'application/json', buffer: saved });
+    await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 2, null, { timeout: TIMEOUT_MS });
+    await page.waitForFunction((bytes) => Number(document.getElementById('train-status').dataset.wasmInUse.split(',')[0]) > bytes, before,
+      { timeout: TIMEOUT_MS });
+    await page.click('#runs-body tr:nth-child(2) button:text("Remove")');
+    await page.waitForFunction((bytes) => Number(document.getElementById('train-status').dataset.wasmInUse.split(',')[0]) === bytes, before,
+      { timeout: TIMEOUT_MS });
+    assert.equal(await page.textContent('#notices'), '');
+    await close();
+  });
+
   test('a held-out set smaller than a length evaluated is named under its setting, and Train waits; so it does after the engine refuses the settings', async () => {
     const { page, close } = await openPage(suite, 'train.html#heldOut=20&steps=200');
     assert.equal(await page.textContent('#sequences-message'),

@@ -71,9 +71,14 @@ const modelPanel = createModelPanel({
   },
   onLoaded(run) {
     runs.push(run);
-    runsTable.overlay(run);
-    show(run);
-    sayShown();
+    try {
+      runsTable.overlay(run);
+      show(run);
+      sayShown();
+    } catch (error) {
+      forget(run);  // a run the page could not take: the panel frees its model
+      throw error;
+    }
   },
   onDone: () => showWasmMemory(),
   notices,
@@ -144,8 +149,13 @@ function sayShown() {
 }
 
 function remove(run) {
-  runs.splice(runs.indexOf(run), 1);
   runner.release(run).then(showWasmMemory, (error) => notices.add(`Run ${run.id}'s models could not be freed: ${error.message}`));
+  forget(run);
+}
+
+// The page without run `run` (its models left to the caller): the runs, what the charts show, the table.
+function forget(run) {
+  runs.splice(runs.indexOf(run), 1);
   if (shown?.run === run) {
     shown = runs.length > 0 ? { run: runs.at(-1), k: 0, pairs: runs.at(-1).settings.pairs } : null;
     if (!runner.training()) {

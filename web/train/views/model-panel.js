@@ -24,6 +24,8 @@ function fillSelect(select, options, value) {
  * own takes the task from them), newId() a run id, onSelect({k} or {pairs}) when a select
  * changes, onLoaded(run) when a file has become a run, onDone() after every load or save,
  * notices for what could not be saved. Returns draw(shown), shown being {run, k, pairs} or null.
+ * A loaded model is the panel's until onLoaded returns, then its run's (the page frees it with
+ * the run): should onLoaded throw, it keeps no run, and the panel frees the model.
  */
 export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, onDone, notices }) {
   let shown = null;
@@ -66,6 +68,7 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
     // the model's name in the workers until it has loaded and been measured, when it becomes
     // a run and takes the next run id (a file that fails takes none)
     const key = `file ${++loads}`;
+    const names = [key];  // what the model may be called in the workers, to free it should the load fail
     try {
       const config = await runner.loadModel(key, text);
       const read = loadedSettings(config, saved.meta, settings());
@@ -78,13 +81,14 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       const { evaluations, workers } = await runner.evaluateModel(key, text, evaluationOptions(run.settings, run.lengths));
       run.seeds[0].evaluations = evaluations;
       const id = newId();
+      names.push(id);
       await runner.renameModel(key, id);
       run.id = id;
       const measured = workers > 1 ? ` (measured on ${workers} workers)` : '';
       status.textContent = `Loaded ${file.name} as run ${id}${measured}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`;
       onLoaded(run);
     } catch (error) {
-      runner.release({ id: key }).catch(() => {});
+      await Promise.allSettled(names.map((name) => runner.release({ id: name })));
       fail(file, error.message);
     } finally {
       onDone();
