@@ -59,16 +59,16 @@ async function playgroundShots(viewport, colorScheme, name) {
   await playground.page.waitForTimeout(SETTLE_MS);
   await playground.page.evaluate(() => window.scrollTo(0, 0));
   await playground.page.screenshot({ path: join(folder, `playground-${name}.png`), fullPage: true });
-  await playground.page.locator('.panel-views > section').first()
+  await playground.page.locator('.panel-matrix')
     .screenshot({ path: join(folder, `matrix-${name}.png`) });
-  await playground.page.locator('.panel-views > section').nth(1)
+  await playground.page.locator('.panel-lines')
     .screenshot({ path: join(folder, `lines-${name}.png`) });
   await playground.close();
 
   const grouped = await openPage(suite, GROUPED_HASH, { viewport, colorScheme });
   await waitForRows(grouped.page, PLAYGROUND_ROWS);
   await grouped.page.waitForTimeout(SETTLE_MS);
-  await grouped.page.locator('.panel-views > section').first()
+  await grouped.page.locator('.panel-matrix')
     .screenshot({ path: join(folder, `grouped-matrix-${name}.png`) });
   await grouped.page.locator('.panel-cost').screenshot({ path: join(folder, `cost-${name}.png`) });
   await grouped.close();
@@ -84,7 +84,7 @@ async function playgroundShots(viewport, colorScheme, name) {
   await waitForRows(generation.page, GENERATION_ROWS);
   await generation.page.waitForSelector('[data-testid="generation"]:not([hidden])');
   await generation.page.waitForTimeout(SETTLE_MS);
-  await generation.page.locator('.panel-views > section').first()
+  await generation.page.locator('.panel-matrix')
     .screenshot({ path: join(folder, `generation-${name}.png`) });  // docs/generation-desktop.png
   await generation.close();
 

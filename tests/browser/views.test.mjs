@@ -1,13 +1,13 @@
 // The step-by-step view against the tutorial's numbers and under overflow, the cost panel
 // against engine.attentionMemory, a 4,096-token input (pooled, zoomable, and computed without
 // freezing the page), the masked cells' hatching and its legend in both colour schemes,
-// the profile's axis, and at phone width the cost tables, the matrix's buttons and the shadows of
-// a table that scrolls.
+// the profile's axis, and at phone width the options next to the matrix, the cost tables, the
+// matrix's buttons and the shadows of a table that scrolls.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLOR_TABLE } from '../../web/shared/heatmap/colors.js';
 import {
-  PHONE, TIMEOUT_MS, assertClose, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
+  DESKTOP, PHONE, TIMEOUT_MS, assertClose, gloveInput, longSampleText, nodeEngine, openPage, seedExample, startSuite, waitForRows,
 } from './helpers.mjs';
 
 const HEATMAP = '[data-testid="attention-heatmap"]';
@@ -27,6 +27,7 @@ const MIN_COLOR_DISTANCE = 50;   // RGB distance of the hatching's colours from 
 const LINE_COLOR_SLACK = 12;     // antialiased pixels of the hatching's lines come this close to its colour
 const MIN_HATCHED_PIXELS = 1000;
 const TICK_SLACK_PX = 0.5;
+const PHONE_PANEL_GAP_PX = 24;  // two panels one after the other on a phone: the layout's gap (1rem) apart
 
 const distance = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 const VIRIDIS = Array.from({ length: COLOR_TABLE.length / 4 }, (_, k) => [...COLOR_TABLE.subarray(4 * k, 4 * k + 3)]);
@@ -132,6 +133,35 @@ describe('views', () => {
       hex(row.soft).forEach((channel, k) => assert.ok(Math.abs(over[k] - channel) <= 4,
         `${colorScheme}: ${over} over the panel, ${row.soft} wanted`));
     }
+    await close();
+  });
+
+  test('on a phone the options follow the matrix\'s legend: the whole matrix and the first controls share a screen', async () => {
+    const { page, close } = await openPage(suite, '', { viewport: PHONE });
+    await waitForRows(page, 6);
+    const boxes = await page.evaluate(() => Object.fromEntries(
+      ['.panel-matrix', '.panel-options', '.panel-profile', '.panel-lines', '[data-testid="attention-heatmap"]', '#trainable', '#heads']
+        .map((selector) => {
+          const { top, bottom } = document.querySelector(selector).getBoundingClientRect();
+          return [selector, { top: top + scrollY, bottom: bottom + scrollY }];
+        })));
+    const heatmap = boxes['[data-testid="attention-heatmap"]'];
+    const gap = boxes['.panel-options'].top - boxes['.panel-matrix'].bottom;
+    assert.ok(gap >= 0 && gap <= PHONE_PANEL_GAP_PX, `the options ${gap} px under the matrix's panel`);
+    for (const control of ['#trainable', '#heads']) {
+      const span = boxes[control].bottom - heatmap.top;
+      assert.ok(span <= PHONE.height, `the matrix's top and ${control}'s bottom ${span} px apart, in a ${PHONE.height} px screen`);
+    }
+    // the views that only read the matrix come after the options
+    assert.ok(boxes['.panel-profile'].top > boxes['.panel-options'].bottom, 'the profile after the options');
+    assert.ok(boxes['.panel-lines'].top > boxes['.panel-profile'].bottom, 'the lines after the profile');
+    // on a desktop the options stay in the sidebar, left of the matrix, and the profile under the matrix
+    await page.setViewportSize(DESKTOP);
+    const desktop = await page.evaluate(() => Object.fromEntries(['.panel-matrix', '.panel-options', '.panel-profile']
+      .map((selector) => [selector, document.querySelector(selector).getBoundingClientRect().toJSON()])));
+    assert.ok(desktop['.panel-options'].right < desktop['.panel-matrix'].left, 'the options beside the matrix');
+    assert.equal(desktop['.panel-profile'].left, desktop['.panel-matrix'].left, 'the profile in the matrix\'s column');
+    assert.ok(desktop['.panel-profile'].top > desktop['.panel-matrix'].bottom, 'the profile under the matrix');
     await close();
   });
 
