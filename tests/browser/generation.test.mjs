@@ -286,6 +286,40 @@ describe('generation step by step', () => {
     await close();
   });
 
+  test('on a phone the cache table\'s first column stays in place while the table scrolls sideways, on the panel\'s colour', async () => {
+    const { page, close } = await openPage(suite, `#src=journey&gen=1&gs=${TOKENS - 1}&h=2&tw=linear&do=4`, { viewport: PHONE });
+    await generationAt(page, TOKENS - 1);
+    // the x of the header row's first cell, of each row's name and of the first token's column, with the box scrolled to `left`
+    const columnsAt = (left) => page.evaluate((scrollLeft) => {
+      const box = document.querySelector('[data-testid="cache-table"]').closest('.table-scroll');
+      box.scrollLeft = scrollLeft;
+      const rows = [...box.querySelectorAll('tr')];
+      return {
+        scrollLeft: box.scrollLeft,
+        first: rows.map((row) => row.cells[0].getBoundingClientRect().left),
+        second: rows.map((row) => row.cells[1].getBoundingClientRect().left),
+      };
+    }, left);
+    const start = await columnsAt(0);
+    const end = await columnsAt(1e6);
+    assert.ok(end.scrollLeft > 0, 'the table is wider than its box');
+    assert.equal(start.first.length, 5, 'the tokens\' row and a key and a value row per key/value head');
+    assert.deepEqual(end.first, start.first, 'the first column\'s cells keep their x');
+    end.second.forEach((x, row) => assert.ok(Math.abs(start.second[row] - end.scrollLeft - x) < 1,
+      `row ${row}: the second column moved by the scroll`));
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      const colors = await page.evaluate(() => {
+        const panel = getComputedStyle(document.querySelector('.panel-matrix')).backgroundColor;
+        const cells = [...document.querySelectorAll('[data-testid="cache-table"] tr')]
+          .map((row) => getComputedStyle(row.cells[0]).backgroundColor);
+        return { panel, cells: [...new Set(cells)] };
+      });
+      assert.deepEqual(colors.cells, [colors.panel], `${colorScheme}: the first column is opaque, on the panel's colour`);
+    }
+    await close();
+  });
+
   test('play steps on its own, pause stops it, and play runs to the last token', async () => {
     const { page, close } = await openPage(suite, '#src=journey&gen=1');
     await generationAt(page, 0);
