@@ -1,7 +1,8 @@
 // The playground's comparison in Chromium: pin a setting as A, change one, and A, B and B − A
 // are drawn side by side; every cell's read-out (and the SVG figure's cells) holds the
 // engine's numbers for A and B and their float32 difference; the link restores A and B; a
-// text with another token count is refused in words; Unpin leaves; a link's bad A is named.
+// text with another token count is refused in words; B's failing settings grey the comparison as
+// they grey the matrix; Unpin leaves; a link's bad A is named.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -125,6 +126,30 @@ describe('compare', () => {
       assert.ok(figure.text.includes(label), `the SVG says “${label}”`);
     }
     for (const token of expected.tokens) assert.ok(figure.text.includes(token.text), `the SVG labels “${token.text}”`);
+    await close();
+  });
+
+  test('settings of B that fail grey the comparison as they grey the matrix, until B works again', async () => {
+    const { n } = await expectedWeights();
+    const { page, close } = await openPage(suite, `${TEXT_HASH}&tw=linear&do=4`);
+    await waitForRows(page, n);
+    await page.click('[data-testid="pin"]');
+    await page.check('#causal');
+    await waitForComparison(page, n, 'causal mask');
+    // the frames greyed (.stale, whose canvas is drawn at opacity 0.3): [the matrix's, the comparison's]
+    const greyed = () => page.evaluate(() => ['attention-heatmap', 'compare-heatmap'].map((id) => {
+      const canvas = document.querySelector(`[data-testid="${id}"]`);
+      return [canvas.parentElement.classList.contains('stale'), getComputedStyle(canvas).opacity];
+    }));
+    assert.deepEqual(await greyed(), [[false, '1'], [false, '1']]);
+    await page.fill('#heads', '3');  // 3 heads cannot split d_out = 4
+    await page.waitForFunction(() => document.getElementById('compute-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await greyed(), [[true, '0.3'], [true, '0.3']], 'both greyed');
+    assert.deepEqual(await comparisonExportsDisabled(page), [true, true]);
+    await page.fill('#heads', '2');
+    await page.waitForFunction(() => !document.querySelector('.heatmap-frame.stale'), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await greyed(), [[false, '1'], [false, '1']], 'both current again');
+    assert.deepEqual(await comparisonExportsDisabled(page), [false, false]);
     await close();
   });
 

@@ -41,6 +41,7 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
   function clear() {
     shown = null;
     onExportable(false);
+    canvas.parentElement.classList.remove('stale');
     canvas.dataset.rows = '0';
     canvas.dataset.heads = '0';
     canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
@@ -103,10 +104,13 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
       shown = view;
       $('compare-summary').textContent = summary(view);
       redraw();
+      canvas.parentElement.classList.remove('stale');
       onExportable(true);
     },
-    // B's settings failed: what is drawn compares earlier ones, and is not exported.
+    // B's settings failed: what is drawn compares earlier ones, greyed as the matrix is until
+    // the next result, and is not exported.
     markStale() {
+      canvas.parentElement.classList.add('stale');
       onExportable(false);
     },
     // A and B cannot be compared (or A failed): the message instead of the panels.
