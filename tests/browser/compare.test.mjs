@@ -29,13 +29,13 @@ async function waitForComparison(page, rows, summary = '') {
   }, { selector: COMPARE, expected: rows, words: summary }, { timeout: TIMEOUT_MS });
 }
 
-// Every cell's read-out of the comparison, walked with the arrow keys from the top left:
-// {a, b, difference}, each n×n row-major, as the tooltip's data attributes hold them.
-async function readComparison(page, n) {
+// Every cell's read-out of the comparison's first `rows` rows, walked with the arrow keys from the
+// top left: {a, b, difference}, each rows×n row-major, as the tooltip's data attributes hold them.
+async function readComparison(page, n, rows = n) {
   await page.focus(COMPARE);
   for (let k = 0; k < n; ++k) await page.keyboard.press('ArrowUp');
-  const read = { a: new Array(n * n), b: new Array(n * n), difference: new Array(n * n) };
-  for (let i = 0; i < n; ++i) {
+  const read = { a: new Array(rows * n), b: new Array(rows * n), difference: new Array(rows * n) };
+  for (let i = 0; i < rows; ++i) {
     for (let step = 0; step < n; ++step) {
       const j = i % 2 === 0 ? step : n - 1 - step;   // a snake: right along even rows, left along odd ones
       const cell = await page.evaluate(() => ({ ...document.querySelector('[data-testid="compare-tooltip"]').dataset }));
@@ -150,6 +150,23 @@ describe('compare', () => {
     await page.waitForFunction(() => !document.querySelector('.heatmap-frame.stale'), null, { timeout: TIMEOUT_MS });
     assert.deepEqual(await greyed(), [[false, '1'], [false, '1']], 'both current again');
     assert.deepEqual(await comparisonExportsDisabled(page), [false, false]);
+    await close();
+  });
+
+  test('generating step by step, B and B − A have only the rows fed so far: rows 0–2 at step 2, the engine\'s numbers', async () => {
+    const expected = await expectedWeights();
+    const { n } = expected;
+    const fed = 3;
+    const { page, close } = await openPage(suite, `${TEXT_HASH}&gen=1&gs=${fed - 1}&a=${encodeURIComponent(TEXT_HASH.slice(1))}`);
+    await waitForComparison(page, fed, 'generation step by step (off → on)');
+    assert.ok(await page.getAttribute(COMPARE, 'data-pending'), 'the rows not fed yet are outlined');
+    const read = await readComparison(page, n, fed);
+    assert.deepEqual(read.a, expected.a.slice(0, fed * n), 'A: the engine\'s weights without a mask, rows 0–2');
+    assert.deepEqual(read.b, expected.b.slice(0, fed * n), 'B: the causal weights of the queries fed');
+    assert.deepEqual(read.difference, expected.difference.slice(0, fed * n), 'B − A of those rows');
+    // the cursor stops at the last row fed
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.getAttribute('[data-testid="compare-tooltip"]', 'data-query'), String(fed - 1));
     await close();
   });
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { cacheEntries, decodeStep, fitStep, kvCacheBytes } from '../../web/playground/generation.js';
+import { cacheEntries, decodeStep, fedRows, fitStep, generationRegion, kvCacheBytes } from '../../web/playground/generation.js';
 
 const engine = await createAttention();
 const TOLERANCE = 1e-6;
@@ -75,6 +75,18 @@ describe('the cache at each step', () => {
 
   test('a step fits the tokens: 0 to n − 1', () => {
     assert.deepEqual([fitStep(-1, 6), fitStep(0, 6), fitStep(5, 6), fitStep(9, 6)], [0, 0, 5, 5]);
+  });
+
+  test('the rows on display: all without generation, those fed so far with it, none of a square below the step', () => {
+    const whole = { row0: 0, col0: 0, size: 6 };
+    const zoomed = { row0: 2, col0: 0, size: 3 };
+    assert.equal(fedRows({ generate: false, generationStep: 2 }, whole, 6), 6);
+    assert.deepEqual([0, 2, 5, 9].map((generationStep) => fedRows({ generate: true, generationStep }, whole, 6)), [1, 3, 6, 6]);
+    assert.deepEqual([1, 3, 5].map((generationStep) => fedRows({ generate: true, generationStep }, zoomed, 6)), [0, 2, 3]);
+    // a zoom below the step gives way to the whole matrix; one the step reaches stays
+    assert.deepEqual(generationRegion({ generate: true, generationStep: 1, zoom: zoomed }, 6), whole);
+    assert.deepEqual(generationRegion({ generate: true, generationStep: 2, zoom: zoomed }, 6), zoomed);
+    assert.deepEqual(generationRegion({ generate: false, generationStep: 0, zoom: zoomed }, 6), zoomed);
   });
 });
 

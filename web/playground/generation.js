@@ -4,6 +4,7 @@
 // query at position t sees keys j with t − j < w (the engine's `window` under `causal`), so
 // key j leaves the cache at step j + w, except the first `sinks` tokens, which stay
 // (StreamingLLM). Pure logic: the page draws it, tests/js/generation.test.mjs checks it.
+import { shownRegion } from './state.js';
 
 /** The key/value head query head h reads (the engine's ⌊h·kvHeads/heads⌋; each its own without kvHeads). */
 export function kvHeadOf(h, { heads, kvHeads = heads }) {
@@ -28,6 +29,24 @@ export function cacheEntries({ step, window, sinks }) {
  */
 export function fitStep(step, n) {
   return Math.max(0, Math.min(n - 1, step));
+}
+
+/**
+ * The square of the n×n matrix on display in `settings`: generation step by step shows rows 0 to
+ * its step, so a zoomed square below them gives way to the whole matrix.
+ */
+export function generationRegion(settings, n) {
+  const area = shownRegion(settings, n);
+  return settings.generate && area.row0 > fitStep(settings.generationStep, n) ? shownRegion({ zoom: null }, n) : area;
+}
+
+/**
+ * How many rows of `area` (from its first) exist in `settings`: all of them, or, generating step
+ * by step, those of the queries fed so far (none when the step is above the area).
+ */
+export function fedRows(settings, area, n) {
+  if (!settings.generate) return area.size;
+  return Math.max(0, Math.min(area.size, fitStep(settings.generationStep, n) + 1 - area.row0));
 }
 
 /**

@@ -10,8 +10,8 @@ import { formatCount, formatNumber } from '../shared/format.js';
 import { Superseded } from '../shared/worker/client.js';
 import { headsProblem, kvHeadsProblem, slopesProblem } from './checks.js';
 import { createStage } from './stage.js';
-import { fitStep } from './generation.js';
-import { PROJECTION_FIELDS, attentionOptions, shownHeads, shownRegion } from './state.js';
+import { fedRows, fitStep, generationRegion } from './generation.js';
+import { PROJECTION_FIELDS, attentionOptions, shownHeads } from './state.js';
 import { createVectors } from './input/vectors.js';
 
 // A computation says it is under way (its line, and an animated bar) only once it has run this
@@ -134,12 +134,14 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
         'show a head A has to compare.');
       return;
     }
-    const area = shownRegion(state, n);
+    const area = generationRegion(state, n);
+    // only the rows fed so far exist, in B (and in A, when A was pinned generating)
+    const rows = Math.min(fedRows(pinned, area, n), fedRows(state, area, n));
     const compared = await compareStage(JSON.stringify([computedA.key, computed.key, head, area, state.pooling]),
       () => client.request('compare', { head, ...area, pooling: state.pooling, maxCells: MULTIPLE_MAX_CELLS }).then(({ value }) => value));
     if (!current()) return;
     comparison.draw({
-      compared, region: area, n, labels: input.labels, labelsA: inputA.labels, pinned: { ...pinned }, heads: [computedA.heads, computed.heads],
+      compared, region: area, rows, n, labels: input.labels, labelsA: inputA.labels, pinned: { ...pinned }, heads: [computedA.heads, computed.heads],
     });
   }
 
@@ -158,10 +160,8 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
   async function fetchView(computed) {
     const heads = shownHeads(state);
     const step = fitStep(state.generationStep, computed.n);
-    let area = shownRegion(state, computed.n);
-    // generation shows rows 0..step: a zoomed square below them shows the whole matrix instead
-    if (state.generate && area.row0 > step) area = shownRegion({ zoom: null }, computed.n);
-    const rows = state.generate ? Math.min(area.size, step + 1 - area.row0) : area.size;
+    const area = generationRegion(state, computed.n);
+    const rows = fedRows(state, area, computed.n);
     const linesCount = Math.min(computed.n, LINES_MAX_TOKENS);
     const linesStart = Math.min(area.row0, computed.n - linesCount);
     // generation draws the lines of the queries fed so far (linesStart ≤ area.row0 ≤ step)

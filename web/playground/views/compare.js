@@ -20,7 +20,8 @@ const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(
  * Binds the comparison to the page; onPin() toggles the pin, onSelectQuery(i) and onZoom(around)
  * as the heatmap's, onExportable(exportable) whether its figure may be exported (drawn, and of
  * the page's settings). Returns {sync(), draw(view), problem(message), markStale(), redraw(), figure()}: view
- * = {compared: {block, a, b, difference}, region, n, labels (B's), labelsA, pinned (A's settings), heads: [A's, B's]}.
+ * = {compared: {block, a, b, difference}, region, rows, n, labels (B's), labelsA, pinned (A's settings), heads: [A's, B's]};
+ * rows, how many of the region's rows are drawn, from its first (generating step by step, those fed so far).
  */
 export function createComparison({ state, onPin, onSelectQuery, onZoom, onExportable }) {
   const panel = $('compare-panel');
@@ -49,14 +50,14 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
 
   // The heatmap's model of what is shown, for state.value.
   function model() {
-    const { compared: { block, a, b, difference }, region, n, labels, heads: [headsA, headsB] } = shown;
+    const { compared: { block, a, b, difference }, region, rows, n, labels, heads: [headsA, headsB] } = shown;
     const value = state.value;
     const title = (name, heads) => `${name}: head ${a.head + 1} of ${heads}`;
     const pair = [{ ...a, title: title('A (pinned)', headsA) }, { ...b, title: title('B (now)', headsB) }];
     const domain = colorDomain(pair, value);
     const differenceDomain = symmetricDomain(difference[value], difference.masked);
     return {
-      tokens: labels, n, region, block, pooling: state.pooling, query: state.query, value, domain, compare: true,
+      tokens: labels, n, region, rows, block, pooling: state.pooling, query: state.query, value, domain, compare: true,
       panels: [...pair, { ...difference, title: 'B − A', scale: 'diverging', domain: differenceDomain }],
       columns: 3,
     };
