@@ -396,6 +396,28 @@ describe('views', () => {
     await close();
   });
 
+  test('naive softmax overflowing in a 40-token row: the walk-through shows its NaN keys first, and says so', async () => {
+    // 350 random dimensions, unscaled: scores about 87.5 ± 4, some past exp's float32 limit
+    const count = 40;
+    const text = await longSampleText(count);
+    const { page, close } = await openPage(suite, `#t=${encodeURIComponent(text)}&nm=naive-softmax&sc=0&src=random&rd=350&q=3`);
+    await waitForRows(page, count);
+    await page.waitForFunction(() => document.querySelector('[data-testid="steps-table"]').dataset.source === 'matrix'
+      && document.getElementById('steps-summary').textContent.startsWith('Query #3 '), null, { timeout: TIMEOUT_MS });
+    const engine = await nodeEngine();
+    const x = engine.torchGenerator(123).rand(count, 350);
+    const row = Array.from(engine.selfAttention(x, { normalization: 'naive-softmax', scale: false }).weights[0].data
+      .subarray(3 * count, 4 * count));
+    const overflowed = row.flatMap((weight, j) => (Number.isNaN(weight) ? [j] : []));
+    assert.ok(overflowed.length > 0 && overflowed.length < 24, `${overflowed.length} NaN weights in row 3`);
+    const keys = await page.$$eval('[data-testid="steps-table"] tbody tr', (rows) => rows.map((tr) => Number(tr.cells[0].textContent)));
+    assert.equal(keys.length, 24);
+    assert.ok(overflowed.every((j) => keys.includes(j)), `every NaN key among ${keys}`);
+    assert.match(await page.textContent('#steps-note'),
+      /^Showing the 24 keys with the largest weights out of 40\. NaN weights, whose exp overflowed, count as the largest\. The largest score is /);
+    await close();
+  });
+
   test('the walk-through names each normalisation as the options do, Σ kept', async () => {
     const { page, close } = await openPage(suite, '#nm=sum');
     await waitForRows(page, 6);

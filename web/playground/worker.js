@@ -5,6 +5,7 @@
 // from it here and only screen-sized pieces cross to the page, and the pinned setting A's
 // result beside it while the page compares. Messages: shared/worker/client.js.
 import { cacheEntries, decodeStep, kvCacheBytes, kvHeadOf } from './generation.js';
+import { shownKeys } from './walkthrough-keys.js';
 import { csvChunks, jsonChunks } from './weights-export.js';
 import { formatBytes, formatCount } from '../shared/format.js';
 import { panelDifference } from '../shared/heatmap/difference.js';
@@ -45,25 +46,6 @@ function transposed({ rows, cols, data }) {
     for (let c = 0; c < cols; ++c) out[c * rows + r] = data[r * cols + c];
   }
   return { rows: cols, cols: rows, data: out };
-}
-
-// The rows a walk-through shows, in order: all n keys when they are at most maxRows, masked
-// ones included; else the keys the query sees (all, or those whose score is not −Infinity,
-// the engine's mark of a masked key, when `scores` are given), and of these, when there are
-// more than maxRows, the maxRows with the largest weights, the query's own among them when it
-// sees itself.
-function shownKeys(weights, query, maxRows, scores = null) {
-  const n = weights.length;
-  let rows = Array.from({ length: n }, (_, j) => j);
-  if (n <= maxRows) return rows;
-  if (scores) rows = rows.filter((j) => scores[j] !== -Infinity);
-  if (rows.length > maxRows) {
-    const seesItself = rows.includes(query);
-    rows = rows.sort((a, b) => weights[b] - weights[a]).slice(0, maxRows);
-    if (seesItself && !rows.includes(query)) rows[maxRows - 1] = query;
-    rows.sort((a, b) => a - b);
-  }
-  return rows;
 }
 
 // Columns [c0, c0 + width) of row r of a row-major matrix, copied.

@@ -136,7 +136,11 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
   parts.context.textContent = `z = ${vectorText(walk.context)}`;
   parts.context.dataset.values = Array.from(walk.context).join(',');
   const overflowed = options.normalization === 'naive-softmax' && walk.weights.some((w) => !Number.isFinite(w));
-  parts.note.textContent = [shownNote(walk, mask), overflowed ? overflowNote(Math.max(...walk.scores)) : ''].filter(Boolean).join(' ');
+  // a key cut from a long row ranks by weight, NaN first (walkthrough-keys.js): say so when NaN chose
+  const nanFirst = walk.rows.length < walk.visible && walk.weights.some(Number.isNaN)
+    ? 'NaN weights, whose exp overflowed, count as the largest.' : '';
+  parts.note.textContent = [shownNote(walk, mask), nanFirst, overflowed ? overflowNote(Math.max(...walk.scores)) : '']
+    .filter(Boolean).join(' ');
 }
 
 /** Empties `parts` ({intro, summary, table, context, note}): no query to walk through. */

@@ -1,0 +1,37 @@
+// Which keys the walk-through's table shows of a long row, and in which order it picks them.
+// Pure logic: the worker calls it, tests/js/walkthrough-keys.test.mjs checks it.
+
+/**
+ * Orders keys by weight, largest first. A NaN weight is naive softmax's Infinity / Infinity: the
+ * key's exp overflowed, so its score is among the row's largest and the stable softmax would
+ * give it the largest weight; it ranks before every number. Ties (NaN ones included) keep the
+ * keys' order (Array.prototype.sort is stable).
+ */
+export function byWeight(weights) {
+  return (a, b) => {
+    const [wa, wb] = [weights[a], weights[b]];
+    if (Number.isNaN(wa) || Number.isNaN(wb)) return Number(Number.isNaN(wb)) - Number(Number.isNaN(wa));
+    return wb - wa;
+  };
+}
+
+/**
+ * The rows a walk-through shows, in order: all n keys when they are at most maxRows, masked
+ * ones included; else the keys the query sees (all, or those whose score is not −Infinity, the
+ * engine's mark of a masked key, when `scores` are given), and of these, when there are more
+ * than maxRows, the maxRows with the largest weights (byWeight: NaN ones first), the query's
+ * own among them when it sees itself.
+ */
+export function shownKeys(weights, query, maxRows, scores = null) {
+  const n = weights.length;
+  let rows = Array.from({ length: n }, (_, j) => j);
+  if (n <= maxRows) return rows;
+  if (scores) rows = rows.filter((j) => scores[j] !== -Infinity);
+  if (rows.length > maxRows) {
+    const seesItself = rows.includes(query);
+    rows = rows.sort(byWeight(weights)).slice(0, maxRows);
+    if (seesItself && !rows.includes(query)) rows[maxRows - 1] = query;
+    rows.sort((a, b) => a - b);
+  }
+  return rows;
+}
