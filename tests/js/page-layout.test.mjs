@@ -1,7 +1,9 @@
 // The pages as the build makes them (scripts/build-web.mjs): each page's own HTML in the
 // layout every page shares (web/shared/page/layout.html), with the navigation from
-// web/shared/page/pages.js; the pages keep the file names old links point at.
+// web/shared/page/pages.js; the pages keep the file names old links point at; the playground's HTML
+// names no class that nothing styles or uses.
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -70,5 +72,22 @@ describe('the layout', () => {
     assert.throws(() => renderPage(layout, page, '<body></body>'), new RegExp(`${page.source} has no <head>`));
     assert.throws(() => renderPage(layout, page, '<head></head>'), new RegExp(`${page.source} has no <body>`));
     assert.throws(() => renderPage(`${layout}{{footer}}`, page, source), /unknown slot \{\{footer\}\}/);
+  });
+});
+
+describe('the playground\'s HTML', () => {
+  // every file under `folder` whose name ends with `extension`, its text
+  const texts = (folder, extension) => readdirSync(folder, { recursive: true })
+    .filter((name) => name.endsWith(extension)).map((name) => readFileSync(join(folder, name), 'utf8'));
+
+  test('names no class that neither a stylesheet styles nor a script uses', () => {
+    const html = readFileSync(join(web, 'playground', 'index.html'), 'utf8');
+    const classes = new Set([...html.matchAll(/class="([^"]*)"/g)].flatMap(([, names]) => names.split(/\s+/)));
+    const styles = [...texts(join(web, 'shared'), '.css'), ...texts(join(web, 'playground'), '.css')].join('\n');
+    const scripts = [...texts(join(web, 'shared'), '.js'), ...texts(join(web, 'playground'), '.js')].join('\n');
+    const styled = (name) => new RegExp(`\\.${name}(?![\\w-])`).test(styles);
+    const used = (name) => new RegExp(`(?<![\\w-])${name}(?![\\w-])`).test(scripts);
+    const unused = [...classes].filter((name) => !styled(name) && !used(name));
+    assert.deepEqual(unused, []);
   });
 });
