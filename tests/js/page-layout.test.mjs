@@ -75,19 +75,29 @@ describe('the layout', () => {
   });
 });
 
-describe('the playground\'s HTML', () => {
+describe('the pages\' HTML', () => {
   // every file under `folder` whose name ends with `extension`, its text
   const texts = (folder, extension) => readdirSync(folder, { recursive: true })
     .filter((name) => name.endsWith(extension)).map((name) => readFileSync(join(folder, name), 'utf8'));
+  // a name inside a string literal of a script ('…', "…" or `…`), not in a comment or an identifier
+  const inString = (name) => new RegExp(`(['"\`])[^'"\`\n]*(?<![\\w-])${name}(?![\\w-])[^'"\`\n]*\\1`);
 
-  test('names no class that neither a stylesheet styles nor a script uses', () => {
-    const html = readFileSync(join(web, 'playground', 'index.html'), 'utf8');
-    const classes = new Set([...html.matchAll(/class="([^"]*)"/g)].flatMap(([, names]) => names.split(/\s+/)));
-    const styles = [...texts(join(web, 'shared'), '.css'), ...texts(join(web, 'playground'), '.css')].join('\n');
-    const scripts = [...texts(join(web, 'shared'), '.js'), ...texts(join(web, 'playground'), '.js')].join('\n');
-    const styled = (name) => new RegExp(`\\.${name}(?![\\w-])`).test(styles);
-    const used = (name) => new RegExp(`(?<![\\w-])${name}(?![\\w-])`).test(scripts);
-    const unused = [...classes].filter((name) => !styled(name) && !used(name));
-    assert.deepEqual(unused, []);
+  for (const [folder, file] of [['playground', 'index.html'], ['lab', 'lab.html'], ['train', 'train.html']]) {
+    test(`${file} names no class that neither a stylesheet styles nor a script's string names`, () => {
+      const html = readFileSync(join(web, folder, file), 'utf8');
+      const classes = new Set([...html.matchAll(/class="([^"]*)"/g)].flatMap(([, names]) => names.split(/\s+/)));
+      const styles = [...texts(join(web, 'shared'), '.css'), ...texts(join(web, folder), '.css')].join('\n');
+      const scripts = [...texts(join(web, 'shared'), '.js'), ...texts(join(web, folder), '.js')].join('\n');
+      const styled = (name) => new RegExp(`\\.${name}(?![\\w-])`).test(styles);
+      const unused = [...classes].filter((name) => !styled(name) && !inString(name).test(scripts));
+      assert.deepEqual(unused, []);
+    });
+  }
+
+  test('a class named only in a comment or an identifier counts as unused', () => {
+    assert.equal(inString('legend').test('// the legend\nconst legend = 1;'), false);
+    assert.equal(inString('legend').test("item.className = 'swatch legend';"), true);
+    assert.equal(inString('field-fix').test('const fix = `.field-fix`;'), true);
+    assert.equal(inString('fix').test("'field-fix'"), false);
   });
 });

@@ -2,16 +2,16 @@
 // Pure logic: the worker calls it, tests/js/walkthrough-keys.test.mjs checks it.
 
 /**
- * Orders keys by weight, largest first. A NaN weight is naive softmax's Infinity / Infinity: the
- * key's exp overflowed, so its score is among the row's largest and the stable softmax would
- * give it the largest weight; it ranks before every number. Ties (NaN ones included) keep the
- * keys' order (Array.prototype.sort is stable).
+ * Orders keys by weight, largest first, and equal weights by key. A NaN weight ranks before
+ * every number: under naive softmax it is Infinity / Infinity, a key whose exp overflowed, so
+ * its score is among the row's largest and the stable softmax would give it the largest weight.
  */
 export function byWeight(weights) {
   return (a, b) => {
     const [wa, wb] = [weights[a], weights[b]];
-    if (Number.isNaN(wa) || Number.isNaN(wb)) return Number(Number.isNaN(wb)) - Number(Number.isNaN(wa));
-    return wb - wa;
+    const nanFirst = Number(Number.isNaN(wb)) - Number(Number.isNaN(wa));
+    if (Number.isNaN(wa) || Number.isNaN(wb)) return nanFirst || a - b;
+    return wb - wa || a - b;
   };
 }
 

@@ -136,8 +136,9 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
   parts.context.textContent = `z = ${vectorText(walk.context)}`;
   parts.context.dataset.values = Array.from(walk.context).join(',');
   const overflowed = options.normalization === 'naive-softmax' && walk.weights.some((w) => !Number.isFinite(w));
-  // a key cut from a long row ranks by weight, NaN first (walkthrough-keys.js): say so when NaN chose
-  const nanFirst = walk.rows.length < walk.visible && walk.weights.some(Number.isNaN)
+  // a key cut from a long row ranks by weight, NaN first (walkthrough-keys.js): say so when an
+  // overflow's NaN chose (the plain sum's NaN, 0 / 0, is not an overflow)
+  const nanFirst = overflowed && walk.rows.length < walk.visible && walk.weights.some(Number.isNaN)
     ? 'NaN weights, whose exp overflowed, count as the largest.' : '';
   parts.note.textContent = [shownNote(walk, mask), nanFirst, overflowed ? overflowNote(Math.max(...walk.scores)) : '']
     .filter(Boolean).join(' ');
