@@ -109,9 +109,9 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
       onExportable(true);
     },
     // B's settings failed: what is drawn compares earlier ones, greyed as the matrix is until
-    // the next result, and is not exported.
+    // the next result, and is not exported (with nothing drawn, nothing is greyed).
     markStale() {
-      canvas.parentElement.classList.add('stale');
+      if (shown) canvas.parentElement.classList.add('stale');
       onExportable(false);
     },
     // A and B cannot be compared (or A failed): the message instead of the panels.
