@@ -411,7 +411,7 @@ const TRAIN = [
     expect: trainField('pairs', /^33 pairs need 33 distinct keys, but there are only 32 key symbols/) },
 
   // what only the engine refuses
-  { name: 'a batch of 1 over three objectives, refused by the engine', start: '#batch=1&span=1&recall=1',
+  { name: 'a batch of 1 over three objectives, refused by the engine', start: '#pe=alibi&batch=1&span=1&recall=1',
     enter: (page) => page.click('[data-testid="train"]'),
     expect: async (page) => {
       await messageOf(page, '#batch-message', /training\.batch \(1\) is too small to give any objective of task\.mix a sequence/);
@@ -592,7 +592,7 @@ describe('bad inputs through the page', () => {
     });
     for (const entry of TRAIN) {
       await t.test(entry.name, async () => {
-        await resetTrain(page, entry.start ?? '#steps=1400');
+        await resetTrain(page, entry.start ?? '#pe=alibi&steps=1400');
         await entry.enter(page);
         await entry.expect(page);
         await assertTrainResponsive(page);

@@ -4,7 +4,7 @@
 // panel, the comparison of that setting (B) with the same one without the mask (A),
 // generation step by step with a window and a sink (docs/generation-desktop.png),
 // the step-by-step view walking through the matrix under RoPE, the lab, and the Train page
-// before, during and after the default run (ATTN_TRAIN_HASH, e.g. '#seeds=3', changes the run).
+// before, during and after the default run (ATTN_TRAIN_HASH, e.g. '#pe=alibi&seeds=3', changes the run).
 // Usage, after `node scripts/build.mjs wasm web`:
 //   node tests/browser/screenshots.mjs [label] [pages]   → build/screenshots/<label>/*.png
 // pages: a comma-separated choice of playground, lab, train (default all three).

@@ -38,7 +38,7 @@ after(async () => {
 // cores (or the real count): {seconds from the click to the end (the final evaluations
 // included), the page's own count, each seed's steps}.
 async function timeDefaultRun(seeds, cores = undefined) {
-  const { page, close } = await openPage(suite, seeds === 1 ? 'train.html' : `train.html#seeds=${seeds}`, {
+  const { page, close } = await openPage(suite, seeds === 1 ? 'train.html' : `train.html#pe=alibi&seeds=${seeds}`, {
     prepare: cores && ((context) => context.addInitScript((count) => {
       Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => count });
     }, cores)),

@@ -363,6 +363,38 @@ describe('Train page', () => {
     await again.close();
   });
 
+  test('a link without pe, written while RoPE was the default, is read with RoPE and says so; the page\'s own links carry pe', async () => {
+    const OLD_LINK = 'This link is from before ALiBi became the default run, so it is read with RoPE, as it was made.Dismiss';
+    const linkNotice = (page) => page.textContent('[data-testid="link-notices"]');
+    const read = (page) => page.evaluate(() => ['positional', 'steps'].map((id) => document.getElementById(id).value));
+    const { page, close } = await openPage(suite, 'train.html#steps=800');
+    assert.deepEqual(await read(page), ['rope', '800']);
+    assert.equal(await linkNotice(page), OLD_LINK);
+    await page.waitForFunction(() => location.hash === '#pe=rope&steps=800', null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.getAttribute('#share-link', 'href'), '#pe=rope&steps=800', 'written back with its pe');
+    // a link changed in the address bar: with pe, no notice; without, the notice again
+    await page.evaluate(() => { location.hash = '#pe=alibi&steps=800'; });
+    await page.waitForFunction(() => document.getElementById('positional').value === 'alibi', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual([await read(page), await linkNotice(page)], [['alibi', '800'], '']);
+    await page.evaluate(() => { location.hash = '#seeds=3'; });
+    await page.waitForFunction(() => document.getElementById('seeds').value === '3', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual([await read(page), await linkNotice(page)], [['rope', '1400'], OLD_LINK]);
+    await close();
+
+    const fresh = await openPage(suite, 'train.html');
+    assert.deepEqual([await read(fresh.page), await linkNotice(fresh.page)], [['alibi', '1400'], ''], 'the empty hash: ALiBi, no notice');
+    await fresh.page.click('button[data-preset="rope"]');
+    await fresh.page.click('button[data-preset="alibi"]');
+    await fresh.page.fill('#steps', '900');
+    await fresh.page.waitForFunction(() => location.hash === '#pe=alibi&steps=900', null, { timeout: TIMEOUT_MS });
+    assert.equal(await fresh.page.getAttribute('#share-link', 'href'), '#pe=alibi&steps=900');
+    await fresh.close();
+    const again = await openPage(suite, 'train.html#pe=alibi&steps=900');
+    assert.deepEqual([await read(again.page), await linkNotice(again.page)], [['alibi', '900'], ''], 'the page\'s link read back as it was');
+    await again.page.waitForFunction(() => location.hash === '#pe=alibi&steps=900', null, { timeout: TIMEOUT_MS });
+    await again.close();
+  });
+
   test('a configuration the engine cannot train is named under its setting, and Train waits for a fix', async () => {
     const { page, close } = await openPage(suite, 'train.html#pe=rope&heads=3&pairs=40&evalAt=16');
     assert.match(await page.textContent('#heads-message'), /^3 heads cannot split dModel = 32 into equal slices: choose 1, 2, 4, 8, 16\.$/);
@@ -656,7 +688,7 @@ describe('Train page', () => {
   });
 
   test('a held-out set smaller than a length evaluated is named under its setting, and Train waits; so it does after the engine refuses the settings', async () => {
-    const { page, close } = await openPage(suite, 'train.html#heldOut=20&steps=200');
+    const { page, close } = await openPage(suite, 'train.html#pe=alibi&heldOut=20&steps=200');
     assert.equal(await page.textContent('#sequences-message'),
       'Held-out sequences must be at least the most pairs evaluated (32), so that every position is asked about; there are 20: ' +
       'raise the held-out sequences or evaluate at fewer pairs.');
@@ -666,7 +698,7 @@ describe('Train page', () => {
     await close();
 
     // what only the engine refuses: named under its setting, and Train waits for a change
-    const refused = await openPage(suite, 'train.html#pairs=256&keys=256&values=256&layers=8&dModel=256&batch=1024&evalAt=256');
+    const refused = await openPage(suite, 'train.html#pairs=256&keys=256&values=256&layers=8&dModel=256&pe=alibi&batch=1024&evalAt=256');
     assert.equal(await trainAndWait(refused.page), 'failed');
     assert.match(await refused.page.textContent('#batch-message'), /^training\.batch \(1024\) of sequences of \d+ tokens needs/);
     assert.ok(await refused.page.isDisabled('[data-testid="train"]'));

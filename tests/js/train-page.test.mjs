@@ -34,23 +34,45 @@ describe('Train settings and their link', () => {
       },
     );
     assert.equal(toHash(settings), '');
+    assert.deepEqual(parseHash('').notes, [], 'the empty hash is no old link');
   });
 
-  test('a link keeps only what differs from the defaults and reads back the same settings', () => {
+  test('a link keeps what differs from the defaults and the positional encoding, and reads back the same settings', () => {
     const settings = settingsWith({ positional: 'rope', steps: 300, learningRate: 0.003, mlp: true, evaluateAt: [8, 12], seeds: 3 });
     const hash = toHash(settings);
     assert.equal(hash, '#mlp=1&pe=rope&steps=300&lr=0.003&seeds=3&evalAt=8%2C12');
-    assert.deepEqual(parseHash(hash), { settings, problems: [] });
+    assert.deepEqual(parseHash(hash), { settings, problems: [], notes: [] });
+    const alibi = settingsWith({ steps: 800, seeds: 3, axis: 'position' });
+    assert.equal(toHash(alibi), '#pe=alibi&steps=800&seeds=3&axis=position');
+    assert.deepEqual(parseHash(toHash(alibi)), { settings: alibi, problems: [], notes: [] });
   });
 
-  test('the positional encoding in the link: RoPE written as pe=rope, ALiBi (the default) left out and read from no pe', () => {
+  test('the positional encoding in the link: written whenever anything is, ALiBi (the default) alone left out', () => {
     assert.equal(toHash(settingsWith({ positional: 'rope' })), '#pe=rope');
     assert.equal(toHash(settingsWith({ positional: 'alibi' })), '');
+    assert.equal(toHash(settingsWith({ steps: 800 })), '#pe=alibi&steps=800');
+    assert.equal(toHash(settingsWith({ example: 3 })), '#pe=alibi&example=3', 'a chart\'s setting alone: pe too');
     assert.equal(toHash(settingsWith({ positional: 'none', steps: 800 })), '#pe=none&steps=800');
-    assert.equal(parseHash('#steps=800').settings.positional, 'alibi');
-    assert.equal(parseHash('#pe=rope&steps=800').settings.positional, 'rope');
-    assert.equal(parseHash('#pe=alibi').settings.positional, 'alibi', 'a link written when RoPE was the default still reads');
+    assert.equal(toHash({ steps: 800 }), '#steps=800', 'a setting left out of the settings is left out of the hash');
+    assert.deepEqual(parseHash('#pe=alibi&steps=800'), { settings: settingsWith({ steps: 800 }), problems: [], notes: [] });
+    assert.deepEqual(parseHash('#pe=rope&steps=800'), { settings: settingsWith({ positional: 'rope', steps: 800 }), problems: [], notes: [] });
     assert.equal(toHash(parseHash('#pe=alibi').settings), '');
+  });
+
+  test('a link that names settings but no pe was written while RoPE was the default: read with RoPE, and a note says so', () => {
+    for (const hash of ['#steps=800', '#seeds=3', 'pairs=4&keys=8&values=8&evalAt=6', '#axis=position']) {
+      const { settings, problems, notes } = parseHash(hash);
+      assert.equal(settings.positional, 'rope', hash);
+      assert.deepEqual(problems, [], hash);
+      assert.deepEqual(notes, ['This link is from before ALiBi became the default run, so it is read with RoPE, as it was made.'], hash);
+    }
+    assert.equal(toHash(parseHash('#steps=800').settings), '#pe=rope&steps=800', 'written back with its pe');
+    const bad = parseHash('#steps=x');
+    assert.deepEqual([bad.settings.positional, bad.settings.steps, bad.notes.length], ['rope', 1400, 1], 'a setting named, though not read');
+    for (const hash of ['', '#', '#zz=1', '#steps=%ZZ', '#pe=relative&steps=800']) {
+      const { settings, notes } = parseHash(hash);
+      assert.deepEqual([settings.positional, notes], ['alibi', []], `${hash}: no setting named, or pe named`);
+    }
   });
 
   test('a bad value is named with the setting, its rule and what the link held; the rest is kept', () => {
@@ -220,6 +242,7 @@ describe('Train model files', () => {
     const run = twoSeedRun();
     const meta = modelMeta(run, 0);
     assert.equal(meta.format, META_FORMAT);
+    assert.equal(meta.link, '#pairs=4&keys=8&values=8&pe=alibi&evalAt=6');
     const { settings, checkpoints, notes } = loadedSettings(config, JSON.parse(JSON.stringify(meta)), settingsWith({}));
     assert.deepEqual(notes, []);
     assert.equal(settings.pairs, 4);
@@ -247,6 +270,8 @@ describe('Train model files', () => {
     assert.deepEqual([settings.positional, settings.heads, settings.steps, step], ['rope', 2, 300, 120]);
     assert.equal(describeRun(settings, step), 'RoPE, 1L d16 2H +MLP; 4 pairs of 8/8; stopped at 120 of 300 steps × 64, lr 0.01');
     assert.deepEqual(checkpoints, meta.checkpoints);
+    const alibi = loadedSettings({ ...config, heads: 2 }, meta, settingsWith({}));
+    assert.deepEqual([alibi.settings.positional, alibi.notes], ['alibi', []], 'the model\'s encoding, whatever its link says, and no note of old links');
   });
 
   test('a file without the page\'s meta takes the task from the model, and bad curves are left out and named', () => {
@@ -267,7 +292,7 @@ describe('Train exports and read-outs', () => {
   test('the curves\' JSON holds the run\'s link and each seed\'s checkpoints and evaluations', () => {
     const json = curvesJson(twoSeedRun());
     assert.equal(json.format, CURVES_FORMAT);
-    assert.equal(json.run.link, '#pairs=4&keys=8&values=8&evalAt=6');
+    assert.equal(json.run.link, '#pairs=4&keys=8&values=8&pe=alibi&evalAt=6');
     const run = twoSeedRun();
     assert.deepEqual(json.seeds.map(({ seed, checkpoints, evaluations }) => ({ seed, checkpoints, evaluations })),
       run.seeds.map(({ seed, checkpoints, evaluations }) => ({ seed, checkpoints, evaluations })));

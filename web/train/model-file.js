@@ -86,7 +86,7 @@ export function loadedSettings(config, meta, fallback) {
   const notes = [];
   let settings = null;
   if (meta?.format === META_FORMAT && typeof meta.link === 'string') {
-    const parsed = parseHash(meta.link);
+    const parsed = parseHash(meta.link);  // (its notes concern pe, which the model's config gives)
     settings = parsed.settings;
     notes.push(...parsed.problems.map((problem) => `its settings: ${problem}`));
   } else {
@@ -97,7 +97,7 @@ export function loadedSettings(config, meta, fallback) {
   settings.dModel = config.dModel;
   settings.heads = config.heads;
   settings.mlp = config.mlp;
-  // (a link saved while RoPE was the default has no pe: the model's own encoding is the one)
+  // the model's own encoding, whatever the link says
   if (POSITIONAL.includes(config.positional?.type)) settings.positional = config.positional.type;
   settings.seed = config.seed;
   settings.seeds = 1;

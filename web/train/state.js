@@ -1,9 +1,11 @@
 // The Train page's settings: the task, the model, the training and its evaluation, and what the
 // charts show; each with its default, its spelling in the URL hash (#pe=rope&steps=800) and
-// the rule a value must follow. Only settings that differ from their default are written.
-// Reading a hash never fails: a value that does not parse, or a key the page does not know,
-// is left out and reported so the page can show what it ignored. Also: the engine options a
-// run stands for (engine.retrievalTrainer's), one per seed.
+// the rule a value must follow. Only settings that differ from their default are written, and
+// the positional encoding with them: a link that names settings but no pe was written while
+// RoPE was the default, and is read with RoPE. Reading a hash never fails: a value that does
+// not parse, or a key the page does not know, is left out and reported so the page can show
+// what it ignored. Also: the engine options a run stands for (engine.retrievalTrainer's), one
+// per seed.
 import { formatCount } from '../shared/format.js';
 import { choice, flag, linkNumber, wholeNumber } from '../shared/setting-codecs.js';
 import { fieldReader, hashEntries } from '../shared/url-hash.js';
@@ -88,6 +90,11 @@ const FIELDS = {
 };
 
 const readField = fieldReader(FIELDS);
+const KEYS = new Set(Object.values(FIELDS).map((field) => field.key));
+
+// Links written before ALiBi became the default left RoPE, then the default, out of the hash.
+const OLD_DEFAULT_POSITIONAL = 'rope';
+export const OLD_LINK_NOTE = 'This link is from before ALiBi became the default run, so it is read with RoPE, as it was made.';
 
 /** The settings a run depends on (everything but what the charts show). */
 export const RUN_FIELDS = Object.keys(FIELDS).filter((name) => FIELDS[name].group !== 'view');
@@ -112,27 +119,39 @@ export const formatField = (name, value) => FIELDS[name].codec.format(value);
 /** One setting as typed into its control; throws an Error that says what it must be. */
 export const parseField = (name, typed) => FIELDS[name].codec.parse(typed.trim());
 
-/** '#pe=rope&steps=800' → {settings, problems: ['steps (steps) must be …, got “x”', …]}. */
+/**
+ * '#pe=rope&steps=800' → {settings, problems: ['steps (steps) must be …, got “x”', …], notes}.
+ * A hash that names a setting but not pe is an old link (OLD_LINK_NOTE, the one note): it is
+ * read with RoPE, as it was made. The empty hash is the defaults, ALiBi's run.
+ */
 export function parseHash(hash) {
   const settings = defaultSettings();
   const problems = [];
-  for (const [key, value] of hashEntries(hash, problems)) {
+  const notes = [];
+  const entries = hashEntries(hash, problems);
+  for (const [key, value] of entries) {
     readField(settings, key, value, problems);
   }
-  return { settings, problems };
+  const keys = entries.map(([key]) => key);
+  if (keys.some((key) => KEYS.has(key)) && !keys.includes(FIELDS.positional.key)) {
+    settings.positional = OLD_DEFAULT_POSITIONAL;
+    notes.push(OLD_LINK_NOTE);
+  }
+  return { settings, problems, notes };
 }
 
 /**
- * The hash of `settings`, with '#', listing only what differs from the defaults ('' for none);
- * settings left out of `settings` are left out of the hash.
+ * The hash of `settings`, with '#', listing what differs from the defaults and, when anything
+ * does, the positional encoding even at its default ('#pe=alibi&steps=800'; '' for the
+ * defaults); settings left out of `settings` are left out of the hash.
  */
 export function toHash(settings) {
+  const given = Object.keys(FIELDS).filter((name) => settings[name] !== undefined);
+  const formatted = (name) => FIELDS[name].codec.format(settings[name]);
+  const written = new Set(given.filter((name) => formatted(name) !== FIELDS[name].codec.format(FIELDS[name].value)));
+  if (written.size > 0 && given.includes('positional')) written.add('positional');
   const params = new URLSearchParams();
-  for (const [name, field] of Object.entries(FIELDS)) {
-    if (settings[name] === undefined) continue;
-    const formatted = field.codec.format(settings[name]);
-    if (formatted !== field.codec.format(field.value)) params.set(field.key, formatted);
-  }
+  for (const name of given.filter((n) => written.has(n))) params.set(FIELDS[name].key, formatted(name));
   const text = params.toString();
   return text ? `#${text}` : '';
 }

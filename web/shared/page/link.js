@@ -1,6 +1,6 @@
 // The link of the lab and the Train page: their settings in the URL hash (each page's state.js
 // spells them), read on load and when the address changes, with a notice naming what the page
-// ignored, and written back as the settings change, to the address bar and to the "Link to
+// ignored (and, the Train page's, how it read an old link), and written back as the settings change, to the address bar and to the "Link to
 // these settings" anchor (#share-link), which a click copies (the page stays where it is). The
 // playground's link (playground/link.js) waits for a pause in changes and leaves out long texts.
 
@@ -29,14 +29,15 @@ function copyOnClick(anchor) {
 
 /**
  * {read() → the settings the hash holds, write(settings)}. notices: where the link's problems
- * go (createNotices); parse(hash) → {settings, problems}; toHash(settings) → '#…' or ''.
+ * and notes go (createNotices); parse(hash) → {settings, problems, notes (optional): how the
+ * page read the link}; toHash(settings) → '#…' or ''.
  */
 export function createSettingsLink({ notices, parse, toHash }) {
   copyOnClick(document.getElementById('share-link'));
   return {
     read() {
-      const { settings, problems } = parse(window.location.hash);
-      notices.showLinkProblems(problems);
+      const { settings, problems, notes = [] } = parse(window.location.hash);
+      notices.showLinkProblems(problems, notes);
       return settings;
     },
     write(settings) {

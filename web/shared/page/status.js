@@ -5,8 +5,9 @@ import { listBriefly } from '../format.js';
 
 /**
  * Notices in `container`: add(message) appends one with a Dismiss button and returns it;
- * showLinkProblems(problems) says which settings of the link the page ignored, in one notice
- * that replaces the previous one (none when there are no problems).
+ * showLinkProblems(problems, notes = []) says how the page read the link (the notes, as
+ * sentences) and which of its settings it ignored, in one notice that replaces the previous
+ * one (none when there are neither).
  */
 export function createNotices(container) {
   let linkNotice = null;
@@ -25,9 +26,11 @@ export function createNotices(container) {
     return item;
   }
 
-  function showLinkProblems(problems) {
+  function showLinkProblems(problems, notes = []) {
     linkNotice?.remove();
-    linkNotice = problems.length > 0 ? add(`Some settings in the link were ignored: ${listBriefly(problems)}.`) : null;
+    const ignored = problems.length > 0 ? [`Some settings in the link were ignored: ${listBriefly(problems)}.`] : [];
+    const sentences = [...notes, ...ignored];
+    linkNotice = sentences.length > 0 ? add(sentences.join(' ')) : null;
   }
 
   return { add, showLinkProblems };
