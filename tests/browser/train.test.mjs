@@ -655,7 +655,7 @@ describe('Train page', () => {
     await close();
   });
 
-  test('a loaded model the page fails to take as a run is freed: the worker holds what it held before, and no run is kept', async () => {
+  test('a loaded model the page fails to take as a run is freed: the worker holds what it held before, no run is kept, and its run id is given back', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
     assert.equal(await trainAndWait(page), 'finished');
     const inUse = async () => Number((await page.getAttribute('[data-testid="train-status"]', 'data-wasm-in-use')).split(',')[0]);
@@ -675,9 +675,12 @@ describe('Train page', () => {
     assert.deepEqual(await page.$$eval('#runs-body tr', (rows) => rows.map((row) => row.dataset.run)), ['1']);
     assert.equal(await page.getAttribute('#model-panel', 'data-run'), '1', 'the trained run is shown again');
     assert.equal(await inUse(), before, 'the worker\'s engine holds the trained model alone');
-    // loaded again, the same file becomes a run, and its model is held until the run is removed
+    // loaded again, the same file becomes run 2 (the id the failure took and gave back), and
+    // its model is held until the run is removed
     await page.setInputFiles('[data-testid="load-file"]', { name: 'model.json', mimeType: 'application/json', buffer: saved });
     await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 2, null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="model-status"]'), /^Loaded model\.json as run 2\b/);
+    assert.deepEqual(await page.$$eval('#runs-body tr', (rows) => rows.map((row) => row.dataset.run)), ['1', '2']);
     await page.waitForFunction((bytes) => Number(document.getElementById('train-status').dataset.wasmInUse.split(',')[0]) > bytes, before,
       { timeout: TIMEOUT_MS });
     await page.click('#runs-body tr:nth-child(2) button:text("Remove")');

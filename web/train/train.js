@@ -64,6 +64,10 @@ const modelPanel = createModelPanel({
   runner,
   settings: () => settings,
   newId: () => nextId++,
+  // the id of a loaded model that failed to become a run, unless a later id was given meanwhile
+  returnId(id) {
+    if (id === nextId - 1) nextId = id;
+  },
   onSelect(change) {
     Object.assign(shown, change);
     looks(shown.run, shown, settings);

@@ -21,13 +21,14 @@ function fillSelect(select, options, value) {
 
 /**
  * Binds the panel: runner (runner.js), settings() the page's settings (a file without its
- * own takes the task from them), newId() a run id, onSelect({k} or {pairs}) when a select
+ * own takes the task from them), newId() a run id, returnId(id) to give back the id of a run
+ * that failed to be taken, onSelect({k} or {pairs}) when a select
  * changes, onLoaded(run) when a file has become a run, onDone() after every load or save,
  * notices for what could not be saved. Returns draw(shown), shown being {run, k, pairs} or null.
  * A loaded model is the panel's until onLoaded returns, then its run's (the page frees it with
  * the run): should onLoaded throw, it keeps no run, and the panel frees the model.
  */
-export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, onDone, notices }) {
+export function createModelPanel({ runner, settings, newId, returnId, onSelect, onLoaded, onDone, notices }) {
   let shown = null;
   let loads = 0;  // files loaded so far
   const status = $('model-status');
@@ -66,9 +67,11 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       return;
     }
     // the model's name in the workers until it has loaded and been measured, when it becomes
-    // a run and takes the next run id (a file that fails takes none)
+    // a run and takes the next run id (a file that fails takes none: should it fail after
+    // taking one, it gives it back, unless a later id was given meanwhile)
     const key = `file ${++loads}`;
     const names = [key];  // what the model may be called in the workers, to free it should the load fail
+    let id = null;
     try {
       const config = await runner.loadModel(key, text);
       const read = loadedSettings(config, saved.meta, settings());
@@ -80,7 +83,7 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       if (Number.isFinite(saved.meta?.seconds)) run.seconds = saved.meta.seconds;
       const { evaluations, workers } = await runner.evaluateModel(key, text, evaluationOptions(run.settings, run.lengths));
       run.seeds[0].evaluations = evaluations;
-      const id = newId();
+      id = newId();
       names.push(id);
       await runner.renameModel(key, id);
       run.id = id;
@@ -89,6 +92,7 @@ export function createModelPanel({ runner, settings, newId, onSelect, onLoaded, 
       onLoaded(run);
     } catch (error) {
       await Promise.allSettled(names.map((name) => runner.release({ id: name })));
+      if (id !== null) returnId(id);
       fail(file, error.message);
     } finally {
       onDone();
