@@ -93,6 +93,17 @@ const publishedPositions = (documents) => [...new Set(PUBLISHED.models.flatMap((
   .filter((curve) => curve.documents === documents).flatMap((curve) => curve.positions))].sort((a, b) => a - b);
 const xTicksOf = (page, chart) => page.$$eval(`#${chart} .x-axis .tick text`, (nodes) => nodes.map((node) => Number(node.textContent)));
 
+// The settings column of the chart's CSV (the same in every row) and the caption under its SVG figure's legend, on one line.
+async function exportedSettings(page, chart) {
+  const csv = (await downloadOf(page, `button[data-csv="${chart}"]`)).bytes.toString('utf8').trimEnd().split('\n');
+  const links = new Set(csv.slice(1).map((row) => row.split(',').at(-1)));
+  assert.equal(links.size, 1, `${chart}: one settings link in every row: ${[...links]}`);
+  const svg = (await downloadOf(page, `button[data-svg="${chart}"]`)).bytes.toString('utf8');
+  const caption = await page.evaluate((source) => [...new DOMParser().parseFromString(source, 'image/svg+xml').querySelectorAll('text.caption')]
+    .map((text) => text.textContent).join(' '), svg);
+  return { header: csv[0], link: [...links][0], caption };
+}
+
 let suite;
 before(async () => { suite = await startSuite({ prefix: '/lab/sub/path/' }); });
 after(async () => { await suite?.close(); });
@@ -845,6 +856,50 @@ describe('lab page', () => {
       assert.equal(lines.map(({ text }) => text).join(' '), caption, chart);
       assert.ok(lines.every(({ y, height }) => y < height), `${chart}: the caption inside the figure`);
     }
+    await close();
+  });
+
+  test('while a chart computes again, and after its request failed, its CSV and its figure name the settings of the numbers it shows', async () => {
+    const { page, close } = await openPage(suite, 'lab.html', {
+      prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: holdingLabWorker('grid') })),
+    });
+    const release = (outcome) => page.evaluate((message) => new BroadcastChannel('lab-release').postMessage(message), outcome);
+    const idle = () => page.waitForFunction(() => !document.getElementById('needle-heading').closest('section').hasAttribute('aria-busy'),
+      null, { timeout: TIMEOUT_MS });
+    await page.waitForSelector('#needle-chart .series path.line', { timeout: TIMEOUT_MS });
+    await release('answer');  // the grid at the defaults
+    await idle();
+    const defaults = 'Link: lab.html';  // the caption's end at the defaults (every setting listed before it)
+    assert.deepEqual(await exportedSettings(page, 'needle-grid').then(({ link, caption }) => [link, caption.endsWith(defaults)]), ['lab.html', true]);
+
+    // 4 trials: the sweep drawn, the grid held; the grid's files name the defaults, the sweep's 4 trials
+    const sweep = await pathOf(page, '#needle-chart .series path.line');
+    await page.$eval('#trials', (slider) => {
+      slider.value = '4';
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction((d) => document.querySelector('#needle-chart .series path.line').getAttribute('d') !== d, sweep, { timeout: TIMEOUT_MS });
+    assert.match(await page.evaluate(() => window.location.hash), /trials=4/);
+    let grid = await exportedSettings(page, 'needle-grid');
+    assert.equal(grid.link, 'lab.html', 'the grid computing at 4 trials: its CSV names the settings of the grid shown');
+    assert.match(grid.caption, /, trials=8, .*Link: lab\.html$/);
+    const needle = await exportedSettings(page, 'needle-chart');
+    assert.equal(needle.link, 'lab.html#trials=4');
+    assert.match(needle.caption, /, trials=4, .*Link: lab\.html#trials=4$/);
+
+    // the grid at 4 trials fails: the grid shown is still the defaults'
+    await release('fail');
+    await idle();
+    assert.equal(await page.textContent('#notices'), 'the test failed this computation');
+    grid = await exportedSettings(page, 'needle-grid');
+    assert.deepEqual([grid.link, grid.caption.endsWith(defaults)], ['lab.html', true], 'after the failure');
+
+    // the top-1 metric, the grid held: its CSV keeps the mass column of the grid shown
+    await page.selectOption('#metric', 'top1');
+    await page.waitForFunction(() => document.getElementById('needle-summary').textContent.includes('%'), null, { timeout: TIMEOUT_MS });
+    grid = await exportedSettings(page, 'needle-grid');
+    assert.deepEqual([grid.header, grid.link], ['length,depth,mass,settings', 'lab.html']);
     await close();
   });
 

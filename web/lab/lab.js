@@ -28,9 +28,6 @@ const link = createSettingsLink({
   notices: linkNotices, parse: (hash) => parseHash(hash, { documents: DOCUMENT_COUNTS }), toHash,
 });
 let settings = link.read();
-bindChartExports({
-  prefix: 'attention-lab', onError: (message) => linkNotices.add(message), caption: () => settingsCaption(settings),
-});
 
 const startWorker = () => new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
 const curvesEngine = createWorkerClient(startWorker());
@@ -47,25 +44,44 @@ const needle = createNeedleView();
 const mitigation = createMitigationView();
 const drawPublished = createPublishedChart($('published-chart'), $('published-legend'));
 const published = (settings) => drawPublished(settings.documents);
+// The last answer of each computation, with the settings it was asked with (`settings`): while
+// a chart computes again, or after a request failed, they are not the page's settings.
 const results = { curves: null, rope: null, needle: null, grid: null, mitigation: null };
 
-// Each chart's CSV text from the answer it draws (with the measure, metric and mitigation it
-// was computed with) and the link to the settings, or null while there is none.
-const CSV_FILES = {
-  'position-chart': (link) => results.curves && positionCsv(results.curves, results.curves.measure, link),
-  'rope-chart': (link) => results.rope && ropeCsv(results.rope, link),
-  'needle-chart': (link) => results.needle && needleCsv(results.needle, results.needle.metric, link),
-  'needle-grid': (link) => results.grid && gridCsv(results.grid, results.grid.metric, link),
-  'mitigation-chart': (link) => results.mitigation && mitigationCsv(results.mitigation, results.mitigation.metric, results.mitigation.name, link),
+// Each simulation chart, by its id: the answer it draws, and its CSV text from that answer and
+// the link to the settings behind it.
+const CHARTS = {
+  'position-chart': { shown: () => results.curves, csv: (curves, link) => positionCsv(curves, curves.settings.measure, link) },
+  'rope-chart': { shown: () => results.rope, csv: ropeCsv },
+  'needle-chart': { shown: () => results.needle, csv: (sweep, link) => needleCsv(sweep, sweep.settings.metric, link) },
+  'needle-grid': { shown: () => results.grid, csv: (grid, link) => gridCsv(grid, grid.settings.metric, link) },
+  'mitigation-chart': {
+    shown: () => results.mitigation,
+    csv: (answer, link) => mitigationCsv(answer, answer.settings.metric, answer.settings.mitigation, link),
+  },
 };
+
+// The settings behind what the chart `id` shows: those its answer was asked with, but for the
+// settings that only change how charts are drawn (the log axis, chart 5's documents), which are
+// the page's, as drawn. The page's settings for chart 5, and for a chart with no answer yet.
+function shownSettings(id) {
+  const answer = CHARTS[id]?.shown();
+  return answer ? { ...answer.settings, logScale: settings.logScale, documents: settings.documents } : settings;
+}
+
+bindChartExports({
+  prefix: 'attention-lab', onError: (message) => linkNotices.add(message), caption: (id) => settingsCaption(shownSettings(id)),
+});
 for (const button of document.querySelectorAll('button[data-csv]')) {
   button.addEventListener('click', () => {
-    const text = CSV_FILES[button.dataset.csv](settingsLink(settings));
-    if (!text) {
+    const { shown, csv } = CHARTS[button.dataset.csv];
+    const answer = shown();
+    if (!answer) {
       linkNotices.add('The CSV could not be made: its chart has no numbers yet.');
       return;
     }
-    download(new Blob([text], { type: 'text/csv' }), `attention-lab-${button.dataset.csv}.csv`);
+    download(new Blob([csv(answer, settingsLink(shownSettings(button.dataset.csv)))], { type: 'text/csv' }),
+      `attention-lab-${button.dataset.csv}.csv`);
   });
 }
 
@@ -132,9 +148,10 @@ function settle(request, busy, store) {
 }
 
 function computeCurves() {
-  const payload = { model: modelOptions(settings), measure: settings.measure };
+  const askedWith = settings;
+  const payload = { model: modelOptions(askedWith), measure: askedWith.measure };
   return settle(curvesEngine.request('curves', payload), CURVES_BUSY, ({ value, milliseconds }) => {
-    results.curves = { ...value, milliseconds, measure: payload.measure };
+    results.curves = { ...value, milliseconds, settings: askedWith };
     position(results.curves, settings);
   });
 }
@@ -167,8 +184,9 @@ function askOnce(name, options, request) {
 
 // Chart 2 up to distance n, for the chosen base and strength (asked again only when they or n change).
 function computeRope() {
+  const askedWith = settings;
   const payload = {
-    headWidth: ROPE_HEAD_WIDTH, base: settings.ropeBase, strength: settings.ropeStrength, bases: ROPE_BASES, maxDistance: settings.n,
+    headWidth: ROPE_HEAD_WIDTH, base: askedWith.ropeBase, strength: askedWith.ropeStrength, bases: ROPE_BASES, maxDistance: askedWith.n,
   };
   const answer = askOnce('rope', payload, () => curvesEngine.request('rope', payload));
   if (!answer) {
@@ -176,28 +194,29 @@ function computeRope() {
     return;
   }
   settle(answer, ROPE_BUSY, ({ value, milliseconds }) => {
-    results.rope = { ...value, milliseconds };
+    results.rope = { ...value, milliseconds, settings: askedWith };
     rope(results.rope, settings);
   });
 }
 
 function computeNeedle() {
-  const n = experimentLength(settings);
-  needle.note(n, settings);
-  const model = modelOptions(settings, n);
-  const options = needleOptions(settings);
-  const lengths = gridLengths(settings);
+  const askedWith = settings;
+  const n = experimentLength(askedWith);
+  needle.note(n, askedWith);
+  const model = modelOptions(askedWith, n);
+  const options = needleOptions(askedWith);
+  const lengths = gridLengths(askedWith);
   const sweep = askOnce('sweep', { model, options }, () => experimentsEngine.request('needle', { model, needle: options }));
   // the grid has its lengths instead of n (JSON leaves an undefined n out)
   const grid = askOnce('grid', { model: { ...model, n: undefined }, options, lengths }, () => computeGrid(model, options, lengths));
   if (sweep) sweepAnswer = sweep;
   const stored = [
     sweep && settle(sweep, NEEDLE_BUSY, ({ value }) => {
-      results.needle = { sweep: value, metric: options.metric };
+      results.needle = { sweep: value, settings: askedWith };
       needle.sweep(results.needle, settings);
     }),
     grid && settle(grid, NEEDLE_BUSY, ({ value }) => {
-      results.grid = { ...value, metric: options.metric };
+      results.grid = { ...value, settings: askedWith };
       needle.grid(results.grid, settings);
     }),
   ].filter(Boolean);
@@ -214,16 +233,17 @@ function computeNeedle() {
 // The sweep with the mitigation, drawn beside the needle sweep of the same options (computeNeedle
 // asks for it first): only the mitigated sweep is computed here.
 function computeMitigation() {
+  const askedWith = settings;
   const payload = {
-    model: modelOptions(settings, experimentLength(settings)), needle: needleOptions(settings),
-    mitigation: { type: settings.mitigation },
+    model: modelOptions(askedWith, experimentLength(askedWith)), needle: needleOptions(askedWith),
+    mitigation: { type: askedWith.mitigation },
   };
   const before = sweepAnswer;
   const both = askOnce('mitigation', payload, () => Promise.all([before, experimentsEngine.request('mitigation', payload)])
     .then(([{ value: sweep }, { value, milliseconds }]) => ({ value: { before: sweep, after: value }, milliseconds })));
   if (!both) return;
   settle(both, MITIGATION_BUSY, ({ value, milliseconds }) => {
-    results.mitigation = { value, milliseconds, metric: payload.needle.metric, name: payload.mitigation.type };
+    results.mitigation = { value, milliseconds, settings: askedWith };
     mitigation(results.mitigation, settings);
   });
 }

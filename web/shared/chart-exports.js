@@ -14,8 +14,8 @@ function headingText(heading) {
 /**
  * Binds every such button of the page; files are named `${prefix}-${chart id}.png|svg`;
  * figures[id]() is the standalone <svg> figure of the canvas chart `id` (null while it shows
- * nothing); caption(), when given, is the text drawn under an <svg> chart's legend (the
- * settings that produced it, say); onError(message) says why one could not be made.
+ * nothing); caption(id), when given, is the text drawn under the <svg> chart `id`'s legend
+ * (the settings that produced it, say); onError(message) says why one could not be made.
  */
 export function bindChartExports({ prefix, onError, figures = {}, caption }) {
   const $ = (id) => (id ? document.getElementById(id) : null);
@@ -33,7 +33,7 @@ export function bindChartExports({ prefix, onError, figures = {}, caption }) {
         }
         const heading = $(button.dataset.title);
         const title = heading ? headingText(heading) : target.getAttribute('aria-label') ?? '';
-        downloadChart(target, filename, { legend: $(button.dataset.legend), title, caption: caption?.() }).catch(failed);
+        downloadChart(target, filename, { legend: $(button.dataset.legend), title, caption: caption?.(target.id) }).catch(failed);
       });
     }
   }
