@@ -93,6 +93,9 @@ const publishedPositions = (documents) => [...new Set(PUBLISHED.models.flatMap((
   .filter((curve) => curve.documents === documents).flatMap((curve) => curve.positions))].sort((a, b) => a - b);
 const xTicksOf = (page, chart) => page.$$eval(`#${chart} .x-axis .tick text`, (nodes) => nodes.map((node) => Number(node.textContent)));
 
+// The needle section's time once its sweep and grid are drawn (lab.js computeNeedle): wall clock, from asking to drawn.
+const NEEDLE_TIME = /^drawn (\d+) ms after asking$/;
+
 // The settings column of the chart's CSV (the same in every row) and the caption under its SVG figure's legend, on one line.
 async function exportedSettings(page, chart) {
   const csv = (await downloadOf(page, `button[data-csv="${chart}"]`)).bytes.toString('utf8').trimEnd().split('\n');
@@ -385,7 +388,7 @@ describe('lab page', () => {
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
     await notBusy('needle-heading');
     assert.deepEqual(await stateOf('mitigation-heading'), { busy: 'true', dimmed: '0.45', timing: 'computing…' });
-    assert.match((await stateOf('needle-heading')).timing, /^\d+ ms$/);
+    assert.match((await stateOf('needle-heading')).timing, NEEDLE_TIME);
     assert.equal((await stateOf('needle-heading')).dimmed, '1');
     await release('answer');
     await notBusy('mitigation-heading');
@@ -423,8 +426,52 @@ describe('lab page', () => {
     assert.equal(await page.locator('#needle-grid .cells rect').count(), 77);
     const { busy, timing } = await section();
     assert.equal(busy, null);
-    assert.match(timing, /^\d+ ms$/);
-    assert.ok(Number.parseInt(timing, 10) >= HELD_MS, `the total, the grid's wait included: ${timing}`);
+    assert.match(timing, NEEDLE_TIME);
+    assert.ok(Number(timing.match(NEEDLE_TIME)[1]) >= HELD_MS, `the total, the grid's wait included: ${timing}`);
+    await close();
+  });
+
+  test('the needle section\'s time waits for a grid asked before: a slope asks the sweep and the grid, n then only the sweep, and the time comes once the grid is drawn', async () => {
+    const { page, close } = await openPage(suite, 'lab.html', {
+      prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: holdingLabWorker('grid') })),
+    });
+    const HELD_MS = 600;
+    const release = () => page.evaluate(() => new BroadcastChannel('lab-release').postMessage('answer'));
+    const idle = () => page.waitForFunction(() => !document.getElementById('needle-heading').closest('section').hasAttribute('aria-busy'),
+      null, { timeout: TIMEOUT_MS });
+    const timing = () => page.textContent('#needle-timing');
+    const sweepPath = () => pathOf(page, '#needle-chart .series path.line');
+    const sweepRedrawn = (old) => page.waitForFunction((d) => document.querySelector('#needle-chart .series path.line').getAttribute('d') !== d,
+      old, { timeout: TIMEOUT_MS });
+    const slide = (id, value) => page.$eval(`#${id}`, (slider, v) => {
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }, value);
+    await page.waitForSelector('#needle-chart .series path.line', { timeout: TIMEOUT_MS });
+    const gridTitles = () => page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent));
+    await release();  // the first grid
+    await idle();
+    assert.match(await timing(), NEEDLE_TIME);
+    const firstGrid = await gridTitles();
+
+    // the slope: a sweep and a grid (held); the sweep drawn, the section computing
+    let before = await sweepPath();
+    await slide('slope', -2);  // 0.01
+    await sweepRedrawn(before);
+    assert.equal(await timing(), 'computing…');
+    // n: the sweep alone (the grid's lengths do not depend on n); drawn while the slope's grid is held
+    before = await sweepPath();
+    await slide('n', 10);  // 512 tokens
+    await sweepRedrawn(before);
+    await page.waitForTimeout(HELD_MS);
+    assert.deepEqual([await timing(), await page.$eval('#needle-heading', (h) => h.closest('section').getAttribute('aria-busy'))],
+      ['computing…', 'true'], 'the slope\'s grid is still computing');
+    await release();
+    await idle();
+    const written = (await timing()).match(NEEDLE_TIME);
+    assert.ok(written && Number(written[1]) >= HELD_MS, `the time from asking (n) to the grid drawn: ${await timing()}`);
+    assert.notDeepEqual(await gridTitles(), firstGrid, 'the slope\'s grid drawn');
     await close();
   });
 

@@ -169,6 +169,8 @@ function computeGrid(model, needle, lengths) {
 // nothing again; a request that fails forgets them, so that the same options ask once more.
 const asked = { rope: null, sweep: null, grid: null, mitigation: null };
 let sweepAnswer = null;  // the needle sweep's request for asked.sweep: resolves to {value, milliseconds}
+// the needle sweep's and the grid's latest requests, each settled: resolves to whether it was drawn
+const needleDrawn = { sweep: null, grid: null };
 let needleAsks = 0;      // computeNeedle's calls that asked something: only the latest writes its time
 
 // Makes request() unless the experiment `name` was last asked with the same `options`:
@@ -209,24 +211,30 @@ function computeNeedle() {
   const sweep = askOnce('sweep', { model, options }, () => experimentsEngine.request('needle', { model, needle: options }));
   // the grid has its lengths instead of n (JSON leaves an undefined n out)
   const grid = askOnce('grid', { model: { ...model, n: undefined }, options, lengths }, () => computeGrid(model, options, lengths));
-  if (sweep) sweepAnswer = sweep;
-  const stored = [
-    sweep && settle(sweep, NEEDLE_BUSY, ({ value }) => {
+  if (!sweep && !grid) return;
+  if (sweep) {
+    sweepAnswer = sweep;
+    needleDrawn.sweep = settle(sweep, NEEDLE_BUSY, ({ value }) => {
       results.needle = { sweep: value, settings: askedWith };
       needle.sweep(results.needle, settings);
-    }),
-    grid && settle(grid, NEEDLE_BUSY, ({ value }) => {
+    });
+  }
+  if (grid) {
+    needleDrawn.grid = settle(grid, NEEDLE_BUSY, ({ value }) => {
       results.grid = { ...value, settings: askedWith };
       needle.grid(results.grid, settings);
-    }),
-  ].filter(Boolean);
-  if (stored.length === 0) return;
-  // The section's time, once the sweep and the grid (computed side by side) are both drawn: from
-  // asking to the last answer; until then its timing says "computing…" (markBusy).
+    });
+  }
+  // The section's time, once the sweep and the grid (computed side by side) are both drawn, the
+  // one this call did not ask for too when it is still under way (a grid that n does not change,
+  // say): on the wall clock, from this call's asking to the last drawn. Until then its timing says
+  // "computing…" (markBusy).
   const started = performance.now();
   const ask = ++needleAsks;
-  Promise.all(stored).then((drawn) => {
-    if (ask === needleAsks && drawn.every(Boolean)) $('needle-timing').textContent = `${Math.round(performance.now() - started)} ms`;
+  Promise.all([needleDrawn.sweep, needleDrawn.grid]).then((drawn) => {
+    if (ask === needleAsks && drawn.every(Boolean)) {
+      $('needle-timing').textContent = `drawn ${Math.round(performance.now() - started)} ms after asking`;
+    }
   });
 }
 
