@@ -230,6 +230,19 @@ describe('lab page', () => {
     await desktop.close();
   });
 
+  test('on a phone the folded sheet\'s line names a window with its sinks, "1 sink", and none when there are none', async () => {
+    const { page, close } = await openPage(suite, 'lab.html#window=128&sinks=1', { viewport: PHONE });
+    const digest = () => page.textContent('#settings-digest');
+    assert.equal(await digest(), '1,024 tokens · L 12 · α 0.85 · causal · ALiBi 3e-3 · window 128 + 1 sink');
+    await page.evaluate(() => { window.location.hash = '#window=128&sinks=4'; });
+    await page.waitForFunction(() => document.getElementById('settings-digest').textContent.endsWith('sinks'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await digest(), '1,024 tokens · L 12 · α 0.85 · causal · ALiBi 3e-3 · window 128 + 4 sinks');
+    await page.evaluate(() => { window.location.hash = '#window=128'; });
+    await page.waitForFunction(() => !document.getElementById('settings-digest').textContent.includes('sink'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await digest(), '1,024 tokens · L 12 · α 0.85 · causal · ALiBi 3e-3 · window 128');
+    await close();
+  });
+
   test('a shared link restores its settings', async () => {
     const { page, close } = await openLab('#n=256&layers=1&residual=0&slope=0.02');
     assert.equal(pathPoints(await pathOf(page, POSITION_PATH)).length, 255);

@@ -2,6 +2,7 @@
 // the settings shown in them and their read-outs, and what each control sets, with the scope
 // of what that changes (mechanisms feed every chart; the needle's settings only charts 3–4).
 import { format } from 'd3-format';
+import { plural } from '../shared/format.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { LENGTHS, PRESETS, RANGES, SLOPE_LOG_RANGE, sliderToSlope, WINDOWS } from './state.js';
 
@@ -70,14 +71,17 @@ function decayWords(settings) {
 
 /**
  * The mechanisms in one line, for the folded settings sheet of a narrow screen:
- * '1,024 tokens · L 12 · α 0.85 · causal · ALiBi 3e-3', with '· window 128 + 4 sinks' when windowed.
+ * '1,024 tokens · L 12 · α 0.85 · causal · ALiBi 3e-3', with '· window 128 + 4 sinks' when windowed
+ * ('· window 128' without sinks, '· window 128 + 1 sink' with one).
  */
 export function settingsDigest(settings) {
   const parts = [
     `${format(',')(settings.n)} tokens`, `L ${settings.layers}`, `α ${format('.2f')(settings.residual)}`,
     settings.causal ? 'causal' : 'bidirectional', decayWords(settings),
   ];
-  if (settings.window > 0) parts.push(`window ${settings.window} + ${settings.sinks} sinks`);
+  if (settings.window > 0) {
+    parts.push(settings.sinks > 0 ? `window ${settings.window} + ${plural(settings.sinks, 'sink')}` : `window ${settings.window}`);
+  }
   return parts.join(' · ');
 }
 

@@ -35,6 +35,9 @@ export function formatBytes(bytes) {
 const COUNT = new Intl.NumberFormat('en');
 export const formatCount = (count) => COUNT.format(count);
 
+/** A count and its noun, singular for one: "1 sink", "4 sinks", "1,024 tokens". */
+export const plural = (count, word) => `${formatCount(count)} ${word}${count === 1 ? '' : 's'}`;
+
 /** "1K" … "128K" for powers of two from 1,024, else the count itself. */
 export function formatTokens(count) {
   return count >= KIBI && count % KIBI === 0 ? `${count / KIBI}K` : formatCount(count);
