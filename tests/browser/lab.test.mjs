@@ -243,6 +243,91 @@ describe('lab page', () => {
     await close();
   });
 
+  test('on a phone the page ends above the settings sheet however tall its line wraps, and a control focused behind the open sheet scrolls above it', async () => {
+    const { page, close } = await openPage(suite, `lab.html${STREAMING}`, { viewport: PHONE });
+    await page.waitForSelector(POSITION_PATH, { timeout: TIMEOUT_MS });
+    const sheetTop = () => page.$eval('#controls', (sheet) => sheet.getBoundingClientRect().top);
+    // the folded sheet: its line wraps to two ("… · window 128 + 4 sinks")
+    const folded = await page.$eval('#controls', (sheet) => sheet.getBoundingClientRect().height);
+    const lineHeight = await page.$eval('#settings-digest', (digest) => Number.parseFloat(getComputedStyle(digest).lineHeight));
+    assert.ok((await page.$eval('#settings-digest', (digest) => digest.getBoundingClientRect().height)) > 1.5 * lineHeight, 'the line wraps');
+    // scrolled to the end, the last panel whole above the sheet
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const last = await page.$eval('.lab-main > :last-child', (panel) => panel.getBoundingClientRect().bottom);
+    assert.ok(last <= await sheetTop(), `the last panel ends at ${last} px, the folded sheet (${folded} px tall) begins at ${await sheetTop()} px`);
+
+    // open, the sheet keeps what is focused above it: the html's scroll padding is its height
+    await page.click('#settings-toggle');
+    const open = await page.$eval('#controls', (sheet) => sheet.getBoundingClientRect().height);
+    assert.ok(open > folded);
+    await page.waitForFunction((height) => Math.abs(Number.parseFloat(getComputedStyle(document.documentElement).scrollPaddingBottom) - height) < 0.01,
+      open, { timeout: TIMEOUT_MS });
+    // a CSV button just behind the open sheet, inside the screen, focused: scrolled into view above the sheet
+    const button = 'button[data-csv="needle-chart"]';
+    await page.$eval(button, (element) => {
+      const sheet = document.getElementById('controls').getBoundingClientRect();
+      window.scrollBy(0, element.getBoundingClientRect().top - sheet.top - 10);
+    });
+    assert.ok(await page.$eval(button, (element) => element.getBoundingClientRect().top) > await sheetTop(), 'behind the sheet before');
+    await page.focus(button);
+    const focused = await page.$eval(button, (element) => element.getBoundingClientRect());
+    assert.ok(focused.top >= 0 && focused.bottom <= await sheetTop(), `the focused button (${focused.top}–${focused.bottom} px) above the sheet (${await sheetTop()} px)`);
+    await close();
+  });
+
+  test('the settings sheet\'s shadow shows in both schemes: darker than the page in light, lighter in dark', async () => {
+    // a colour's channels: 'rgba(255, 255, 255, 0.12) 0px -4px 16px 0px' → [255, 255, 255, 0.12], '#0f1216' → [15, 18, 22]
+    const channels = (color) => (color.startsWith('#') ? color.slice(1).match(/../g).map((hex) => parseInt(hex, 16)) : color.match(/[\d.]+/g).slice(0, 4).map(Number));
+    const brightness = ([r, g, b]) => r + g + b;
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, close } = await openPage(suite, 'lab.html', { viewport: PHONE, colorScheme, waitForEngine: false });
+      const { shadow, background } = await page.$eval('#controls', (sheet) => ({
+        shadow: getComputedStyle(sheet).boxShadow, background: getComputedStyle(document.documentElement).getPropertyValue('--bg').trim(),
+      }));
+      const [r, g, b, alpha] = channels(shadow);
+      assert.ok(alpha > 0, `${colorScheme}: ${shadow}`);
+      const lighter = brightness([r, g, b]) > brightness(channels(background));
+      assert.equal(lighter, colorScheme === 'dark', `${colorScheme}: the shadow ${shadow} on the page's ${background}`);
+      await close();
+    }
+  });
+
+  test('a fractional width (a page zoomed to 200%) takes one layout: at 900 px the narrow one, at 900.5 and 901 px the wide one', async () => {
+    const { page, close } = await openLab();
+    // The lab in a frame zoomed to 200% (its zoom passes to the page in it): 1,801 device pixels
+    // are 900.5 CSS pixels (a frame's width is whole device pixels).
+    const ZOOM = 2;
+    const layouts = [];
+    for (const width of [900, 900.5, 901]) {
+      layouts.push(await page.evaluate(async ([w, zoom]) => {
+        const frame = document.createElement('iframe');
+        frame.style.zoom = String(zoom);
+        frame.style.width = `${w}px`;
+        frame.style.border = '0';
+        frame.style.height = '600px';
+        const loaded = new Promise((resolve) => { frame.onload = resolve; });
+        frame.src = 'lab.html';
+        document.body.append(frame);
+        await loaded;
+        const inner = frame.contentDocument;
+        const layout = {
+          width: inner.documentElement.getBoundingClientRect().width,
+          sheet: frame.contentWindow.getComputedStyle(inner.getElementById('controls')).position === 'fixed',
+          introductionFold: frame.contentWindow.getComputedStyle(inner.querySelector('#lab-how > summary')).display !== 'none',
+          introductionOpen: inner.getElementById('lab-how').open,
+        };
+        frame.remove();
+        return layout;
+      }, [width, ZOOM]));
+    }
+    assert.deepEqual(layouts, [
+      { width: 900, sheet: true, introductionFold: true, introductionOpen: false },
+      { width: 900.5, sheet: false, introductionFold: false, introductionOpen: true },
+      { width: 901, sheet: false, introductionFold: false, introductionOpen: true },
+    ]);
+    await close();
+  });
+
   test('a shared link restores its settings', async () => {
     const { page, close } = await openLab('#n=256&layers=1&residual=0&slope=0.02');
     assert.equal(pathPoints(await pathOf(page, POSITION_PATH)).length, 255);

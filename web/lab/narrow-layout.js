@@ -1,17 +1,26 @@
 // The lab on a narrow screen (one column, up to NARROW_WIDTH_PX, as in lab.css): the charts
 // come first. The settings are a sheet along the bottom of the screen, folded to one line
 // that names them (its button opens and folds it, Escape folds it), so that a chart stays in
-// view above the open sheet while a setting changes; and the introduction's second paragraph
-// is folded, so that chart 1 begins on the first screen. A wider screen shows that paragraph
-// open, without the line that folds it (lab.css).
+// view above the open sheet while a setting changes; the sheet's height, measured, keeps the
+// page's end and what is focused or scrolled into view above it (lab.css). The introduction's
+// second paragraph is folded, so that chart 1 begins on the first screen. A wider screen shows
+// that paragraph open, without the line that folds it (lab.css).
 
 /** The widest screen with the one-column layout: lab.css's and shared/page/style.css's breakpoint. */
 export const NARROW_WIDTH_PX = 900;
 
 const $ = (id) => document.getElementById(id);
 
-/** Binds the settings sheet's button; folds the introduction's second paragraph on a narrow screen, opens it on a wider one. */
+/**
+ * Binds the settings sheet's button; keeps the sheet's height in the CSS variable
+ * --settings-sheet-height (the folded sheet grows when its line wraps, the open one with its
+ * controls); folds the introduction's second paragraph on a narrow screen, opens it on a wider one.
+ */
 export function setUpNarrowLayout() {
+  new ResizeObserver(([entry]) => {
+    const height = entry.borderBoxSize[0].blockSize;
+    document.documentElement.style.setProperty('--settings-sheet-height', `${height}px`);
+  }).observe($('controls'));
   const toggle = $('settings-toggle');
   const setOpen = (open) => toggle.setAttribute('aria-expanded', String(open));
   toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true'));
@@ -21,7 +30,7 @@ export function setUpNarrowLayout() {
     toggle.focus();
   });
   // wider, the paragraph is open, its summary hidden (lab.css)
-  const narrow = window.matchMedia(`(max-width: ${NARROW_WIDTH_PX}px)`);
+  const narrow = window.matchMedia(`(width <= ${NARROW_WIDTH_PX}px)`);
   const foldIntroduction = () => { $('lab-how').open = !narrow.matches; };
   foldIntroduction();
   narrow.addEventListener('change', foldIntroduction);
