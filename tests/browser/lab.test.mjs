@@ -672,6 +672,27 @@ describe('lab page', () => {
     await close();
   });
 
+  test('at 30 documents the extended-context variants\' closed-book and oracle lines are their own (Liu et al., Table 1), titled and drawn at those values', async () => {
+    // Table 1 of Liu et al. (TACL 2024), written out here: the 30-document curves' models, in the chart's order
+    const TABLE_1 = [
+      ['GPT-3.5-Turbo (16K)', 56.0, 88.6], ['Claude-1.3 (100K)', 48.2, 76.4], ['LongChat-13B (16K)', 35.0, 83.4], ['MPT-30B-Instruct', 31.5, 81.9],
+    ];
+    const { page, close } = await openLab('#documents=30');
+    await page.waitForFunction(() => document.querySelectorAll('#published-chart circle').length === 28, null, { timeout: TIMEOUT_MS });
+    const ticks = await page.$$eval('#published-chart .y-axis .tick', (nodes) => nodes.map((node) => [
+      Number(node.querySelector('text').textContent), Number(node.getAttribute('transform').match(/,([-\d.]+)\)/)[1])]));
+    const [[v0, y0], [v1, y1]] = [ticks[0], ticks.at(-1)];
+    const yOf = (value) => y0 + (value - v0) * (y1 - y0) / (v1 - v0) - 0.5;  // d3-axis sets its ticks half a pixel lower
+    for (const [k, [model, closedBook, oracle]] of TABLE_1.entries()) {
+      for (const [id, value, words] of [[`closed-book-${k}`, closedBook, 'closed book (no documents)'], [`oracle-${k}`, oracle, 'oracle (only the answer document)']]) {
+        assert.equal(await page.textContent(`#published-chart [data-series="${id}"] title`), `${model}, ${words}: ${value.toFixed(1)}%`);
+        const [[, y]] = pathPoints(await page.getAttribute(`#published-chart [data-series="${id}"] path.line`, 'd'));
+        assert.ok(Math.abs(y - yOf(value)) < 0.01, `${model}, ${words}: y ${y}, ${value}% at ${yOf(value)}`);
+      }
+    }
+    await close();
+  });
+
   test('draws the needle sweep, the grid and a mitigation: the engine\'s numbers for the default settings', async () => {
     // the lab's defaults as engine options, written out here (web/lab/state.js DEFAULTS)
     const model = { layers: 12, residual: 0.85, causal: true, window: 0, sinks: 0, positional: { type: 'alibi', slope: 0.003 } };

@@ -23,14 +23,15 @@ export function createPublishedChart(svg, legend) {
 
   return function draw(documents) {
     const curves = curvesFor(documents);
-    const level = (curve, value, style, id, words) => ({
-      label: '', xs: [1, documents], ys: [value, value], colorIndex: seriesColor(curves.indexOf(curve)), style, id,
+    // a level reference line at `value` for curves[k], in its colour
+    const level = (curve, k, value, style, id, words) => ({
+      label: '', xs: [1, documents], ys: [value, value], colorIndex: seriesColor(k), style, id,
       title: `${curve.model}, ${words}: ${percent(value)}%`,
     });
     const series = curves.flatMap((curve, k) => [
       { label: curve.model, xs: curve.positions, ys: curve.accuracy, colorIndex: seriesColor(k), points: true },  // not the keys' grey
-      level(curve, curve.closedBook, 'dashed', `closed-book-${k}`, 'closed book (no documents)'),
-      level(curve, curve.oracle, 'dotted', `oracle-${k}`, 'oracle (only the answer document)'),
+      level(curve, k, curve.closedBook, 'dashed', `closed-book-${k}`, 'closed book (no documents)'),
+      level(curve, k, curve.oracle, 'dotted', `oracle-${k}`, 'oracle (only the answer document)'),
     ]);
     series.push(
       { label: CLOSED_BOOK_KEY, xs: [], ys: [], colorIndex: KEY_COLOR, style: 'dashed' },

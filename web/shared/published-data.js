@@ -10,15 +10,17 @@ export const DOCUMENT_COUNTS = [...new Set(liu2023.models.flatMap((m) => m.curve
 
 /**
  * For k documents: [{model, closedBook, oracle, positions, accuracy}] of the models that report k
- * (closedBook: the accuracy with no documents; oracle: with only the document that holds the answer).
+ * (closedBook: the accuracy with no documents; oracle: with only the document that holds the answer;
+ * a curve of an extended-context variant, which the paper reports at 30 documents, has its own,
+ * from the paper's Table 1).
  */
 export function curvesFor(documents) {
   return liu2023.models.flatMap((model) => model.curves
     .filter((curve) => curve.documents === documents)
     .map((curve) => ({
       model: curve.variant ?? model.model,
-      closedBook: model.closed_book,
-      oracle: model.oracle,
+      closedBook: curve.closed_book ?? model.closed_book,
+      oracle: curve.oracle ?? model.oracle,
       positions: curve.positions,
       accuracy: curve.accuracy,
     })));
