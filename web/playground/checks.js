@@ -2,9 +2,8 @@
 // the model width d evenly (into even widths under RoPE, which rotates pairs of coordinates),
 // the key/value heads must divide the heads, and ALiBi takes one slope per head. A check returns a message that names the settings and
 // what would work, or null.
+import { plural } from '../shared/format.js';
 import { LIMITS } from './state.js';
-
-const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** The width d the heads split: of the input's vectors, or d_out with trainable weights. */
 function modelWidth(state, input) {

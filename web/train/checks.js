@@ -5,9 +5,8 @@
 // (into even widths under RoPE, which rotates pairs of coordinates), a running span fits in
 // the pairs, and some objective has a weight. The engine checks all of it again (and more);
 // what it refuses is shown as it says it.
+import { plural } from '../shared/format.js';
 import { evaluationLengths, LIMITS } from './state.js';
-
-const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Head counts up to the page's maximum that split `width` evenly (into even widths if `even`). */
 export function headChoices(width, even) {
