@@ -1,8 +1,9 @@
 // The link of the lab and the Train page: their settings in the URL hash (each page's state.js
 // spells them), read on load and when the address changes, with a notice naming what the page
-// ignored (and, the Train page's, how it read an old link), and written back as the settings change, to the address bar and to the "Link to
-// these settings" anchor (#share-link), which a click copies (the page stays where it is). The
-// playground's link (playground/link.js) waits for a pause in changes and leaves out long texts.
+// ignored (and, on the Train page, how it read an old link), and written back as the settings
+// change, to the address bar and to the "Link to these settings" anchor (#share-link), which a
+// click copies (the page stays where it is). The playground's link (playground/link.js) waits
+// for a pause in changes and leaves out long texts.
 
 const COPIED_MS = 2000;  // how long the anchor says the link was copied
 
