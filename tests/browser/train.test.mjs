@@ -370,6 +370,18 @@ describe('Train page', () => {
     const { page, close } = await openPage(suite, 'train.html#steps=800');
     assert.deepEqual(await read(page), ['rope', '800']);
     assert.equal(await linkNotice(page), OLD_LINK);
+    // it informs, in the accent's colours, unlike a link's problems in the error's
+    const colours = (selector) => page.$eval(selector, (element) => getComputedStyle(element).borderTopColor);
+    const accent = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim());
+    assert.equal(await page.getAttribute('[data-testid="link-notices"] .notice', 'class'), 'notice note');
+    assert.equal(await colours('[data-testid="link-notices"] .notice'), await page.evaluate((hex) => {
+      const probe = document.createElement('span');
+      probe.style.color = hex;
+      document.body.append(probe);
+      const rgb = getComputedStyle(probe).color;
+      probe.remove();
+      return rgb;
+    }, accent));
     await page.waitForFunction(() => location.hash === '#pe=rope&steps=800', null, { timeout: TIMEOUT_MS });
     assert.equal(await page.getAttribute('#share-link', 'href'), '#pe=rope&steps=800', 'written back with its pe');
     // a link changed in the address bar: with pe, no notice; without, the notice again

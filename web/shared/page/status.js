@@ -4,17 +4,18 @@
 import { listBriefly } from '../format.js';
 
 /**
- * Notices in `container`: add(message) appends one with a Dismiss button and returns it;
+ * Notices in `container`: add(message, {note}) appends one with a Dismiss button and returns
+ * it, a problem (the error's colours) unless `note` (information: the accent's);
  * showLinkProblems(problems, notes = []) says how the page read the link (the notes, as
  * sentences) and which of its settings it ignored, in one notice that replaces the previous
- * one (none when there are neither).
+ * one (none when there are neither), a note when it ignored none.
  */
 export function createNotices(container) {
   let linkNotice = null;
 
-  function add(message) {
+  function add(message, { note = false } = {}) {
     const item = document.createElement('p');
-    item.className = 'notice';
+    item.className = note ? 'notice note' : 'notice';
     const text = document.createElement('span');
     text.textContent = message;
     const close = document.createElement('button');
@@ -30,7 +31,7 @@ export function createNotices(container) {
     linkNotice?.remove();
     const ignored = problems.length > 0 ? [`Some settings in the link were ignored: ${listBriefly(problems)}.`] : [];
     const sentences = [...notes, ...ignored];
-    linkNotice = sentences.length > 0 ? add(sentences.join(' ')) : null;
+    linkNotice = sentences.length > 0 ? add(sentences.join(' '), { note: problems.length === 0 }) : null;
   }
 
   return { add, showLinkProblems };
