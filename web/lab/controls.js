@@ -2,7 +2,7 @@
 // the settings shown in them and their read-outs, and what each control sets, with the scope
 // of what that changes (mechanisms feed every chart; the needle's settings only charts 3–4).
 import { format } from 'd3-format';
-import { plural } from '../shared/format.js';
+import { formatCount, plural } from '../shared/format.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { LENGTHS, PRESETS, RANGES, SLOPE_LOG_RANGE, sliderToSlope, WINDOWS } from './state.js';
 
@@ -65,7 +65,7 @@ export function setUpControls({ onPreset }) {
 // The decay in a few words: 'ALiBi 3e-3', 'RoPE 10,000', 'no decay'.
 function decayWords(settings) {
   if (settings.positional === 'alibi') return `ALiBi ${slopeText(settings.slope)}`;
-  if (settings.positional === 'rope') return `RoPE ${format(',')(settings.ropeBase)}`;
+  if (settings.positional === 'rope') return `RoPE ${formatCount(settings.ropeBase)}`;
   return 'no decay';
 }
 
@@ -76,7 +76,7 @@ function decayWords(settings) {
  */
 export function settingsDigest(settings) {
   const parts = [
-    `${format(',')(settings.n)} tokens`, `L ${settings.layers}`, `α ${format('.2f')(settings.residual)}`,
+    `${formatCount(settings.n)} tokens`, `L ${settings.layers}`, `α ${format('.2f')(settings.residual)}`,
     settings.causal ? 'causal' : 'bidirectional', decayWords(settings),
   ];
   if (settings.window > 0) {
@@ -90,7 +90,7 @@ export function showSettings(settings) {
   const form = $('controls');
   $('settings-digest').textContent = settingsDigest(settings);
   $('n').value = String(nearestIndex(LENGTHS, settings.n));
-  $('n-value').textContent = `${format(',')(settings.n)} tokens`;
+  $('n-value').textContent = `${formatCount(settings.n)} tokens`;
   $('layers').value = String(settings.layers);
   $('layers-value').textContent = String(settings.layers);
   $('residual').value = String(settings.residual);

@@ -53,7 +53,8 @@ export function createControls({ state, vectors, onChange }) {
   function showHeadsFix() {
     fixedDOut = typedProblems.has('heads') ? null : headsFix(state, vectors.input());
     // hidden, the button keeps its last text (index.html's at first): a button always has a name
-    if (fixedDOut !== null && headsFixButton.textContent !== `Set d_out to ${fixedDOut}`) headsFixButton.textContent = `Set d_out to ${fixedDOut}`;
+    const label = `Set d_out to ${fixedDOut}`;
+    if (fixedDOut !== null && headsFixButton.textContent !== label) headsFixButton.textContent = label;
     headsFixButton.parentElement.hidden = fixedDOut === null;
   }
   headsFixButton.addEventListener('click', () => {

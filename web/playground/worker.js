@@ -7,7 +7,7 @@
 import { cacheEntries, decodeStep, kvCacheBytes, kvHeadOf } from './generation.js';
 import { shownKeys } from './walkthrough-keys.js';
 import { csvChunks, jsonChunks } from './weights-export.js';
-import { formatBytes, formatCount } from '../shared/format.js';
+import { formatBytes, formatCount, plural } from '../shared/format.js';
 import { panelDifference } from '../shared/heatmap/difference.js';
 import { columnMeans, meanOf, poolVector } from '../shared/heatmap/pooling.js';
 import { createAttentionPool, serveEngine } from '../shared/worker/server.js';
@@ -176,7 +176,7 @@ const handlers = {
     const n = computedInput.rows;
     const bytes = SCORE_AND_WEIGHT * engine.attentionMemory({ n, heads: options.heads, bytesPerElement: FP32_BYTES });
     if (bytes > PAGE_BUDGET_BYTES) {
-      throw new Error(`${formatCount(n)} tokens × ${options.heads} head${options.heads === 1 ? '' : 's'} need ${formatBytes(bytes)} of scores and weights; ` +
+      throw new Error(`${formatCount(n)} tokens × ${plural(options.heads, 'head')} need ${formatBytes(bytes)} of scores and weights; ` +
         `this page keeps at most ${formatBytes(PAGE_BUDGET_BYTES)}: use fewer heads or a shorter text`);
     }
     progress('projections');

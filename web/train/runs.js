@@ -89,13 +89,14 @@ export function evaluationsAt(run, pairs) {
  * `each` seed's accuracy by position, or null.
  */
 export function positionsAt(run, pairs) {
-  const evaluated = run.seeds.filter((s) => s.evaluations?.some((e) => e.pairs === pairs));
+  const evaluated = run.seeds.map((s) => ({ seed: s.seed, evaluation: s.evaluations?.find((e) => e.pairs === pairs) }))
+    .filter(({ evaluation }) => evaluation);
   if (evaluated.length === 0) return null;
-  const evaluations = evaluationsAt(run, pairs);
+  const evaluations = evaluated.map(({ evaluation }) => evaluation);
   const accuracy = evaluations.reduce((sum, e) => sum + e.accuracy, 0) / evaluations.length;
   return {
     pairs, accuracy, seeds: evaluations.length, ...spread(evaluations.map((e) => e.accuracyByPosition)),
-    each: eachSeed(evaluated, (s) => s.evaluations.find((e) => e.pairs === pairs).accuracyByPosition),
+    each: evaluated.map(({ seed, evaluation }) => ({ seed, values: evaluation.accuracyByPosition })),
   };
 }
 

@@ -11,6 +11,9 @@ export const weightFormat = format('.2~f');
 export const countFormat = format(',');
 
 
+// The line style of a single seed's line (train.css): thin, beside the mean's.
+const SEED_STYLE = 'seed';
+
 /**
  * The chart series of a spread {mean, low, high, each: [{seed, values}]} at xs: when there is
  * more than one seed, a thin line per seed (id `${id}-seed-${seed}`, unlabelled: the legend's
@@ -27,9 +30,6 @@ export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = seriesC
     band: several ? { lows: curve.low, highs: curve.high } : band,
   }];
 }
-
-// The line style of a single seed's line (train.css): thin, beside the mean's.
-const SEED_STYLE = 'seed';
 
 /** The legend entry of the thin lines, one per seed, when there is more than one seed; else none. */
 export function seedLinesLegend(seeds) {
