@@ -555,16 +555,18 @@ describe('Train page', () => {
 
   test('stopped part-way: a last checkpoint at the stop step, the engine\'s, in every chart and the table; saved and loaded, the model keeps its step', async () => {
     // a chunk of training ends at a checkpoint: checkpoints far apart, so that the stop falls between two
-    const steps = 2000;
-    const hash = QUICK.replace('steps=300', `steps=${steps}`).replace('every=50', 'every=500');
+    // (at 500 apart, a loaded CI machine once trained on to the checkpoint before the stop arrived)
+    const steps = 10000;
+    const every = 5000;
+    const hash = QUICK.replace('steps=300', `steps=${steps}`).replace('every=50', `every=${every}`);
     const { page, close } = await openPage(suite, `train.html${hash}`);
     await page.click('[data-testid="train"]');
     await page.waitForFunction(() => Number(document.querySelector('#seed-progress li')?.dataset.step) >= 120, null, { timeout: RUN_TIMEOUT_MS });
     await page.click('[data-testid="stop"]');
     await page.waitForFunction(() => document.documentElement.dataset.training === 'stopped', null, { timeout: RUN_TIMEOUT_MS });
     const stop = Number(await page.getAttribute('#seed-progress li', 'data-step'));
-    assert.ok(stop < steps && stop % 500 !== 0, `stopped at ${stop}, between checkpoints`);
-    assert.match(await page.textContent('[data-testid="train-status"]'), new RegExp(`^Stopped at step ${stop.toLocaleString('en-US')} of 2,000 `));
+    assert.ok(stop < steps && stop % every !== 0, `stopped at ${stop}, between checkpoints`);
+    assert.match(await page.textContent('[data-testid="train-status"]'), new RegExp(`^Stopped at step ${stop.toLocaleString('en-US')} of ${steps.toLocaleString('en-US')} `));
     const file = await curves(page);
     const [seed] = file.seeds;
     const last = seed.checkpoints.at(-1);
@@ -575,7 +577,7 @@ describe('Train page', () => {
     assert.equal(last.accuracy, seed.evaluations[0].accuracy);
     assert.deepEqual(last.accuracyByPosition, seed.evaluations[0].accuracyByPosition);
     assert.equal(await page.textContent('#runs-body tr td:nth-child(5)'), `${(100 * last.accuracy).toFixed(1)}%`);
-    assert.match(await page.textContent('#runs-body tr td:nth-child(2)'), new RegExp(`stopped at ${stop.toLocaleString('en-US')} of 2,000 steps`));
+    assert.match(await page.textContent('#runs-body tr td:nth-child(2)'), new RegExp(`stopped at ${stop.toLocaleString('en-US')} of ${steps.toLocaleString('en-US')} steps`));
     // the engine in Node, stopped at the same step: the same checkpoint (the loss of the steps since the last one)
     const { settings } = parseHash(hash);
     const engine = await nodeEngine();
@@ -591,7 +593,7 @@ describe('Train page', () => {
     // saved, the file says where the model stopped; loaded back, the run keeps that step
     const saved = JSON.parse((await downloadOf(page, '[data-testid="save-model"]')).bytes.toString('utf8'));
     assert.equal(saved.meta.step, stop);
-    assert.equal(parseHash(saved.meta.link).settings.steps, 2000, 'the step below the steps says it stopped');
+    assert.equal(parseHash(saved.meta.link).settings.steps, steps, 'the step below the steps says it stopped');
     assert.equal('stopped' in saved.meta, false, 'and no other field says it');
     await page.setInputFiles('[data-testid="load-file"]', {
       name: 'model.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saved)),
@@ -600,7 +602,7 @@ describe('Train page', () => {
     const loaded = await curves(page);
     assert.equal(loaded.seeds[0].step, stop);
     assert.equal(loaded.seeds[0].checkpoints.at(-1).step, stop);
-    assert.match(await page.textContent('#runs-body tr:nth-child(2) td:nth-child(2)'), new RegExp(`stopped at ${stop.toLocaleString('en-US')} of 2,000 steps`));
+    assert.match(await page.textContent('#runs-body tr:nth-child(2) td:nth-child(2)'), new RegExp(`stopped at ${stop.toLocaleString('en-US')} of ${steps.toLocaleString('en-US')} steps`));
     const csv = (await downloadOf(page, '#export-csv')).bytes.toString('utf8').trim().split('\n').slice(1).map((line) => line.split(','));
     const evaluationSteps = new Set(csv.filter(([, kind]) => kind === 'evaluation').map(([, , step]) => step));
     assert.deepEqual([...evaluationSteps], [String(stop)], 'the CSV\'s evaluation rows are stamped with the stop step');
