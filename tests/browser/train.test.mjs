@@ -70,6 +70,22 @@ async function curves(page) {
   return JSON.parse((await downloadOf(page, '#export-json')).bytes.toString('utf8'));
 }
 
+/**
+ * Each seed's step on its progress bar once a paused run's chunks already asked for have
+ * landed: read until two readings 300 ms apart agree (a run that kept training never does).
+ */
+async function stepsOncePaused(page) {
+  const steps = () => page.$$eval('#seed-progress li', (items) => items.map((item) => Number(item.dataset.step)));
+  let last = await steps();
+  for (let reading = 0; reading < 10; ++reading) {
+    await page.waitForTimeout(300);
+    const now = await steps();
+    if (now.every((step, k) => step === last[k])) return now;
+    last = now;
+  }
+  assert.fail(`still training 3 s after the pause: ${last}`);
+}
+
 describe('Train page', () => {
   test('trains a short run in the worker: progress, curves at every checkpoint equal to the engine’s, charts after training, the runs table', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
@@ -229,8 +245,7 @@ describe('Train page', () => {
     assert.equal(await page.isVisible('#seed-progress'), true, 'two seeds: a bar each');
     await page.click('[data-testid="pause"]');
     assert.equal(await page.textContent('[data-testid="pause"]'), 'Resume');
-    await page.waitForTimeout(300);  // a chunk of training already asked for may still land
-    const paused = await steps();
+    const paused = await stepsOncePaused(page);
     await page.waitForTimeout(700);
     assert.deepEqual(await steps(), paused, 'no step while paused');
     assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(2 seeds side by side\)/);
@@ -268,8 +283,7 @@ describe('Train page', () => {
       null, { timeout: RUN_TIMEOUT_MS });
     await page.click('[data-testid="pause"]');
     assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(2 seeds side by side, 2 workers each\)/);
-    await page.waitForTimeout(300);  // a chunk already asked for may still land
-    const paused = await steps();
+    const paused = await stepsOncePaused(page);
     await page.waitForTimeout(500);
     assert.deepEqual(await steps(), paused, 'no step while paused');
     await page.click('[data-testid="pause"]');
