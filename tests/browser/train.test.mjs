@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  PHONE, TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, figureFiles, nodeEngine, openPage, startSuite,
+  DESKTOP, PHONE, TIMEOUT_MS, TRAIN_QUICK as QUICK, assertClose, assertEngineFailureShown, downloadOf, figureFiles, nodeEngine, openPage, startSuite,
   solidStrokes, trainAndWait,
 } from './helpers.mjs';
 import { parseHash, taskOptions, toHash, trainerOptions } from '../../web/train/state.js';
@@ -18,6 +18,12 @@ const TOLERANCE = 1e-6;          // numbers that crossed the worker boundary as 
 const WEIGHT_TOLERANCE = 1e-6;   // float32 weights, compared as the tooltip prints them in full
 const SCAN_STEPS = 12;  // a grid of points hovered over the attention map
 const TALL = { width: 1400, height: 1800 };  // the attention map of two layers in view whole
+// A run's card in the runs table at phone width: four lines (its checkbox, name, settings button
+// and status; two of numbers; Show, Use settings and Remove) measure 104 px; when each number had
+// a line of its own, 246 px.
+const PHONE_CARD_MAX_HEIGHT = 110;
+const TAP_TARGET = 24;  // px, the least width and height of a card's controls (WCAG 2.2's target size)
+const ACCURACY_COLUMN = 4;  // the runs table's cells: overlay, run, seed numbers, status, accuracy, ...
 
 let suite;
 before(async () => { suite = await startSuite({ prefix: '/train/sub/path/' }); });
@@ -543,15 +549,16 @@ describe('Train page', () => {
     assert.ok(layout.chart <= PHONE.width, `a chart ${layout.chart} px wide`);
     // a run in the runs table: a card whose numbers are all in sight, each after its column's name
     assert.equal(await trainAndWait(page), 'finished');
-    // each name shown before its cell (and left out of what screen readers say: alt text "")
+    // each name shown before its cell (and left out of what screen readers say: alt text ""),
+    // but the status's ("finished")
     assert.equal(await page.$eval('#runs-body td:first-child', (td) => getComputedStyle(td, '::after').content), '"overlay" / ""',
-      'the checkbox named under it');
+      'the checkbox named beside it');
     const cells = await page.$$eval('#runs-body td[data-label]:not(:first-child)', (tds) => tds.map((td) => ({
       text: getComputedStyle(td, '::before').content, right: td.getBoundingClientRect().right,
       room: td.closest('.table-scroll').getBoundingClientRect().right,
     })));
-    assert.deepEqual(cells.map((c) => c.text), ['seed numbers', 'status', 'accuracy', 'first', 'middle (pair)', 'last', 'time']
-      .map((label) => `"${label}: " / ""`));
+    assert.deepEqual(cells.map((c) => c.text), ['"seed numbers: " / ""', 'none', '"accuracy: " / ""', '"first: " / ""',
+      '"middle (pair): " / ""', '"last: " / ""', '"time: " / ""']);
     for (const { text, right, room } of cells) assert.ok(right <= room, `${text} ends at ${right} px in ${room} px`);
     // the summaries above the charts wrap inside their panels, terms beside their values
     const pairs = await page.$$eval('.summary > div', (divs) => divs.map((div) => ({
@@ -564,6 +571,56 @@ describe('Train page', () => {
       assert.ok(Math.abs(termTop - valueTop) < 2, `“${text}”: its value starts on its term's line`);
     }
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows after training');
+    await close();
+  });
+
+  test('at phone width each run is a card of four lines, every control a tap target, the table\'s texts, the settings folded behind a button', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`, { viewport: PHONE });
+    for (let run = 0; run < 2; ++run) assert.equal(await trainAndWait(page), 'finished');
+    const cards = await page.$$eval('#runs-body tr', (rows) => rows.map((row) => ({
+      height: row.getBoundingClientRect().height,
+      right: row.getBoundingClientRect().right,
+      controls: [...row.querySelectorAll('button, input')].map((control) => ({
+        name: control.getAttribute('aria-label'), visible: control.checkVisibility(), ...control.getBoundingClientRect().toJSON(),
+      })),
+      texts: [...row.cells].map((td) => td.innerText),
+      settingsShown: row.querySelector('.run-settings').checkVisibility(),
+    })));
+    assert.equal(cards.length, 2);
+    for (const [k, card] of cards.entries()) {
+      assert.ok(card.height <= PHONE_CARD_MAX_HEIGHT, `run ${k + 1}'s card is ${card.height} px tall`);
+      assert.deepEqual(card.controls.map((c) => c.name), [`Overlay run ${k + 1}`, `Settings of run ${k + 1}`,
+        `Show run ${k + 1} in the charts`, `Use settings of run ${k + 1} in the controls and the link`, `Remove run ${k + 1}`]);
+      for (const { name, visible, width, height, right } of card.controls) {
+        assert.ok(visible && width >= TAP_TARGET && height >= TAP_TARGET, `${name}: ${width} × ${height} px, visible: ${visible}`);
+        assert.ok(right <= card.right, `${name} ends at ${right} px, in a card ending at ${card.right} px`);
+      }
+      assert.equal(card.settingsShown, false, `run ${k + 1}'s settings folded`);
+    }
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows sideways');
+    // the settings unfold under the run's name, and stay unfolded when the table is drawn again (Show)
+    const toggle = page.locator('#runs-body tr:first-child .settings-toggle');
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    await toggle.click();
+    await page.click('#runs-body tr:nth-child(2) button:text("Show")');
+    await page.waitForSelector('#runs-body tr:nth-child(2).selected');
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    const settings = page.locator(`#${await toggle.getAttribute('aria-controls')}`);
+    assert.ok(await settings.isVisible(), 'the unfolded settings in sight');
+    const phoneSettings = await settings.innerText();
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows with the settings unfolded');
+    // every number the desktop's table cell's text (the accuracy, a percentage); there, the settings
+    // always shown and no button to fold them
+    await page.setViewportSize(DESKTOP);
+    const desktop = await page.$$eval('#runs-body tr', (rows) => rows.map((row) => [...row.cells].map((td) => td.innerText)));
+    for (const [k, card] of cards.entries()) {
+      assert.match(card.texts[ACCURACY_COLUMN], /^\d+\.\d%$/);
+      assert.equal(card.texts[ACCURACY_COLUMN], desktop[k][ACCURACY_COLUMN], `run ${k + 1}'s accuracy`);
+      assert.deepEqual(card.texts.slice(ACCURACY_COLUMN - 2, -1), desktop[k].slice(ACCURACY_COLUMN - 2, -1), `run ${k + 1}'s seeds to time`);
+    }
+    assert.equal(await toggle.isVisible(), false, 'no settings button on a desktop');
+    assert.equal(await settings.innerText(), phoneSettings);
+    assert.match(phoneSettings, /^ALiBi, 2L d16 2H; 4 pairs of 8\/8; 300 steps × 32, lr 0\.01$/);
     await close();
   });
 

@@ -2,7 +2,8 @@
 // settings, seeds, accuracy at the trained length and at its first, middle and last pair, and
 // time; a checkbox overlays a run's accuracy by position on the chart below it, Show brings a
 // run back into the charts above, Use settings puts its settings back in the controls and the
-// link, Remove drops it (and frees its models).
+// link, Remove drops it (and frees its models). On a phone each run is a card (train.css) whose
+// settings fold behind a button of their own.
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { middleIndex, positionsAt, runSummary } from '../runs.js';
 import { POSITIONAL_NAMES } from '../state.js';
@@ -45,6 +46,7 @@ export function runName(run) {
 /** Returns draw(runs, shownRun); callbacks onShow(run), onUseSettings(run), onRemove(run). */
 export function createRunsTable({ onShow, onUseSettings, onRemove }) {
   const overlaid = new Set();  // ids of the runs on the overlay chart
+  const unfolded = new Set();  // ids of the runs whose settings a phone's card shows
   const chart = createLineChart($('overlay-chart'), {
     xLabel: 'position of the queried pair (first → last)', yLabel: 'accuracy', xFormat: percent, yFormat: percent,
     legend: $('overlay-legend'),
@@ -68,7 +70,7 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
 
   function draw(runs, shown) {
     last = { runs, shown };
-    for (const id of overlaid) if (!runs.some((run) => run.id === id)) overlaid.delete(id);
+    for (const ids of [overlaid, unfolded]) for (const id of ids) if (!runs.some((run) => run.id === id)) ids.delete(id);
     const rows = runs.map((run) => {
       const summary = runSummary(run);
       const k = run.settings.pairs;
@@ -89,9 +91,19 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
       overlay.append(check);
       const name = cell(runName(run));
       const label = document.createElement('div');
-      label.className = 'muted small';
+      label.id = `run-${run.id}-settings`;
+      label.className = 'run-settings muted small';
       label.textContent = run.label;
-      name.append(label);
+      // shown on a phone only (train.css), where it folds the settings away and back
+      const unfold = button('settings', () => {
+        if (unfolded.has(run.id)) unfolded.delete(run.id);
+        else unfolded.add(run.id);
+        unfold.setAttribute('aria-expanded', String(unfolded.has(run.id)));
+      }, `Settings of run ${run.id}`);
+      unfold.className = 'settings-toggle';
+      unfold.setAttribute('aria-expanded', String(unfolded.has(run.id)));
+      unfold.setAttribute('aria-controls', label.id);
+      name.append(unfold, label);
       const actions = document.createElement('td');
       const buttons = document.createElement('div');
       buttons.className = 'actions';
