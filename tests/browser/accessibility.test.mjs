@@ -1,8 +1,9 @@
 // Accessibility, checked by axe-core (a dev dependency, evaluated into the page by the test, not
 // served): no violation of WCAG 2.1 A and AA or of axe's best practices on the three pages, in
 // both colour schemes, on a desktop and a phone, in the states that add content (generation
-// step by step, a comparison, grouped heads, a finished training run). And the tables that
-// scroll sideways: a named region the keyboard can reach and scroll, only while they scroll.
+// step by step, a comparison, grouped heads, a finished training run, on a phone with its
+// settings unfolded). And the tables that scroll sideways: a named region the keyboard can reach
+// and scroll, only while they scroll.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -94,6 +95,12 @@ describe('accessibility', () => {
         assert.deepEqual(await audit(train.page), { violations: [], unjudged: [] }, 'the Train page before training');
         assert.equal(await trainAndWait(train.page), 'finished');
         assert.deepEqual(await audit(train.page), { violations: [], unjudged: [] }, 'the Train page after training');
+        if (viewport === PHONE) {
+          // the run's card with its settings unfolded (a desktop's table shows them, with no button)
+          await train.page.click('#runs-body .settings-toggle');
+          assert.equal(await train.page.isVisible('#runs-body .run-settings'), true, 'the settings in sight');
+          assert.deepEqual(await audit(train.page), { violations: [], unjudged: [] }, 'the run\'s settings unfolded');
+        }
         await train.close();
       });
     }
