@@ -42,13 +42,18 @@ function section(html, tag, source) {
   return match[1];
 }
 
+// A page's link text in the navigation: its link, or, when it has a short one, both, of which
+// the stylesheet shows one (the short on narrow screens), so that the link's name is the text it shows.
+const linkText = (page) => (page.shortLink === undefined ? escapeHtml(page.link)
+  : `<span class="link-long">${escapeHtml(page.link)}</span><span class="link-short">${escapeHtml(page.shortLink)}</span>`);
+
 /**
  * The page `page` of `pages` as dist/ holds it: `layout` with its slots {{head}}, {{body}}
  * and {{navigation}} filled from `html`, the page's own HTML.
  */
 export function renderPage(layout, page, html, pages = PAGES) {
   const navigation = pages.map((other) => `${NAVIGATION_INDENT}<li><a href="${hrefOf(other)}"` +
-    `${other === page ? ' aria-current="page"' : ''}>${escapeHtml(other.link)}</a></li>`).join('\n');
+    `${other === page ? ' aria-current="page"' : ''}>${linkText(other)}</a></li>`).join('\n');
   const slots = { head: section(html, 'head', page.source), body: section(html, 'body', page.source), navigation };
   return layout.replace(SLOT, (slot, name) => {
     if (!(name in slots)) throw new Error(`${LAYOUT} has an unknown slot ${slot}`);

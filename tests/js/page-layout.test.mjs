@@ -12,9 +12,14 @@ import { PAGES } from '../../web/shared/page/pages.js';
 
 const web = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
 const count = (text, pattern) => (text.match(pattern) ?? []).length;
-// The navigation's links of a page: [{href, current, text}].
-const links = (html) => [...html.match(/<nav\b[\s\S]*?<\/nav>/)[0].matchAll(/<a href="([^"]*)"( aria-current="page")?>([^<]*)<\/a>/g)]
-  .map(([, href, current, text]) => ({ href, current: Boolean(current), text }));
+// The navigation's links of a page: [{href, current, text, short}], short the text narrow
+// screens show instead (undefined for a link that has none).
+const TEXTS = /^<span class="link-long">([^<]*)<\/span><span class="link-short">([^<]*)<\/span>$/;
+const links = (html) => [...html.match(/<nav\b[\s\S]*?<\/nav>/)[0].matchAll(/<a href="([^"]*)"( aria-current="page")?>(.*?)<\/a>/g)]
+  .map(([, href, current, inner]) => {
+    const [, text, short] = inner.match(TEXTS) ?? [inner, inner, undefined];
+    return { href, current: Boolean(current), text, short };
+  });
 
 describe('the pages of web/', () => {
   const pages = renderPages(web);
@@ -37,11 +42,12 @@ describe('the pages of web/', () => {
       assert.ok(html.indexOf('</header>') < html.indexOf('<main'));
     });
 
-    test(`${file}: the navigation lists every page in order and marks this one current`, () => {
+    test(`${file}: the navigation lists every page in order, with its short text if it has one, and marks this one current`, () => {
       assert.deepEqual(links(html), PAGES.map((page, p) => ({
         href: page.source.endsWith('/index.html') ? './' : page.source.split('/').pop(),
         current: p === k,
         text: page.link,
+        short: page.shortLink,
       })));
     });
   }
@@ -52,9 +58,9 @@ describe('the layout', () => {
   const source = '<head>\n  <title>T</title>\n</head>\n<body>\n  <main>M</main>\n</body>\n';
 
   test('another page is one more entry in the list: its link comes last, marked current on its page', () => {
-    const another = { source: 'notes/notes.html', link: 'Notes & tests', scripts: ['notes/notes.js'] };
+    const another = { source: 'notes/notes.html', link: 'Notes & tests', shortLink: 'N&T', scripts: ['notes/notes.js'] };
     const html = renderPage(layout, another, source, [...PAGES, another]);
-    assert.deepEqual(links(html).at(-1), { href: 'notes.html', current: true, text: 'Notes &#38; tests' });
+    assert.deepEqual(links(html).at(-1), { href: 'notes.html', current: true, text: 'Notes &#38; tests', short: 'N&#38;T' });
     assert.equal(links(html).filter((link) => link.current).length, 1);
     assert.ok(html.includes('<head>\n  <title>T</title>\n</head>'));
     assert.ok(html.includes('<main>M</main>'));
