@@ -28,6 +28,8 @@ const LINE_COLOR_SLACK = 12;     // antialiased pixels of the hatching's lines c
 const MIN_HATCHED_PIXELS = 1000;
 const TICK_SLACK_PX = 0.5;
 const PANEL_GAP_PX = 16;        // two panels one after the other: the layout's gap, 1rem
+// the option groups' buttons, which a phone shows folded (option-groups.test.mjs)
+const GROUP_HEADINGS = ['#weights-group-toggle', '#heads-group-toggle', '#mask-group-toggle', '#scores-group-toggle'];
 
 const distance = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 const VIRIDIS = Array.from({ length: COLOR_TABLE.length / 4 }, (_, k) => [...COLOR_TABLE.subarray(4 * k, 4 * k + 3)]);
@@ -136,21 +138,22 @@ describe('views', () => {
     await close();
   });
 
-  test('on a phone the options follow the matrix\'s legend: the whole matrix and the first controls share a screen', async () => {
+  test('on a phone the options follow the matrix\'s legend: the whole matrix and every group\'s heading share a screen', async () => {
     const { page, close } = await openPage(suite, '', { viewport: PHONE });
     await waitForRows(page, 6);
-    const boxes = await page.evaluate(() => Object.fromEntries(
-      ['.panel-matrix', '.panel-options', '.panel-profile', '.panel-lines', '[data-testid="attention-heatmap"]', '#trainable', '#heads']
+    const boxes = await page.evaluate((headings) => Object.fromEntries(
+      ['.panel-matrix', '.panel-options', '.panel-profile', '.panel-lines', '[data-testid="attention-heatmap"]', ...headings]
         .map((selector) => {
           const { top, bottom } = document.querySelector(selector).getBoundingClientRect();
           return [selector, { top: top + scrollY, bottom: bottom + scrollY }];
-        })));
+        })), GROUP_HEADINGS);
     const heatmap = boxes['[data-testid="attention-heatmap"]'];
     const gap = boxes['.panel-options'].top - boxes['.panel-matrix'].bottom;
     assert.ok(Math.abs(gap - PANEL_GAP_PX) <= 1, `the options ${gap} px under the matrix's panel`);
-    for (const control of ['#trainable', '#heads']) {
-      const span = boxes[control].bottom - heatmap.top;
-      assert.ok(span <= PHONE.height, `the matrix's top and ${control}'s bottom ${span} px apart, in a ${PHONE.height} px screen`);
+    for (const heading of GROUP_HEADINGS) {
+      const span = boxes[heading].bottom - heatmap.top;
+      assert.ok(boxes[heading].bottom > heatmap.bottom && span <= PHONE.height,
+        `the matrix's top and ${heading}'s bottom ${span} px apart, in a ${PHONE.height} px screen`);
     }
     // the views that only read the matrix come after the options
     assert.ok(boxes['.panel-profile'].top > boxes['.panel-options'].bottom, 'the profile after the options');

@@ -3,11 +3,13 @@
 // value meanwhile. sync() brings every control in line with the state, with the problems of
 // settings that fail together (checks.js) under their controls. The zoom buttons, the
 // step-by-step scale slider and generation's transport (play, pause, back, forward, a step
-// slider) are here too.
+// slider) are here too, and the options' groups, which a narrow screen folds to a line of
+// their settings (option-groups.js).
 import { MIN_ZOOM_TOKENS, ZOOM_STEP, zoomRegion } from '../shared/heatmap/heatmap.js';
 import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headsFix, headsHint, headsProblem, kvHeadsHint, kvHeadsProblem, slopesProblem } from './checks.js';
 import { fitStep, selectQuery } from './generation.js';
+import { createOptionGroups } from './option-groups.js';
 import { fieldLabel, formatField, parseField, shownRegion } from './state.js';
 
 // Controls bound one-to-one to a setting: field name → element id. The source is bound by
@@ -36,6 +38,7 @@ export function createControls({ state, vectors, onChange }) {
   const stepScaleRange = $('step-scale-range');
   const stepRange = $('generation-step-range');
   const playButton = $('generation-play');
+  const groups = createOptionGroups();
   let tokens = 0;       // of the current input, which bounds the generation step
   let playTimer = 0;    // the next step's timer while playing, else 0
 
@@ -99,6 +102,7 @@ export function createControls({ state, vectors, onChange }) {
     $('rope-options').hidden = state.positional !== 'rope';
     $('alibi-options').hidden = state.positional !== 'alibi';
     $('table-options').hidden = state.source !== 'table';
+    groups.show(state);
   }
 
   /**
@@ -133,6 +137,7 @@ export function createControls({ state, vectors, onChange }) {
     if (!typedProblems.has('heads')) showProblem($('heads'), headsProblem(state, vectors.input()));
     showHeadsFix();
     showZoomButtons();
+    groups.show(state);
     return changed;
   }
 
