@@ -321,8 +321,11 @@ const POSITION_PATH = '#position-chart .series path';
 // The lab's numbers on display: the position curve as drawn and its summary, the needle
 // sweep's and the mitigation's summaries.
 async function labNumbers(page) {
-  await page.waitForFunction(() => ['position-timing', 'needle-timing', 'mitigation-timing']
-    .every((id) => document.getElementById(id).textContent !== ''), null, { timeout: TIMEOUT_MS });
+  // each section drawn: its time written, not 'computing…', and the section no longer busy
+  await page.waitForFunction(() => ['position-timing', 'needle-timing', 'mitigation-timing'].every((id) => {
+    const timing = document.getElementById(id);
+    return /\d/.test(timing.textContent) && !timing.closest('section').hasAttribute('aria-busy');
+  }), null, { timeout: TIMEOUT_MS });
   return page.evaluate((path) => ({
     curve: document.querySelector(path).getAttribute('d'),
     position: document.getElementById('position-summary').textContent,
