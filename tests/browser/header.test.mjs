@@ -11,6 +11,12 @@ const MIN_TARGET_PX = 24;          // WCAG 2.5.8's smallest target, a side
 const PHONE_TAP_HEIGHT_PX = 44;    // how tall a link takes taps on a phone (WCAG 2.5.5)
 const PHONE_STATUS_END_PX = 114;   // measured: the status line ends at 110 px (190 before the compact header)
 const PHONE_FIRST_PANEL_PX = 126;  // measured: the first panel starts at 122 px (184 to 203 before)
+const DESKTOP_LINKS_END_PX = 40;   // the last link ends this close to the page's right edge at most
+const ONE_LINE_PX = 20;            // the desktop's status line, one line of 0.85rem text
+// Widths at which the sides are checked: phones wide and narrow, the header's two rows at 600 px,
+// one column at 850 px, and a desktop.
+const SIDE_WIDTHS = [320, 430, 560, 600, 850, 1400];
+const PHONE_MAX_WIDTH = 560;       // style.css's phone query: the title over the links
 
 let suite;
 before(async () => { suite = await startSuite(); });
@@ -74,8 +80,21 @@ describe('the shared header', () => {
       for (const link of links) {
         assert.ok(Math.abs(link.y + link.height / 2 - (brand.y + brand.height / 2)) <= 1, `${link.text} beside the title`);
       }
-      assert.ok(links.at(-1).x + links.at(-1).width > DESKTOP.width - 40, 'the links at the right');
-      assert.ok(status.height <= 20, `the status line one line: ${status.height} px`);
+      assert.ok(links.at(-1).x + links.at(-1).width > DESKTOP.width - DESKTOP_LINKS_END_PX, 'the links at the right');
+      assert.ok(status.height <= ONE_LINE_PX, `the status line one line: ${status.height} px`);
+      await close();
+    });
+
+    test(`${name} at ${SIDE_WIDTHS.join(', ')} px: the title, the status line and the panels share their left edge; on a phone the title is over the links`, async () => {
+      const { page, close } = await openPage(suite, path, { viewport: PHONE });
+      for (const width of SIDE_WIDTHS) {
+        await page.setViewportSize({ width, height: PHONE.height });
+        const { links, brand, status, scrollWidth } = await measure(page);
+        const panel = await page.$eval('main .panel', (element) => element.getBoundingClientRect().x);
+        assert.deepEqual([Math.round(brand.x), Math.round(status.x)], [Math.round(panel), Math.round(panel)], `${width} px: title, status line, panel`);
+        if (width <= PHONE_MAX_WIDTH) assert.ok(links[0].y >= brand.y + brand.height, `${width} px: the links under the title`);
+        assert.ok(scrollWidth <= width, `${width} px: the page is ${scrollWidth} px wide`);
+      }
       await close();
     });
   }
