@@ -1,13 +1,11 @@
-// The lab on a narrow screen (one column, up to NARROW_WIDTH_PX, as in lab.css): the charts
+// The lab on a narrow screen (one column, up to 900 px, as in lab.css): the charts
 // come first. The settings are a sheet along the bottom of the screen, folded to one line
 // that names them (its button opens and folds it, Escape folds it), so that a chart stays in
 // view above the open sheet while a setting changes; the sheet's height, measured, keeps the
 // page's end and what is focused or scrolled into view above it (lab.css). The introduction's
-// second paragraph is folded, so that chart 1 begins on the first screen. A wider screen shows
-// that paragraph open, without the line that folds it (lab.css).
-
-/** The widest screen with the one-column layout: lab.css's and shared/page/style.css's breakpoint. */
-export const NARROW_WIDTH_PX = 900;
+// second paragraph is folded, so that chart 1 begins on the first screen
+// (shared/page/introduction.js).
+import { foldIntroductionOnNarrowScreens } from '../shared/page/introduction.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,9 +27,5 @@ export function setUpNarrowLayout() {
     setOpen(false);
     toggle.focus();
   });
-  // wider, the paragraph is open, its summary hidden (lab.css)
-  const narrow = window.matchMedia(`(width <= ${NARROW_WIDTH_PX}px)`);
-  const foldIntroduction = () => { $('lab-how').open = !narrow.matches; };
-  foldIntroduction();
-  narrow.addEventListener('change', foldIntroduction);
+  foldIntroductionOnNarrowScreens($('lab-how'));
 }

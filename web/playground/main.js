@@ -15,6 +15,7 @@ import { TYPING_PAUSE_MS, WAKE_LEAD_MS, createPipeline, typingPauseFor } from '.
 import { pinnedSettings } from './state.js';
 import { createAttentionViews } from './views/attention-views.js';
 import { createComparison } from './views/compare.js';
+import './option-groups.css';
 
 // Workers attention is computed on: one per core but the page's own, at least one; the engine
 // worker computes a part of each split call beside them when that leaves it a core.

@@ -1,12 +1,10 @@
-// The attention options' groups (index.html's fieldsets of class option-group). On a narrow
-// screen, where the options follow the matrix (style.css), each group folds to its legend: a
-// button with the group's name and its settings in one line ('causal · window 8 · no
-// positional encoding'), so that every group's heading lies within a screen below the matrix
-// and a setting can be changed with the matrix in view. The button opens and folds its group;
-// a group stays as the user left it, and one in which a problem appears opens, so that the
-// problem is in sight. Wider, every group is open and the buttons are hidden: style.css folds
-// a group by its button's aria-expanded on a narrow screen only.
+// The words of the playground's option groups (index.html's fieldsets of class option-group),
+// which a narrow screen folds to their heading and a line of their settings ('causal · window 8
+// · no positional encoding'; shared/page/option-groups.js binds them): where the options
+// follow the matrix (one column, up to 820 px: option-groups.css), every group's heading lies
+// within a screen below the matrix and a setting can be changed with the matrix in view.
 import { formatCount, plural } from '../shared/format.js';
+import { bindOptionGroups } from '../shared/page/option-groups.js';
 import { formatField, groupedKvHeads } from './state.js';
 
 const TRAINABLE_WORDS = { rand: 'torch.rand', linear: 'nn.Linear' };
@@ -64,31 +62,8 @@ export function groupSummaries(state) {
   return Object.fromEntries(Object.entries(SUMMARIES).map(([name, summary]) => [name, summary(state)]));
 }
 
-const $ = (id) => document.getElementById(id);
-
 /** Binds the groups' buttons; returns {show(state)}, which writes their summaries and opens a group a problem appeared in. */
 export function createOptionGroups() {
-  const groups = Object.keys(SUMMARIES).map((name) => ({
-    name,
-    toggle: $(`${name}-group-toggle`),
-    summary: $(`${name}-group-summary`),
-    controls: $(`${name}-group-controls`),
-    hadProblem: false,
-  }));
-  for (const { toggle } of groups) {
-    toggle.addEventListener('click', () => toggle.setAttribute('aria-expanded', String(toggle.getAttribute('aria-expanded') !== 'true')));
-  }
-
-  function show(state) {
-    const summaries = groupSummaries(state);
-    for (const group of groups) {
-      // written only when it changes: show runs on every recompute (controls.fitInput)
-      if (group.summary.textContent !== summaries[group.name]) group.summary.textContent = summaries[group.name];
-      const hasProblem = group.controls.querySelector('[aria-invalid="true"]') !== null;
-      if (hasProblem && !group.hadProblem) group.toggle.setAttribute('aria-expanded', 'true');
-      group.hadProblem = hasProblem;
-    }
-  }
-
-  return { show };
+  const groups = bindOptionGroups(Object.keys(SUMMARIES));
+  return { show: (state) => groups.show(groupSummaries(state)) };
 }
