@@ -2,9 +2,11 @@
 // does not parse is named under the control (the setting keeps its last good value), and so
 // are the problems of settings that fail together (checks.js) and what the engine refused.
 // The presets, the Train button and the Pause / Stop buttons beside the training chart, and
-// what they may do now, are here too.
+// what they may do now, are here too, and the groups of settings, which a narrow screen folds
+// to a line of their settings (option-groups.js).
 import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headChoices, settingProblems } from './checks.js';
+import { createOptionGroups } from './option-groups.js';
 import { isPresetRun, PRESETS, presetRun } from './presets.js';
 import { fieldLabel, fieldRange, formatField, parseField } from './state.js';
 
@@ -44,6 +46,7 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
   const typed = new Map();      // setting → what is wrong with the text in its control
   let engineProblem = null;     // [setting, message] the engine gave for the settings on display
   let training = 'idle';        // 'idle', 'training' or 'paused'
+  const groups = createOptionGroups();
 
   function problems() {
     return settingProblems(settings);
@@ -78,6 +81,7 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
     $('pause').textContent = training === 'paused' ? 'Resume' : 'Pause';
     $('stop').disabled = training === 'idle';
     $('controls-problem').hidden = !blocked;
+    groups.show(settings);
   }
 
   for (const [field, id] of Object.entries(CONTROLS)) {

@@ -1,7 +1,9 @@
 // Wiring of the Train page: controls ↔ settings (URL hash) → a run trained in engine workers
 // (runner.js: seeds side by side, a seed on a team when the workers outnumber the seeds) →
 // the charts, live at every checkpoint and after training; the runs table; the trained
-// model's panel (saving and loading a model); exports.
+// model's panel (saving and loading a model); exports; on a narrow screen, the introduction's
+// later paragraphs folded (shared/page/introduction.js).
+import { foldIntroductionOnNarrowScreens } from '../shared/page/introduction.js';
 import { createSettingsLink } from '../shared/page/link.js';
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
 import { createNotices, createProgressLine, engineReady, showEngineStatus } from '../shared/page/status.js';
@@ -21,6 +23,7 @@ import { countFormat } from './views/readouts.js';
 import { createRunsTable, runName } from './views/runs-table.js';
 import { createTrainingView } from './views/training.js';
 import './train.css';
+import './option-groups.css';
 
 const TYPING_DEBOUNCE_MS = 300;
 const PUBLISHED_DOCUMENTS = 20;
@@ -28,6 +31,7 @@ const PUBLISHED_DOCUMENTS = 20;
 const $ = (id) => document.getElementById(id);
 const notices = createNotices($('notices'));
 watchScrollRegions();
+foldIntroductionOnNarrowScreens($('train-more'));
 const link = createSettingsLink({ notices: createNotices($('link-notices')), parse: parseHash, toHash });
 const status = createProgressLine($('train-progress'), $('train-status'));
 const idleText = $('train-status').textContent;  // the status line's text before any run
