@@ -117,6 +117,18 @@ export async function waitForRows(page, rows, timeout = TIMEOUT_MS) {
 }
 
 /**
+ * Whether the option group `name` (shared/page/option-groups.js) is open: its button's
+ * aria-expanded, 'true' or 'false', checked equal to its fieldset's data-expanded, which the
+ * stylesheet folds it by.
+ */
+export async function groupExpanded(page, name) {
+  const [button, fieldset] = await page.$eval(`#${name}-group-toggle`,
+    (element) => [element.getAttribute('aria-expanded'), element.closest('fieldset').dataset.expanded]);
+  assert.equal(fieldset, button, `${name}: the fieldset's data-expanded`);
+  return button;
+}
+
+/**
  * Runs `act` (an action that makes the page compute or draw again) and waits until the
  * heatmap has been drawn after it, or the page shows an error in the status line.
  */

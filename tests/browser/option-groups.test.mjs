@@ -4,7 +4,7 @@
 // its group; on a desktop every group is open and no button shows.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DESKTOP, PHONE, TIMEOUT_MS, afterRedraw, openPage, startSuite, waitForHash, waitForRows } from './helpers.mjs';
+import { DESKTOP, PHONE, TIMEOUT_MS, afterRedraw, groupExpanded as expanded, openPage, startSuite, waitForHash, waitForRows } from './helpers.mjs';
 
 const HEATMAP = '[data-testid="attention-heatmap"]';
 const TOOLTIP = '[data-testid="heatmap-tooltip"]';
@@ -21,7 +21,6 @@ before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
 
 const toggle = (name) => `#${name}-group-toggle`;
-const expanded = (page, name) => page.getAttribute(toggle(name), 'aria-expanded');
 const summary = (page, name) => page.textContent(`#${name}-group-summary`);
 
 // The selected query's row read with the keyboard, its last key's tooltip: {weight, text}.

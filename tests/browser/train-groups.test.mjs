@@ -6,7 +6,7 @@
 // sight and no button.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DESKTOP, PHONE, openPage, startSuite, waitForHash } from './helpers.mjs';
+import { DESKTOP, PHONE, groupExpanded as expanded, openPage, startSuite, waitForHash } from './helpers.mjs';
 
 // Measured at 390×844 with the engine's two-line status: the groups' buttons end at 841, 909,
 // 977 and 1,044 px, chart 1's panel begins at 1,107 px (2,537 px, three screens, before the
@@ -31,7 +31,6 @@ before(async () => { suite = await startSuite(); });
 after(async () => { await suite?.close(); });
 
 const toggle = (name) => `#${name}-group-toggle`;
-const expanded = (page, name) => page.getAttribute(toggle(name), 'aria-expanded');
 const summary = (page, name) => page.textContent(`#${name}-group-summary`);
 const summaries = async (page) => Object.fromEntries(await Promise.all(Object.keys(GROUPS).map(async (name) => [name, await summary(page, name)])));
 const openTrain = (hash = '', viewport = PHONE) => openPage(suite, `train.html${hash}`, { viewport });

@@ -4,8 +4,8 @@
 // than a screen and a setting can be changed with what it changes in view. The button opens and
 // folds its group; a group stays as the user left it, and one in which a problem appears (a
 // control marked aria-invalid) opens, so that the problem is in sight. Wider, every group is
-// open and the buttons are hidden: option-groups.css folds a group by its button's
-// aria-expanded, on the narrow screens each page imports it for.
+// open and the buttons are hidden: option-groups.css folds a group by its data-expanded, on the
+// narrow screens each page imports it for.
 //
 // A group named `name` is the markup
 //   <fieldset class="option-group" aria-labelledby="name-group-title">
@@ -29,8 +29,15 @@ export function bindOptionGroups(names) {
     controls: $(`${name}-group-controls`),
     hadProblem: false,
   }));
-  for (const { toggle } of groups) {
-    toggle.addEventListener('click', () => toggle.setAttribute('aria-expanded', String(toggle.getAttribute('aria-expanded') !== 'true')));
+  // The button says whether its group is open; the fieldset's data-expanded, which
+  // option-groups.css folds by, says the same (no :has(), which older browsers lack).
+  const expand = (group, expanded) => {
+    group.toggle.setAttribute('aria-expanded', String(expanded));
+    group.controls.parentElement.dataset.expanded = String(expanded);
+  };
+  for (const group of groups) {
+    expand(group, group.toggle.getAttribute('aria-expanded') === 'true');
+    group.toggle.addEventListener('click', () => expand(group, group.toggle.getAttribute('aria-expanded') !== 'true'));
   }
 
   function show(summaries) {
@@ -38,7 +45,7 @@ export function bindOptionGroups(names) {
       // written only when it changes: the playground shows its groups on every recompute
       if (group.summary.textContent !== summaries[group.name]) group.summary.textContent = summaries[group.name];
       const hasProblem = group.controls.querySelector('[aria-invalid="true"]') !== null;
-      if (hasProblem && !group.hadProblem) group.toggle.setAttribute('aria-expanded', 'true');
+      if (hasProblem && !group.hadProblem) expand(group, true);
       group.hadProblem = hasProblem;
     }
   }
