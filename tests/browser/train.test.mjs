@@ -23,7 +23,8 @@ const TALL = { width: 1400, height: 1800 };  // the attention map of two layers 
 // a line of its own, 246 px.
 const PHONE_CARD_MAX_HEIGHT = 110;
 const TAP_TARGET = 24;  // px, the least width and height of a card's controls (WCAG 2.2's target size)
-const ACCURACY_COLUMN = 4;  // the runs table's cells: overlay, run, seed numbers, status, accuracy, ...
+const SEEDS_COLUMN = 2;     // the runs table's cells: overlay, run, seed numbers, status, accuracy, ...
+const ACCURACY_COLUMN = 4;
 
 let suite;
 before(async () => { suite = await startSuite({ prefix: '/train/sub/path/' }); });
@@ -602,8 +603,8 @@ describe('Train page', () => {
     const toggle = page.locator('#runs-body tr:first-child .settings-toggle');
     assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
     await toggle.click();
-    await page.click('#runs-body tr:nth-child(2) button:text("Show")');
-    await page.waitForSelector('#runs-body tr:nth-child(2).selected');
+    await page.click('#runs-body tr:first-child button:text("Show")');  // the second run is the one shown
+    await page.waitForSelector('#runs-body tr:first-child.selected');
     assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
     const settings = page.locator(`#${await toggle.getAttribute('aria-controls')}`);
     assert.ok(await settings.isVisible(), 'the unfolded settings in sight');
@@ -621,6 +622,18 @@ describe('Train page', () => {
     assert.equal(await toggle.isVisible(), false, 'no settings button on a desktop');
     assert.equal(await settings.innerText(), phoneSettings);
     assert.match(phoneSettings, /^ALiBi, 2L d16 2H; 4 pairs of 8\/8; 300 steps × 32, lr 0\.01$/);
+
+    // four seeds of ten digits: their list wraps inside the card
+    await page.setViewportSize(PHONE);
+    await page.evaluate((hash) => { window.location.hash = hash; }, `${QUICK.slice(1)}&seed=1000000000&seeds=4`);
+    await page.waitForFunction(() => document.getElementById('seed').value === '1000000000', null, { timeout: TIMEOUT_MS });
+    assert.equal(await trainAndWait(page), 'finished');
+    const cells = await page.$eval('#runs-body tr:last-child', (row) => [...row.cells].map((td) => ({
+      text: td.innerText, right: td.getBoundingClientRect().right, panel: row.closest('.panel').getBoundingClientRect().right,
+    })));
+    assert.match(cells[SEEDS_COLUMN].text, /1000000000, 1000000001, 1000000002, 1000000003$/);
+    for (const { text, right, panel } of cells) assert.ok(right <= panel, `“${text}” ends at ${right} px, in a panel ending at ${panel} px`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows sideways');
     await close();
   });
 
