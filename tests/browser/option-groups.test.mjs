@@ -103,7 +103,7 @@ describe('option groups', () => {
     const masked = await lastKeyOfRow(page);
     assert.deepEqual([masked.key, masked.weight, masked.text.endsWith('masked: score -Infinity, weight 0')], [String(TOKENS - 1), 0, true],
       `the matrix computed again, causal: ${masked.text}`);
-    // a window typed in: the line follows once the matrix has
+    // a window typed in: the line says so (written at the change; read here after the recompute)
     await afterRedraw(page, () => page.fill('#window', '8'));
     assert.equal(await summary(page, 'mask'), 'causal · window 8 · no positional encoding');
     // opening another group leaves this one open
