@@ -27,6 +27,7 @@ const MIN_COLOR_DISTANCE = 50;   // RGB distance of the hatching's colours from 
 const LINE_COLOR_SLACK = 12;     // antialiased pixels of the hatching's lines come this close to its colour
 const MIN_HATCHED_PIXELS = 1000;
 const TICK_SLACK_PX = 0.5;
+const PROFILE_HEIGHT_PX = 150;  // views/profile.js's HEIGHT_PX
 const PANEL_GAP_PX = 16;        // two panels one after the other: the layout's gap, 1rem
 // the option groups' buttons, which a phone shows folded (option-groups.test.mjs)
 const GROUP_HEADINGS = ['#weights-group-toggle', '#heads-group-toggle', '#mask-group-toggle', '#scores-group-toggle'];
@@ -456,6 +457,26 @@ describe('views', () => {
     assert.ok(Math.min(...values) < 0, `a negative weight to plot: ${values}`);
     assert.equal(points.length, 12, 'a point per token and series');
     for (const cy of points) assert.ok(cy >= plot.top - TICK_SLACK_PX && cy <= plot.bottom + TICK_SLACK_PX, `a point at y ${cy}, the plot ${plot.top}–${plot.bottom}`);
+    await close();
+  });
+
+  test('on a phone the profile shrinks with the page at once, and its redraw fits it at the profile\'s height', async () => {
+    const { page, close } = await openPage(suite, '', { viewport: PHONE });
+    await waitForRows(page, 6);
+    // measured in the task that narrows the page, before a resize's redraw can run
+    // (a clean-clone run that shrank the page from 390 to 320 px read it 362 px wide)
+    const narrowed = await page.evaluate(() => {
+      const profile = document.getElementById('profile');
+      const drawn = profile.getBoundingClientRect().width;
+      document.querySelector('main').style.width = `${Math.round(drawn * 0.75)}px`;
+      return { drawn, frame: profile.parentElement.getBoundingClientRect().width, shown: profile.getBoundingClientRect().width };
+    });
+    assert.ok(narrowed.frame < narrowed.drawn * 0.8, `the frame ${narrowed.frame} px wide, the profile drawn ${narrowed.drawn} px`);
+    assert.ok(narrowed.shown <= narrowed.frame, `the profile ${narrowed.shown} px wide in a frame of ${narrowed.frame} px`);
+    await page.waitForFunction((frame) => Number(document.getElementById('profile').getAttribute('width')) === Math.floor(frame),
+      narrowed.frame, { timeout: TIMEOUT_MS });
+    const { width, height } = await page.evaluate(() => document.getElementById('profile').getBoundingClientRect().toJSON());
+    assert.deepEqual([width, height], [Math.floor(narrowed.frame), PROFILE_HEIGHT_PX]);
     await close();
   });
 

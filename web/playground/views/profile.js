@@ -29,7 +29,8 @@ export function clearProfile(svg) {
  * points of `stretch` tokens (the last one may hold fewer).
  */
 export function drawProfile(svg, { start, count, stretch, row, column }) {
-  const width = svg.parentElement.clientWidth;
+  // whole pixels within the frame (clientWidth rounds a frame of 191.5 px up to 192)
+  const width = Math.floor(svg.parentElement.getBoundingClientRect().width);
   const last = start + count - 1;
   const position = (p) => {
     const first = start + p * stretch;
