@@ -146,10 +146,16 @@ describe('compare', () => {
     await page.waitForFunction(() => document.getElementById('compute-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
     assert.deepEqual(await greyed(), [[true, '0.3'], [true, '0.3']], 'both greyed');
     assert.deepEqual(await comparisonExportsDisabled(page), [true, true]);
+    // the summary names what the greyed B differs in, not the page's settings that failed (it
+    // listed the failing heads, or said "the same settings as A" for a B that differed)
+    const summary = () => page.textContent('#compare-summary');
+    assert.match(await summary(), /B differs from A in causal mask \(off → on\)\. The page's settings now fail \(the status line says why\): what is greyed is the last B that worked\.$/);
+    assert.doesNotMatch(await summary(), /heads/);
     await page.fill('#heads', '2');
     await page.waitForFunction(() => !document.querySelector('.heatmap-frame.stale'), null, { timeout: TIMEOUT_MS });
     assert.deepEqual(await greyed(), [[false, '1'], [false, '1']], 'both current again');
     assert.deepEqual(await comparisonExportsDisabled(page), [false, false]);
+    assert.match(await summary(), /B differs from A in number of heads \(1 → 2\); causal mask \(off → on\)\.$/);
     await close();
   });
 

@@ -141,7 +141,8 @@ export function createPipeline({ client, state, vectors, views, comparison, stat
       () => client.request('compare', { head, ...area, pooling: state.pooling, maxCells: MULTIPLE_MAX_CELLS }).then(({ value }) => value));
     if (!current()) return;
     comparison.draw({
-      compared, region: area, rows, n, labels: input.labels, labelsA: inputA.labels, pinned: { ...pinned }, heads: [computedA.heads, computed.heads],
+      compared, region: area, rows, n, labels: input.labels, labelsA: inputA.labels, pinned: { ...pinned }, settings: { ...state },
+      heads: [computedA.heads, computed.heads],
     });
   }
 

@@ -12,6 +12,7 @@ import { settingsDifferences } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_LISTED_TOKENS = 3;  // differing tokens named in the summary
+const STALE_NOTE = 'The page\'s settings now fail (the status line says why): what is greyed is the last B that worked.';
 
 const valueName = (value) => (value === 'weights' ? 'weight' : 'score');
 const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(value).replace('-', '−'));
@@ -20,7 +21,8 @@ const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(
  * Binds the comparison to the page; onPin() toggles the pin, onSelectQuery(i) and onZoom(around)
  * as the heatmap's, onExportable(exportable) whether its figure may be exported (drawn, and of
  * the page's settings). Returns {sync(), draw(view), problem(message), markStale(), redraw(), figure()}: view
- * = {compared: {block, a, b, difference}, region, rows, n, labels (B's), labelsA, pinned (A's settings), heads: [A's, B's]};
+ * = {compared: {block, a, b, difference}, region, rows, n, labels (B's), labelsA, pinned (A's settings), settings (B's),
+ * heads: [A's, B's]};
  * rows, how many of the region's rows are drawn, from its first (generating step by step, those fed so far).
  */
 export function createComparison({ state, onPin, onSelectQuery, onZoom, onExportable }) {
@@ -64,7 +66,7 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
   }
 
   function summary(view) {
-    const changes = settingsDifferences(view.pinned, state);
+    const changes = settingsDifferences(view.pinned, view.settings);
     const changed = changes.length === 0
       ? 'B has the same settings as A: change any setting to see what it does.'
       : `B differs from A in ${changes.map((c) => `${c.label} (${c.a} → ${c.b})`).join('; ')}.`;
@@ -111,7 +113,10 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
     // B's settings failed: what is drawn compares earlier ones, greyed as the matrix is until
     // the next result, and is not exported (with nothing drawn, nothing is greyed).
     markStale() {
-      if (shown) canvas.parentElement.classList.add('stale');
+      if (shown) {
+        canvas.parentElement.classList.add('stale');
+        $('compare-summary').textContent = `${summary(shown)} ${STALE_NOTE}`;
+      }
       onExportable(false);
     },
     // A and B cannot be compared (or A failed): the message instead of the panels.
