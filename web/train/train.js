@@ -299,6 +299,7 @@ window.addEventListener('hashchange', () => {
   Object.assign(settings, link.read());
   controls.sync();
   runner.warm(settings.seeds);
+  if (!live) drawLive();
   if (shown) drawShown();
 });
 let drawnWidth = 0;
