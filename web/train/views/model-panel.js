@@ -31,11 +31,20 @@ function fillSelect(select, options, value) {
 export function createModelPanel({ runner, settings, newId, returnId, onSelect, onLoaded, onDone, notices }) {
   let shown = null;
   let loads = 0;  // files loaded so far
+  let loading = 0;  // files being loaded now
   const status = $('model-status');
+  // The status line speaks of the last file loaded: it stays while the run shown then (or the
+  // run the file became) is shown, and goes once another run is (a run trained since).
+  let statusRun = null;
+
+  function report(text, { error = false, run = shown?.run ?? null } = {}) {
+    status.textContent = text;
+    status.classList.toggle('error', error);
+    statusRun = run;
+  }
 
   function fail(file, message) {
-    status.textContent = `${file.name} was not loaded: ${message}`;
-    status.classList.add('error');
+    report(`${file.name} was not loaded: ${message}`, { error: true });
   }
 
   async function save() {
@@ -52,12 +61,22 @@ export function createModelPanel({ runner, settings, newId, returnId, onSelect, 
   }
 
   async function load(file) {
-    status.classList.remove('error');
     if (file.size > MODEL_FILE_LIMIT) {
       fail(file, `it takes ${formatBytes(file.size)}, and the page reads model files up to ${formatBytes(MODEL_FILE_LIMIT)}.`);
       return;
     }
-    status.textContent = `Loading ${file.name}…`;
+    report(`Loading ${file.name}…`);
+    ++loading;
+    try {
+      await loadAsRun(file);
+    } finally {
+      --loading;
+      onDone();
+    }
+  }
+
+  // The file read, checked, loaded in the workers and measured: a run of its own, or the reason it is not.
+  async function loadAsRun(file) {
     let saved, text;
     try {
       text = await file.text();
@@ -88,14 +107,12 @@ export function createModelPanel({ runner, settings, newId, returnId, onSelect, 
       await runner.renameModel(key, id);
       run.id = id;
       const measured = workers > 1 ? ` (measured on ${workers} workers)` : '';
-      status.textContent = `Loaded ${file.name} as run ${id}${measured}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`;
+      report(`Loaded ${file.name} as run ${id}${measured}${read.notes.length > 0 ? `; of the file, ${read.notes.join('; ')}.` : '.'}`, { run });
       onLoaded(run);
     } catch (error) {
       await Promise.allSettled(names.map((name) => runner.release({ id: name })));
       if (id !== null) returnId(id);
       fail(file, error.message);
-    } finally {
-      onDone();
     }
   }
 
@@ -111,6 +128,7 @@ export function createModelPanel({ runner, settings, newId, returnId, onSelect, 
   return function draw(next) {
     shown = next;
     const run = shown?.run ?? null;
+    if (run !== statusRun && loading === 0) report('', { run });
     $('model-panel').dataset.run = run ? String(run.id) : '';
     $('shown-run').textContent = run ? `${runName(run)}: ${run.label}` : 'No run yet: train one, or load a model.';
     for (const id of ['save-model', 'export-csv', 'export-json', 'shown-seed', 'shown-length']) $(id).disabled = !run;
