@@ -381,6 +381,13 @@ describe('Train page', () => {
     assert.ok(await again.page.isChecked('#mlp'));
     await again.page.click('button[data-preset="quick"]');
     await again.page.waitForFunction((hash) => location.hash === hash, QUICK, { timeout: TIMEOUT_MS });
+    // a link edited (or back and forward) before any run: the empty charts 1 and 2 take its steps and pairs
+    const axes = () => again.page.evaluate(() => ['accuracy-chart', 'positions-chart'].map((id) =>
+      [...document.querySelectorAll(`#${id} .tick text`)].map((tick) => tick.textContent).filter((text) => !text.endsWith('%'))));
+    assert.deepEqual(await axes(), [['0', '100', '200', '300'], ['1', '2', '3', '4']]);
+    await again.page.evaluate((hash) => { window.location.hash = hash; }, QUICK.slice(1).replace('pairs=4', 'pairs=8').replace('steps=300', 'steps=900').replace('evalAt=4%2C6%2C8', 'evalAt=8'));
+    await again.page.waitForFunction(() => document.getElementById('steps').value === '900', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await axes(), [['0', '200', '400', '600', '800'], ['1', '2', '3', '4', '5', '6', '7', '8']]);
     await again.close();
   });
 
@@ -637,6 +644,31 @@ describe('Train page', () => {
     await close();
   });
 
+  test('on a desktop the runs table fits its panel, every button in sight; in a panel narrower than the table each run is a card', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`, { viewport: DESKTOP });
+    assert.equal(await trainAndWait(page), 'finished');
+    const layout = () => page.$eval('#runs-body tr', (row) => {
+      const box = row.closest('.table-scroll');
+      return {
+        header: row.closest('table').tHead.getBoundingClientRect().height,
+        scrolls: box.scrollWidth > box.clientWidth,
+        room: box.getBoundingClientRect().right,
+        buttons: [...row.querySelectorAll('.actions button')].map((button) => ({ text: button.textContent, right: button.getBoundingClientRect().right })),
+      };
+    });
+    // the table needs about 905 px (the buttons one over another): a panel of 973 px at 1,400 has
+    // room (at 1,400 px the Remove button was cut at the panel's edge, 1,033 px of table in 973)
+    for (const [width, table] of [[1920, true], [1400, true], [1200, false], [1000, false]]) {
+      await page.setViewportSize({ width, height: DESKTOP.height });
+      const { header, scrolls, room, buttons } = await layout();
+      assert.equal(header > 1, table, `${width} px: ${table ? 'a table with its header' : 'a card, the header for screen readers alone'}`);
+      assert.equal(scrolls, false, `${width} px: the runs do not scroll sideways`);
+      assert.deepEqual(buttons.map((button) => button.text), ['Show', 'Use settings', 'Remove']);
+      for (const { text, right } of buttons) assert.ok(right <= room, `${width} px: ${text} ends at ${right} px, the panel's room at ${room} px`);
+    }
+    await close();
+  });
+
   test('stopped part-way: a last checkpoint at the stop step, the engine\'s, in every chart and the table; saved and loaded, the model keeps its step', async () => {
     // a chunk of training ends at a checkpoint: checkpoints far apart, so that the stop falls between two
     // (at 500 apart, a loaded CI machine once trained on to the checkpoint before the stop arrived)
@@ -750,6 +782,21 @@ describe('Train page', () => {
     await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 2, null, { timeout: TIMEOUT_MS });
     assert.match(await page.textContent('[data-testid="model-status"]'), /^Loaded model\.json as run 2\b/);
     assert.deepEqual(await page.$$eval('#runs-body tr', (rows) => rows.map((row) => row.dataset.run)), ['1', '2']);
+    // the line speaks of the last file: its error stays while the run shown then is shown, and
+    // goes with a run trained since (it stayed, red, under the new run)
+    await page.setInputFiles('[data-testid="load-file"]', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('garbage{') });
+    await page.waitForFunction(() => document.getElementById('model-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="model-status"]'), /^notes\.json was not loaded: the file is not JSON/);
+    await page.click('#runs-body tr:first-child button:text("Show")');
+    await page.waitForSelector('#runs-body tr:first-child.selected');
+    assert.deepEqual(await page.$eval('#model-status', (line) => [line.textContent, line.className]), ['', 'small']);
+    await page.click('#runs-body tr:last-child button:text("Show")');
+    await page.waitForSelector('#runs-body tr:last-child.selected');
+    assert.equal(await page.textContent('[data-testid="model-status"]'), '', 'a line once gone does not come back with its run');
+    await page.setInputFiles('[data-testid="load-file"]', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('garbage{') });
+    await page.waitForFunction(() => document.getElementById('model-status').classList.contains('error'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await trainAndWait(page), 'finished');
+    assert.deepEqual(await page.$eval('#model-status', (line) => [line.textContent, line.className]), ['', 'small']);
     await close();
   });
 
