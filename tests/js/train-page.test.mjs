@@ -1,7 +1,7 @@
 // The Train page's modules that need no browser (web/train/): its settings and their link,
 // the checks of settings that fail together, the presets, the engine options a run stands
-// for, the runs' means and spreads, the model file's meta read back defensively, the curves'
-// CSV and JSON, and which setting an engine message names.
+// for, the runs' means and spreads (and the seeds a legend counts), the model file's meta
+// read back defensively, the curves' CSV and JSON, and which setting an engine message names.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { settingProblems } from '../../web/train/checks.js';
@@ -10,7 +10,7 @@ import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js
 import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
 import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
-  checkpointPositions, checkpointSeries, createRun, lowestOf, middleIndex, positionsAt, runSummary, spread,
+  checkpointPositions, checkpointSeries, createRun, lowestOf, middleIndex, positionsAt, runSummary, seedsNote, spread,
 } from '../../web/train/runs.js';
 import {
   DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
@@ -199,6 +199,15 @@ describe('Train runs: means and spreads over seeds', () => {
     });
     assert.deepEqual(checkpointPositions(run, 1).each, [{ seed: 0, values: [0.9, 0.3, 0.3, 0.5] }], 'the seeds that reached it');
     assert.deepEqual(positionsAt(run, 6).each, [{ seed: 0, values: [1, 0.5, 0.5, 0.5, 0.5, 0.5] }, { seed: 1, values: [1, 0, 0, 0, 0, 1] }]);
+  });
+
+  test('a legend counts the seeds behind the newest point: all of them, some of them while the others catch up, none said for one', () => {
+    assert.equal(seedsNote(2, 2), ' (mean of 2 seeds; band: lowest to highest seed)');
+    assert.equal(seedsNote(1, 2), ' (mean of 1 of 2 seeds; band: lowest to highest seed)');
+    assert.equal(seedsNote(3), ' (mean of 3 seeds; band: lowest to highest seed)');
+    assert.equal(seedsNote(1, 1), '');
+    // the newest point of a run whose second seed is behind: one seed of two
+    assert.deepEqual(checkpointSeries(twoSeedRun()).seeds.at(-1), 1);
   });
 
   test('each position is asked ⌊sequences / pairs⌋ questions, the first sequences mod pairs one more (sequence s asks pair s mod pairs)', () => {

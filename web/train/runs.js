@@ -1,7 +1,7 @@
 // The page's runs: what each seed of a run measured (checkpoints while training, evaluations
 // after), and what the charts and the runs table read from them: the mean over seeds with the
-// spread (lowest to highest seed) and each seed's own values, and the accuracy at the first,
-// middle and last pair.
+// spread (lowest to highest seed) and each seed's own values, how a legend counts the seeds
+// behind a point, and the accuracy at the first, middle and last pair.
 import { describeRun, evaluationLengths } from './state.js';
 
 /**
@@ -122,3 +122,13 @@ export function runSummary(run) {
 
 /** The chance level of an answer: one of `values` value symbols. */
 export const chance = (settings) => 1 / settings.values;
+
+/**
+ * How the seeds behind a point read in a legend, `seeds` of the run's `total`: '' for a run of
+ * one, ' (mean of 3 seeds; band: lowest to highest seed)', or while some seeds have not
+ * reached the point, ' (mean of 2 of 3 seeds; …)'.
+ */
+export function seedsNote(seeds, total = seeds) {
+  if (total < 2) return '';
+  return ` (mean of ${seeds < total ? `${seeds} of ${total}` : seeds} seeds; band: lowest to highest seed)`;
+}

@@ -8,8 +8,8 @@ import { format } from 'd3-format';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { questionsByPosition, wilsonInterval } from '../intervals.js';
-import { chance, checkpointPositions, lowestOf, middleIndex } from '../runs.js';
-import { chanceSeries, countFormat, percent, percentFine, seedLinesLegend, seedsNote, spreadSeries } from './readouts.js';
+import { chance, checkpointPositions, lowestOf, middleIndex, seedsNote } from '../runs.js';
+import { chanceSeries, countFormat, percent, percentFine, seedLinesLegend, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const EARLIER_COLOR = seriesColor(2);

@@ -42,16 +42,6 @@ export function chanceSeries(level, [x0, x1]) {
 }
 
 /**
- * How the seeds behind a point read in a legend, `seeds` of the run's `total`: '' for a run of
- * one, ' (mean of 3 seeds; band: lowest to highest seed)', or while some seeds have not
- * reached the point, ' (mean of 2 of 3 seeds; …)'.
- */
-export function seedsNote(seeds, total = seeds) {
-  if (total < 2) return '';
-  return ` (mean of ${seeds < total ? `${seeds} of ${total}` : seeds} seeds; band: lowest to highest seed)`;
-}
-
-/**
  * For a chart of several runs or lengths: a legend entry (no line) saying that lines are means
  * over seeds and bands their range, when some series has more than one seed; else none.
  */

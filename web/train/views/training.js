@@ -3,9 +3,9 @@
 // chance marked, and the progress of each seed.
 import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
-import { chance, checkpointSeries } from '../runs.js';
+import { chance, checkpointSeries, seedsNote } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { chanceSeries, countFormat, lossFormat, percent, percentFine, seedLinesLegend, seedsNote, spreadSeries } from './readouts.js';
+import { chanceSeries, countFormat, lossFormat, percent, percentFine, seedLinesLegend, spreadSeries } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const LOSS_HEADROOM = 1.05;
