@@ -754,6 +754,12 @@ export interface AttentionEngine {
   needleGrid(options: NeedleGridOptions): NeedleGrid;
   /** RoFormer's relative upper bound of RoPE attention vs distance 0..maxDistance. */
   ropeDecay(options: { headWidth: number; base?: number; maxDistance: number }): Float32Array;
+  /**
+   * K(d) for d = 0..maxDistance: the weight the lab model's positional bias alone gives a key d
+   * positions from the query, over a key's at distance 0 (exp(−slope·d) for ALiBi,
+   * exp(strength·(g(d) − 1)) for RoPE). O(maxDistance).
+   */
+  distanceWeights(options: { positional: DistanceBias; maxDistance: number }): Float32Array;
 
   // ---- text ----
   /**

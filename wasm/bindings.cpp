@@ -658,6 +658,17 @@ val needle_grid(val options) {
   });
 }
 
+// The lab model's weight of a key by its distance alone (attn/lab/position_model.hpp
+// distance_weights): {positional, maxDistance}, positional as the model's.
+val distance_weights(val options) {
+  return guarded([&] {
+    const attn::lab::PositionModel model = to_position_model(options);
+    long max_distance = 0;
+    read(options, "maxDistance", max_distance);
+    return to_float32_array(attn::lab::distance_weights(model.bias, max_distance));
+  });
+}
+
 // RoPE's decay (attn/positional.hpp), which the lab plots: {headWidth, base, maxDistance}.
 val rope_decay(val options) {
   return guarded([&] {
@@ -1256,6 +1267,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("needleSweep", &needle_sweep);
   emscripten::function("needleGrid", &needle_grid);
   emscripten::function("ropeDecay", &rope_decay);
+  emscripten::function("distanceWeights", &distance_weights);
 
   // text
   emscripten::function("tokenize", &tokenize);

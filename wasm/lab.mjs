@@ -144,5 +144,15 @@ export function labCalls(core) {
     }));
   }
 
-  return { rollout, positionCurve, needleSweep, needleGrid, ropeDecay };
+  // K(d) for d = 0…maxDistance: the weight the model's positional bias alone gives a key d
+  // positions from the query, over a key's at distance 0.
+  function distanceWeights(options) {
+    requireKnownKeys('distanceWeights options', options, ['positional', 'maxDistance']);
+    return unwrap(core.distanceWeights({
+      positional: distanceBiasOption(options.positional),
+      maxDistance: requireCount('maxDistance', options.maxDistance, 0, MAX_POSITIONS),
+    }));
+  }
+
+  return { rollout, positionCurve, needleSweep, needleGrid, ropeDecay, distanceWeights };
 }

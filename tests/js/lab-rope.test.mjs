@@ -1,6 +1,7 @@
 // Chart 2's numbers (web/lab/rope-curves.js): the model's RoPE weight read from the engine
 // against exp(s·(g(d) − 1)) written here from core/include/attn/lab/position_model.hpp in
-// float64, for each base and several strengths, and RoFormer's bounds the engine's.
+// float64, for each base and several strengths, and RoFormer's bounds the engine's. The
+// engine's weights by distance (distanceWeights) against the model's attention they stand for.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
@@ -17,6 +18,39 @@ function meanCosine(d, base, headWidth = ROPE_HEAD_WIDTH) {
   for (let t = 0; t < headWidth / 2; ++t) sum += Math.cos(d * base ** (-2 * t / headWidth));
   return sum / (headWidth / 2);
 }
+
+describe('distanceWeights', () => {
+  // One causal layer without a residual: the final token's attention to the key d before it,
+  // over its attention to itself (positionCurve, O(n²) under RoPE), is K(d).
+  for (const positional of [{ type: 'rope', base: 10000, headWidth: ROPE_HEAD_WIDTH, strength: 6 },
+    { type: 'rope', base: 500, headWidth: 8, strength: 12 }, { type: 'alibi', slopes: [0.05] }, { type: 'none' }]) {
+    test(`is the final token's attention in one causal layer: ${JSON.stringify(positional)}`, () => {
+      const n = 300;
+      const { values: attention } = engine.positionCurve({ n, layers: 1, residual: 0, causal: true, positional });
+      const weights = engine.distanceWeights({ positional, maxDistance: n - 1 });
+      assert.ok(weights instanceof Float32Array);
+      assert.equal(weights.length, n);
+      assert.equal(weights[0], 1);
+      let worst = 0;
+      for (let d = 0; d < n; ++d) {
+        const expected = attention[n - 1 - d] / attention[n - 1];
+        worst = Math.max(worst, Math.abs(weights[d] - expected) / expected);
+      }
+      assert.ok(worst < RELATIVE_TOLERANCE, `max relative difference ${worst}`);
+    });
+  }
+
+  test('ALiBi is exp(−slope·d), RoPE exp(s·(g(d) − 1)), at distances a position curve would take seconds for', () => {
+    const maxDistance = 2 ** 20;
+    const alibi = engine.distanceWeights({ positional: { type: 'alibi', slope: 1e-5 }, maxDistance });
+    assert.ok(Math.abs(alibi[maxDistance] - Math.exp(-1e-5 * maxDistance)) < 1e-6, `K(2^20) = ${alibi[maxDistance]}`);
+    const rope = engine.distanceWeights({ positional: { type: 'rope', base: 10000, headWidth: 8, strength: 6 }, maxDistance: 100000 });
+    for (const d of [1, 7, 1000, 99999]) {
+      const expected = Math.exp(6 * (meanCosine(d, 10000, 8) - 1));
+      assert.ok(Math.abs(rope[d] - expected) / expected < RELATIVE_TOLERANCE, `K(${d}) = ${rope[d]}, expected ${expected}`);
+    }
+  });
+});
 
 describe('lab chart 2', () => {
   test('the distances: every one up to 64, then log-spaced up to the longest, ascending and none twice', () => {

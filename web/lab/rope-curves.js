@@ -1,7 +1,8 @@
 // Chart 2's numbers, from the engine: the weight the lab's model gives a key d tokens away
 // under RoPE, K(d) = exp(strength·(g(d) − 1)) with g(d) the mean cosine of the rotation
-// angles (core/include/attn/lab/position_model.hpp), and RoFormer's bound of a query–key dot
-// product for each base; each divided by its value at distance 0. Runs in the lab's worker.
+// angles (core/include/attn/lab/position_model.hpp distance_weights), and RoFormer's bound of
+// a query–key dot product for each base; each divided by its value at distance 0. Runs in the
+// lab's worker.
 
 // Distances sampled: every distance up to this, then log-spaced (the chart's x axis is
 // logarithmic).
@@ -21,17 +22,14 @@ export function ropeDistances(maxDistance) {
 
 /**
  * {weight: {base, strength, distances, values}, decay: [{base, distances, values}]}: the
- * model's weight K(d) for `base` and `strength`, read from the engine's own model (one layer,
- * no residual, under the causal mask: the final token's attention to the key d tokens before
- * it over its attention to itself), and RoFormer's bound for each of `bases`.
+ * model's weight K(d) for `base` and `strength` (engine.distanceWeights: in one causal layer
+ * without a residual, the final token's attention to the key d tokens before it over its
+ * attention to itself), and RoFormer's bound for each of `bases`.
  */
 export function ropeCurves(engine, { headWidth, base, strength, bases, maxDistance }) {
   const distances = ropeDistances(maxDistance);
-  const last = maxDistance;  // the final token of a model of maxDistance + 1 positions
-  const { values: attention } = engine.positionCurve({
-    n: maxDistance + 1, layers: 1, residual: 0, causal: true, positional: { type: 'rope', base, headWidth, strength },
-  });
-  const weight = { base, strength, distances, values: distances.map((d) => attention[last - d] / attention[last]) };
+  const kernel = engine.distanceWeights({ positional: { type: 'rope', base, headWidth, strength }, maxDistance });
+  const weight = { base, strength, distances, values: distances.map((d) => kernel[d] / kernel[0]) };
   const decay = bases.map((b) => {
     const bound = engine.ropeDecay({ headWidth, base: b, maxDistance });
     return { base: b, distances, values: distances.map((d) => bound[d] / bound[0]) };

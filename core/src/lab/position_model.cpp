@@ -26,7 +26,23 @@ void validate(const PositionModel& model) {
     fail("residual must be a number in [0, 1], got " + format_number(model.residual));
   }
   attn::validate(model.mask);
-  const DistanceBias& bias = model.bias;
+  validate(model.bias);
+  if (model.position_scales.empty() || model.position_scales.size() > kMaxHeads) {
+    fail("positionScales must hold 1 to " + std::to_string(kMaxHeads) +
+         " numbers (one per head), got " + std::to_string(model.position_scales.size()));
+  }
+  for (std::size_t h = 0; h < model.position_scales.size(); ++h) {
+    const double scale = model.position_scales[h];
+    // n / scale must stay finite: RoPE's kernel takes the cosine of distance / scale.
+    if (!(scale > 0.0) || !std::isfinite(scale) ||
+        !std::isfinite(static_cast<double>(model.n) / scale)) {
+      fail("positionScales[" + std::to_string(h) + "] must be a finite number > 0, got " +
+           format_number(scale));
+    }
+  }
+}
+
+void validate(const DistanceBias& bias) {
   require_one_of(bias.type, kDistanceBiasTypes);
   if (bias.type == PositionalType::alibi && !(bias.slope >= 0.0 && std::isfinite(bias.slope))) {
     fail("positional.slope must be a finite number ≥ 0, got " + format_number(bias.slope));
@@ -43,27 +59,20 @@ void validate(const PositionModel& model) {
       fail("positional.strength must be a finite number ≥ 0, got " + format_number(bias.strength));
     }
   }
-  if (model.position_scales.empty() || model.position_scales.size() > kMaxHeads) {
-    fail("positionScales must hold 1 to " + std::to_string(kMaxHeads) +
-         " numbers (one per head), got " + std::to_string(model.position_scales.size()));
-  }
-  for (std::size_t h = 0; h < model.position_scales.size(); ++h) {
-    const double scale = model.position_scales[h];
-    // n / scale must stay finite: RoPE's kernel takes the cosine of distance / scale.
-    if (!(scale > 0.0) || !std::isfinite(scale) ||
-        !std::isfinite(static_cast<double>(model.n) / scale)) {
-      fail("positionScales[" + std::to_string(h) + "] must be a finite number > 0, got " +
-           format_number(scale));
-    }
-  }
 }
 
-double rope_mean_cosine(double distance, long head_width, double base) {
-  const long half = head_width / 2;
+std::vector<double> rope_angles(long head_width, double base) {
+  std::vector<double> angles(head_width / 2);
+  for (std::size_t t = 0; t < angles.size(); ++t) {
+    angles[t] = std::pow(base, -2.0 * static_cast<double>(t) / static_cast<double>(head_width));
+  }
+  return angles;
+}
+
+double rope_mean_cosine(double distance, const std::vector<double>& angles) {
   double total = 0.0;
-  for (long t = 0; t < half; ++t)
-    total += std::cos(distance * std::pow(base, -2.0 * t / head_width));
-  return total / half;
+  for (const double angle : angles) total += std::cos(distance * angle);
+  return total / static_cast<double>(angles.size());
 }
 
 DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, long n) {
@@ -79,14 +88,24 @@ DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, 
     // exp(strength·(g - 1)) rather than exp(strength·g): the same weights after
     // normalisation, and never above 1.
     kernel.exponential = false;
+    const std::vector<double> angles = rope_angles(bias.head_width, bias.base);
     for (long d = 0; d <= n; ++d) {
-      const double g = rope_mean_cosine(d / position_scale, bias.head_width, bias.base);
+      const double g = rope_mean_cosine(d / position_scale, angles);
       kernel.table[d] = std::exp(bias.strength * (g - 1.0));
     }
   } else {
     std::fill(kernel.table.begin(), kernel.table.end(), 1.0);  // no positional bias
   }
   return kernel;
+}
+
+std::vector<double> distance_weights(const DistanceBias& bias, long max_distance) {
+  if (max_distance < 0 || max_distance > kMaxPositions) {
+    fail("maxDistance must be a whole number from 0 to " + std::to_string(kMaxPositions) +
+         ", got " + std::to_string(max_distance));
+  }
+  validate(bias);
+  return distance_kernel(bias, 1.0, max_distance).table;
 }
 
 }  // namespace attn::lab

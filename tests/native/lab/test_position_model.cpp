@@ -1,5 +1,6 @@
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "attn/lab/position_model.hpp"
 #include "attn/lab/rollout.hpp"
@@ -37,4 +38,50 @@ TEST_CASE("position model: invalid options name the option", "[lab][errors]") {
   rejects(scales, "positionScales[1] must be a finite number > 0, got 0");
   scales.position_scales = {};
   rejects(scales, "positionScales must hold 1 to 64 numbers");
+}
+
+TEST_CASE("distance weights: the final token's attention in one causal layer, in O(n)",
+          "[lab][golden]") {
+  // One causal layer without a residual: the final token of n attends to the key d before it
+  // with K(d) / Σ K, so K(d) = attention(n−1−d) / attention(n−1), read here from the O(n²)
+  // position curve.
+  for (const attn::lab::PositionModel& rope :
+       {rope_model(200, 1, 0.0, 6.0, 10000.0), rope_model(129, 1, 0.0, 2.5, 500.0)}) {
+    INFO(lab_helpers::describe(rope));
+    const long last = rope.n - 1;
+    const std::vector<double> attention =
+        attn::lab::position_curve(rope, RolloutStart::final_token).values;
+    const std::vector<double> weights = attn::lab::distance_weights(rope.bias, last);
+    REQUIRE(weights.size() == static_cast<std::size_t>(last + 1));
+    REQUIRE(weights[0] == 1.0);
+    for (long d = 0; d <= last; ++d) {
+      INFO("d = " << d);
+      REQUIRE(weights[d] == Approx(attention[last - d] / attention[last]).epsilon(1e-12));
+    }
+  }
+  // golden: exp(s·(g(d) − 1)) with g(1) = mean of cos(θ_t), θ_t = 10000^(−2t/16), t = 0..7,
+  // and ALiBi's exp(−slope·d), from Python's math in float64
+  attn::lab::DistanceBias rope = rope_model(2, 1, 0.0, 6.0, 10000.0).bias;
+  REQUIRE(attn::lab::distance_weights(rope, 1)[1] == Approx(0.6796853439535551).epsilon(1e-14));
+  attn::lab::DistanceBias alibi;
+  alibi.type = attn::PositionalType::alibi;
+  alibi.slope = 0.25;
+  const std::vector<double> alibi_weights = attn::lab::distance_weights(alibi, 8);
+  REQUIRE(alibi_weights[8] == Approx(std::exp(-2.0)).epsilon(1e-15));
+  attn::lab::DistanceBias none;
+  REQUIRE(attn::lab::distance_weights(none, 3) == std::vector<double>{1.0, 1.0, 1.0, 1.0});
+}
+
+TEST_CASE("distance weights: invalid options name the option", "[lab][errors]") {
+  attn::lab::DistanceBias rope = rope_model(2, 1, 0.0, 6.0, 10000.0).bias;
+  REQUIRE_THROWS_WITH(attn::lab::distance_weights(rope, -1),
+                      Contains("maxDistance must be a whole number from 0 to 1048576, got -1"));
+  REQUIRE_THROWS_WITH(
+      attn::lab::distance_weights(rope, (1L << 20) + 1),
+      Contains("maxDistance must be a whole number from 0 to 1048576, got 1048577"));
+  rope.head_width = 5;
+  REQUIRE_THROWS_WITH(attn::lab::distance_weights(rope, 4),
+                      Contains("positional.headWidth must be an even number ≥ 2, got 5"));
+  REQUIRE(attn::lab::distance_weights(rope_model(2, 1, 0.0, 6.0, 10000.0).bias, 0) ==
+          std::vector<double>{1.0});
 }

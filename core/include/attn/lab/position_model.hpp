@@ -57,6 +57,7 @@ struct PositionModel {
 
 // Throws attn::InvalidArgument naming the option (JavaScript spelling) that is out of range.
 void validate(const PositionModel& model);
+void validate(const DistanceBias& bias);
 
 // K(d) for one head: exp(-slope·d/scale) (exponential, which the fast path exploits) or a table.
 struct DistanceKernel {
@@ -66,9 +67,19 @@ struct DistanceKernel {
 
 DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, long n);
 
-// RoPE's mean cosine g(d) = (1/(dh/2)) Σ_t cos(d·θ_t), θ_t = base^(-2t/dh): the score of a
-// direction with equal energy in every rotated pair against itself d positions away, over
-// its score at distance 0.
-double rope_mean_cosine(double distance, long head_width, double base);
+// RoPE's angles θ_t = base^(-2t/dh), t = 0..dh/2 − 1: each rotated pair's angle per position.
+std::vector<double> rope_angles(long head_width, double base);
+
+// RoPE's mean cosine g(d) = (1/(dh/2)) Σ_t cos(d·θ_t) over `angles` (rope_angles): the score
+// of a direction with equal energy in every rotated pair against itself d positions away,
+// over its score at distance 0.
+double rope_mean_cosine(double distance, const std::vector<double>& angles);
+
+// K(d) for d = 0..max_distance at position scale 1: the weight the positional bias alone gives
+// a key d positions from the query, over a key's at distance 0. In one causal layer without a
+// residual the final token's attention to the key d before it is K(d) over the sum of K
+// (position_curve), which costs O(n²) to read; this is O(max_distance). max_distance from 0
+// to the model's most positions.
+std::vector<double> distance_weights(const DistanceBias& bias, long max_distance);
 
 }  // namespace attn::lab
