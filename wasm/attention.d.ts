@@ -532,6 +532,8 @@ export interface Evaluation {
   /** Mean cross-entropy on the held-out set. */
   loss: number;
   accuracyByPosition: Float64Array;
+  /** How many of the held-out sequences ask about each position of the queried pair. */
+  questionsByPosition: Int32Array;
   /** [layer][head] → by the queried pair's position: the final position's mean attention weight
    * on the queried value, on its key, and on token 0. */
   attention: { toValue: Float64Array[][]; toKey: Float64Array[][]; toFirst: Float64Array[][] };

@@ -833,6 +833,7 @@ val to_js(const attn::train::Evaluation& evaluation) {
   result.set("accuracy", evaluation.accuracy);
   result.set("loss", evaluation.loss);
   result.set("accuracyByPosition", to_float64_array(evaluation.accuracy_by_position));
+  result.set("questionsByPosition", to_int32_array(evaluation.questions_by_position));
   result.set("attention", attention_of(evaluation));
   return result;
 }

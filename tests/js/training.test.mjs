@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
 import { assertArrayClose, errorOf, mulberry32 } from './reference.mjs';
+import { questionsByPosition } from '../../web/train/intervals.js';
 
 const engine = await createAttention();
 const torch = JSON.parse(readFileSync(new URL('../fixtures/torch/transformer-torch.json', import.meta.url)));
@@ -403,6 +404,22 @@ describe('the task', () => {
     assert.deepEqual(measured, evaluations[0]);
     model.delete();
     loaded.delete();
+  });
+
+  test('evaluateRetrieval counts the questions on each position as the Train page does (its intervals\' n)', () => {
+    const { model } = engine.trainRetrieval({ ...SMALL_RUN, training: { ...SMALL_RUN.training, steps: 10 }, evaluation: { every: 10, sequences: 128 } });
+    for (const [pairs, sequences, golden] of [[4, 10, [3, 3, 2, 2]], [6, 600, [100, 100, 100, 100, 100, 100]], [6, 131, [22, 22, 22, 22, 22, 21]], [4, 4, [1, 1, 1, 1]]]) {
+      const { questionsByPosition: counted, accuracyByPosition } = engine.evaluateRetrieval(model, { task: SMALL_RUN.task, pairs, sequences });
+      assert.ok(counted instanceof Int32Array);
+      assert.deepEqual([...counted], golden, `${sequences} sequences of ${pairs} pairs`);
+      assert.deepEqual(questionsByPosition(sequences, pairs), golden);
+      // each accuracy is a count of right answers over them
+      accuracyByPosition.forEach((accuracy, i) => {
+        const right = accuracy * golden[i];
+        assert.ok(Math.abs(right - Math.round(right)) < 1e-9, `position ${i + 1}: ${accuracy} of ${golden[i]}`);
+      });
+    }
+    model.delete();
   });
 
   test('evaluateRetrieval\'s attention by layer, head and position: a layer with zero queries and keys attends by its ALiBi bias alone', () => {

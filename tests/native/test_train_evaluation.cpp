@@ -161,6 +161,12 @@ TEST_CASE("evaluation in chunks: sums computed apart join to evaluate_retrieval'
   const long pairs = 6, sequences = 600;
   REQUIRE(attn::train::evaluation_chunks(model, options.task, pairs, sequences) == 3);
   const auto whole = attn::train::evaluate_retrieval(model, options.task, pairs, sequences, causal);
+  // sequence s asks about pair s mod 6: 100 questions each
+  CHECK(whole.questions_by_position == std::vector<long>(6, 100));
+  for (long i = 0; i < pairs; ++i) {
+    const double correct = whole.accuracy_by_position[i] * 100.0;
+    CHECK(correct == Approx(std::round(correct)).margin(1e-9));
+  }
   for (long cut : {1L, 2L}) {
     std::vector<attn::train::EvaluationSums> sums =
         attn::train::evaluation_sums(replica, options.task, pairs, sequences, causal, cut, 3);
@@ -175,6 +181,7 @@ TEST_CASE("evaluation in chunks: sums computed apart join to evaluate_retrieval'
     CHECK(joined.loss == whole.loss);
     CHECK(joined.accuracy == whole.accuracy);
     CHECK(joined.accuracy_by_position == whole.accuracy_by_position);
+    CHECK(joined.questions_by_position == whole.questions_by_position);
     CHECK(joined.to_value == whole.to_value);
     CHECK(joined.to_key == whole.to_key);
     CHECK(joined.to_first == whole.to_first);

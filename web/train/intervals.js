@@ -7,7 +7,9 @@ const Z_95 = 1.959963984540054;
 /**
  * How many of `sequences` held-out sequences of `pairs` pairs ask about each position: the
  * engine asks sequence s about pair s mod pairs (retrieval.hpp evaluation_query), so each
- * position gets ⌊sequences / pairs⌋ questions, the first sequences mod pairs one more.
+ * position gets ⌊sequences / pairs⌋ questions, the first sequences mod pairs one more: the
+ * counts of evaluateRetrieval's questionsByPosition (tests/js/training.test.mjs holds them
+ * equal), here from a run's settings alone, which its checkpoints and saved files share.
  */
 export function questionsByPosition(sequences, pairs) {
   const each = Math.floor(sequences / pairs);

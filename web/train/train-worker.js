@@ -17,8 +17,8 @@ const plainCheckpoint = ({ step, loss, accuracy, accuracyByPosition }) => ({
 
 const byHead = (layers) => layers.map((heads) => heads.map((values) => Array.from(values)));
 
-const plainEvaluation = ({ pairs, accuracy, loss, accuracyByPosition, attention }) => ({
-  pairs, accuracy, loss, accuracyByPosition: Array.from(accuracyByPosition),
+const plainEvaluation = ({ pairs, accuracy, loss, accuracyByPosition, questionsByPosition, attention }) => ({
+  pairs, accuracy, loss, accuracyByPosition: Array.from(accuracyByPosition), questionsByPosition: Array.from(questionsByPosition),
   attention: { toValue: byHead(attention.toValue), toKey: byHead(attention.toKey), toFirst: byHead(attention.toFirst) },
 });
 

@@ -247,6 +247,7 @@ Evaluation join_sums(const Transformer& model, const TaskOptions& task, long pai
   }
   // counts → fractions and means
   result.accuracy_by_position.resize(pairs);
+  result.questions_by_position = asked;
   long total_correct = 0;
   for (long i = 0; i < pairs; ++i) {
     total_correct += correct[i];

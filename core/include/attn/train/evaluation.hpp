@@ -19,6 +19,7 @@ struct Evaluation {
   double accuracy = 0.0;
   double loss = 0.0;                         // mean cross-entropy on the set
   std::vector<double> accuracy_by_position;  // pairs
+  std::vector<long> questions_by_position;   // pairs: the sequences asking about each position
   AttentionByPosition to_value;  // mean weight of the final position on the queried value
   AttentionByPosition to_key;    // … on the queried key
   AttentionByPosition to_first;  // … on token 0
