@@ -403,7 +403,10 @@ val rope(val options) {
     read(options, "pairing", positional.pairing);
     const attn::Matrix x = to_matrix(options["x"]);
     const long cols = static_cast<long>(x.shape(1));
-    if (heads < 1 || cols % heads != 0) {
+    if (heads < 1) {
+      throw std::invalid_argument("heads must be a whole number ≥ 1, got " + std::to_string(heads));
+    }
+    if (cols % heads != 0) {
       throw std::invalid_argument("x has " + std::to_string(cols) + " columns, which heads = " +
                                   std::to_string(heads) + " does not divide");
     }

@@ -347,6 +347,10 @@ test('the binding refuses data of another length than its shape with an error va
   assert.ok(asGiven.ok && nullsAndUndefined.ok);
   assert.deepEqual(nullsAndUndefined.value.weights[0].data, asGiven.value.weights[0].data);
   assert.equal(nullsAndUndefined.value.kernel, 'materialized');
+  // rope: heads below 1 named as such, not as a count that does not divide x's columns
+  const x = { rows: 1, cols: 4, data: new Float32Array(4) };
+  assert.deepEqual(core.rope({ x, heads: 0 }), { ok: false, error: 'heads must be a whole number ≥ 1, got 0' });
+  assert.deepEqual(core.rope({ x, heads: 3 }), { ok: false, error: 'x has 4 columns, which heads = 3 does not divide' });
 });
 
 test('after every failed call above, the engine answers exactly as before', () => {
