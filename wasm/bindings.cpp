@@ -545,9 +545,23 @@ val torch_linear(double seed, double draws, double in_features, double out_featu
 
 // ---- the "lost in the middle" lab (attn/lab/) -----------------------------------------
 
+// The model's positional option {type, slope, base, headWidth, strength}, each only when
+// given. type must be one of `types`.
+attn::lab::DistanceBias to_distance_bias(
+    const val& positional,
+    attn::Accepted<attn::PositionalType> types = attn::lab::kDistanceBiasTypes) {
+  attn::lab::DistanceBias bias;
+  read(positional, "type", bias.type, types);
+  read(positional, "slope", bias.slope);
+  read(positional, "base", bias.base);
+  read(positional, "headWidth", bias.head_width);
+  read(positional, "strength", bias.strength);
+  return bias;
+}
+
 // The model options shared by every lab call: n, layers, residual, causal, window, sinks,
-// positional {type, slope, base, headWidth, strength} and positionScales (number[]), each
-// only when given. positional.type must be one of `types`.
+// positional (to_distance_bias) and positionScales (number[]), each only when given.
+// positional.type must be one of `types`.
 attn::lab::PositionModel to_position_model(
     const val& options,
     attn::Accepted<attn::PositionalType> types = attn::lab::kDistanceBiasTypes) {
@@ -558,14 +572,7 @@ attn::lab::PositionModel to_position_model(
   read(options, "causal", model.mask.causal);
   read(options, "window", model.mask.window);
   read(options, "sinks", model.mask.sinks);
-  if (given(options, "positional")) {
-    const val positional = options["positional"];
-    read(positional, "type", model.bias.type, types);
-    read(positional, "slope", model.bias.slope);
-    read(positional, "base", model.bias.base);
-    read(positional, "headWidth", model.bias.head_width);
-    read(positional, "strength", model.bias.strength);
-  }
+  if (given(options, "positional")) model.bias = to_distance_bias(options["positional"], types);
   if (given(options, "positionScales")) {
     model.position_scales =
         emscripten::convertJSArrayToNumberVector<double>(options["positionScales"]);
@@ -665,10 +672,12 @@ val needle_grid(val options) {
 // distance_weights): {positional, maxDistance}, positional as the model's.
 val distance_weights(val options) {
   return guarded([&] {
-    const attn::lab::PositionModel model = to_position_model(options);
     long max_distance = 0;
     read(options, "maxDistance", max_distance);
-    return to_float32_array(attn::lab::distance_weights(model.bias, max_distance));
+    const attn::lab::DistanceBias bias = given(options, "positional")
+                                             ? to_distance_bias(options["positional"])
+                                             : attn::lab::DistanceBias{};
+    return to_float32_array(attn::lab::distance_weights(bias, max_distance));
   });
 }
 

@@ -75,7 +75,7 @@ std::vector<double> rope_decay_bound(long head_width, double base, long max_dist
   }
   const long half = head_width / 2;
   std::vector<double> thetas(half);
-  for (long t = 0; t < half; ++t) thetas[t] = std::pow(base, -2.0 * t / head_width);
+  for (long t = 0; t < half; ++t) thetas[t] = rope_frequency(base, t, head_width);
   std::vector<double> bound(max_distance + 1);
   for (long distance = 0; distance <= max_distance; ++distance) {
     std::complex<double> partial_sum = 0.0;  // S_j = sum_{t<j} exp(i·distance·θ_t)

@@ -61,14 +61,6 @@ void validate(const DistanceBias& bias) {
   }
 }
 
-std::vector<double> rope_angles(long head_width, double base) {
-  std::vector<double> angles(head_width / 2);
-  for (std::size_t t = 0; t < angles.size(); ++t) {
-    angles[t] = std::pow(base, -2.0 * static_cast<double>(t) / static_cast<double>(head_width));
-  }
-  return angles;
-}
-
 double rope_mean_cosine(double distance, const std::vector<double>& angles) {
   double total = 0.0;
   for (const double angle : angles) total += std::cos(distance * angle);
@@ -88,7 +80,9 @@ DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, 
     // exp(strength·(g - 1)) rather than exp(strength·g): the same weights after
     // normalisation, and never above 1.
     kernel.exponential = false;
-    const std::vector<double> angles = rope_angles(bias.head_width, bias.base);
+    std::vector<double> angles(bias.head_width / 2);
+    for (long t = 0; t < long(angles.size()); ++t)
+      angles[t] = rope_frequency(bias.base, t, bias.head_width);
     for (long d = 0; d <= n; ++d) {
       const double g = rope_mean_cosine(d / position_scale, angles);
       kernel.table[d] = std::exp(bias.strength * (g - 1.0));

@@ -67,10 +67,8 @@ struct DistanceKernel {
 
 DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, long n);
 
-// RoPE's angles θ_t = base^(-2t/dh), t = 0..dh/2 − 1: each rotated pair's angle per position.
-std::vector<double> rope_angles(long head_width, double base);
-
-// RoPE's mean cosine g(d) = (1/(dh/2)) Σ_t cos(d·θ_t) over `angles` (rope_angles): the score
+// RoPE's mean cosine g(d) = (1/(dh/2)) Σ_t cos(d·θ_t) over `angles`, θ_t = base^(-2t/dh) for
+// t = 0..dh/2 − 1 (attn/positional.hpp rope_frequency of each pair): the score
 // of a direction with equal energy in every rotated pair against itself d positions away,
 // over its score at distance 0.
 double rope_mean_cosine(double distance, const std::vector<double>& angles);
