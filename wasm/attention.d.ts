@@ -191,6 +191,12 @@ export type AlibiDistanceBias =
   | { type: 'alibi'; slopes: number[] | Float32Array }
   | { type: 'alibi'; slope: number };
 
+/**
+ * Where ropeDecay and distanceWeights are evaluated: every distance 0..maxDistance, or each of
+ * `distances` (whole numbers from 0 to 2^20, in any order, repeats allowed; at least one).
+ */
+export type Distances = { maxDistance: number; distances?: never } | { distances: ArrayLike<number>; maxDistance?: never };
+
 /** The positional part of every score, a function of the distance d = |i − j| alone. */
 export type DistanceBias =
   | { type: 'none' }
@@ -754,14 +760,17 @@ export interface AttentionEngine {
   needleSweep(options: NeedleSweepOptions): NeedleSweep;
   /** needleSweep for each of several context lengths: the needle-in-a-haystack grid. */
   needleGrid(options: NeedleGridOptions): NeedleGrid;
-  /** RoFormer's relative upper bound of RoPE attention vs distance 0..maxDistance. */
-  ropeDecay(options: { headWidth: number; base?: number; maxDistance: number }): Float32Array;
   /**
-   * K(d) for d = 0..maxDistance: the weight the lab model's positional bias alone gives a key d
-   * positions from the query, over a key's at distance 0 (exp(−slope·d) for ALiBi,
-   * exp(strength·(g(d) − 1)) for RoPE). O(maxDistance).
+   * RoFormer's relative upper bound of RoPE attention at each distance 0..maxDistance (at most
+   * 2^20), or at each of `distances` in their order: O(distances · headWidth).
    */
-  distanceWeights(options: { positional: DistanceBias; maxDistance: number }): Float32Array;
+  ropeDecay(options: { headWidth: number; base?: number } & Distances): Float32Array;
+  /**
+   * K(d) for d = 0..maxDistance, or at each of `distances` in their order: the weight the lab
+   * model's positional bias alone gives a key d positions from the query, over a key's at
+   * distance 0 (exp(−slope·d) for ALiBi, exp(strength·(g(d) − 1)) for RoPE). O(distances).
+   */
+  distanceWeights(options: { positional: DistanceBias } & Distances): Float32Array;
 
   // ---- text ----
   /**

@@ -62,6 +62,14 @@ long to_long(double value) {
 
 long to_long(const val& number) { return to_long(number.as<double>()); }
 
+// A JavaScript array of whole numbers, each clamped into long.
+std::vector<long> to_longs(const val& array) {
+  std::vector<long> values;
+  for (double value : emscripten::convertJSArrayToNumberVector<double>(array))
+    values.push_back(to_long(value));
+  return values;
+}
+
 // {rows, cols, data: Float32Array} → rows×cols.
 attn::Matrix to_matrix(const val& matrix) {
   const std::size_t rows = matrix["rows"].as<unsigned>(), cols = matrix["cols"].as<unsigned>();
@@ -649,11 +657,8 @@ val needle_sweep(val options) {
 
 val needle_grid(val options) {
   return guarded([&] {
-    const std::vector<double> requested =
-        emscripten::convertJSArrayToNumberVector<double>(options["lengths"]);
-    std::vector<long> lengths;
-    for (double length : requested) lengths.push_back(to_long(length));
-    const attn::lab::NeedleGrid grid = attn::lab::needle_grid(to_needle_options(options), lengths);
+    const attn::lab::NeedleGrid grid =
+        attn::lab::needle_grid(to_needle_options(options), to_longs(options["lengths"]));
     val out = val::object();
     // A matrix as every other call returns one, {rows, cols, data}; `values`, its first
     // spelling, is the same array.
@@ -669,25 +674,34 @@ val needle_grid(val options) {
 }
 
 // The lab model's weight of a key by its distance alone (attn/lab/position_model.hpp
-// distance_weights): {positional, maxDistance}, positional as the model's.
+// distance_weights): {positional, maxDistance} or {positional, distances}, positional as the
+// model's.
 val distance_weights(val options) {
   return guarded([&] {
-    long max_distance = 0;
-    read(options, "maxDistance", max_distance);
     const attn::lab::DistanceBias bias = given(options, "positional")
                                              ? to_distance_bias(options["positional"])
                                              : attn::lab::DistanceBias{};
+    if (given(options, "distances"))
+      return to_float32_array(attn::lab::distance_weights(bias, to_longs(options["distances"])));
+    long max_distance = 0;
+    read(options, "maxDistance", max_distance);
     return to_float32_array(attn::lab::distance_weights(bias, max_distance));
   });
 }
 
-// RoPE's decay (attn/positional.hpp), which the lab plots: {headWidth, base, maxDistance}.
+// RoPE's decay (attn/positional.hpp), which the lab plots: {headWidth, base, maxDistance} or
+// {headWidth, base, distances}.
 val rope_decay(val options) {
   return guarded([&] {
-    long head_width = 0, max_distance = 0;
+    long head_width = 0;
     double base = attn::kRopeBase;
     read(options, "headWidth", head_width);
     read(options, "base", base);
+    if (given(options, "distances")) {
+      return to_float32_array(
+          attn::rope_decay_bound(head_width, base, to_longs(options["distances"])));
+    }
+    long max_distance = 0;
     read(options, "maxDistance", max_distance);
     return to_float32_array(attn::rope_decay_bound(head_width, base, max_distance));
   });

@@ -2,7 +2,7 @@
 // the needle and its mitigations on the lab's position model, and RoPE's decay bound that
 // the lab plots.
 import {
-  describe, fail, optional, requireBoolean, requireCount, requireFiniteNumber, requireKnownKeys,
+  MAX_COUNT, describe, fail, optional, requireBoolean, requireCount, requireFiniteNumber, requireKnownKeys,
   requireName, requireTyped, requireWholeNumber, unwrap,
 } from './arguments.mjs';
 
@@ -80,6 +80,23 @@ function mitigationOption(mitigation) {
   };
 }
 
+// The distances ropeDecay and distanceWeights are evaluated at: {maxDistance} (every distance
+// 0…maxDistance, at most `max`) or {distances} (an array of whole numbers, each at most the
+// core's limit), exactly one of them.
+const DISTANCE_OPTIONS = ['maxDistance', 'distances'];
+function distancesOption({ maxDistance, distances }, max = MAX_COUNT) {
+  if ((maxDistance === undefined) === (distances === undefined)) {
+    fail('give maxDistance (every distance from 0 to it) or distances (an array of distances), ' +
+      `not ${maxDistance === undefined ? 'neither' : 'both'}`);
+  }
+  if (distances === undefined) return { maxDistance: requireCount('maxDistance', maxDistance, 0, max) };
+  if (!(Array.isArray(distances) || (ArrayBuffer.isView(distances) && !(distances instanceof DataView)))
+      || distances.length === 0) {
+    fail(`distances must be a non-empty array of whole numbers, got ${describe(distances)}`);
+  }
+  return { distances: Array.from(distances, (distance, i) => requireCount(`distances[${i}]`, distance, 0)) };
+}
+
 function seedOption(seed) {
   if (!Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED) {
     fail(`seed must be a whole number from 0 to ${MAX_SEED}, got ${describe(seed)}`);
@@ -136,21 +153,21 @@ export function labCalls(core) {
   }
 
   function ropeDecay(options) {
-    requireKnownKeys('ropeDecay options', options, ['headWidth', 'base', 'maxDistance']);
+    requireKnownKeys('ropeDecay options', options, ['headWidth', 'base', ...DISTANCE_OPTIONS]);
     return unwrap(core.ropeDecay({
       headWidth: requireCount('headWidth', options.headWidth, 2),
       base: optional(options.base, (base) => requireFiniteNumber('base', base)),
-      maxDistance: requireCount('maxDistance', options.maxDistance, 0),
+      ...distancesOption(options),
     }));
   }
 
-  // K(d) for d = 0…maxDistance: the weight the model's positional bias alone gives a key d
-  // positions from the query, over a key's at distance 0.
+  // K(d) for d = 0…maxDistance, or at each of `distances`: the weight the model's positional
+  // bias alone gives a key d positions from the query, over a key's at distance 0.
   function distanceWeights(options) {
-    requireKnownKeys('distanceWeights options', options, ['positional', 'maxDistance']);
+    requireKnownKeys('distanceWeights options', options, ['positional', ...DISTANCE_OPTIONS]);
     return unwrap(core.distanceWeights({
       positional: distanceBiasOption(options.positional),
-      maxDistance: requireCount('maxDistance', options.maxDistance, 0, MAX_POSITIONS),
+      ...distancesOption(options, MAX_POSITIONS),
     }));
   }
 

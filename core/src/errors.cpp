@@ -83,6 +83,17 @@ void require_whole_number(const char* name, long value, long low, long high) {
   }
 }
 
+void require_distances(const std::vector<long>& distances, long max_distance) {
+  if (distances.empty() || static_cast<long>(distances.size()) > max_distance + 1) {
+    fail("distances must hold 1 to " + std::to_string(max_distance + 1) + " distances, got " +
+         std::to_string(distances.size()));
+  }
+  for (std::size_t i = 0; i < distances.size(); ++i) {
+    require_whole_number(("distances[" + std::to_string(i) + "]").c_str(), distances[i], 0,
+                         max_distance);
+  }
+}
+
 void require_number(const char* name, double value, double low, double high) {
   if (!(value >= low && value <= high)) {
     fail(std::string(name) + " must be from " + format_number(low) + " to " + format_number(high) +

@@ -61,33 +61,51 @@ std::vector<float> alibi_default_slopes(long heads) {
   return slopes;
 }
 
-std::vector<double> rope_decay_bound(long head_width, double base, long max_distance) {
+namespace {
+
+constexpr long kMaxDecayDistance = 1L << 20;  // a million positions: more than any page plots
+
+// RoFormer's bound at distance(i) for i = 0..count − 1, after checking head_width and base.
+template <class DistanceAt>
+std::vector<double> decay_bounds(long head_width, double base, long count, DistanceAt distance_at) {
   if (head_width < 2 || head_width % 2 != 0) {
     fail("headWidth must be an even number ≥ 2, got " + std::to_string(head_width));
   }
   if (!(base > 1.0) || !std::isfinite(base)) {
     fail("base must be a finite number > 1, got " + format_number(base));
   }
-  constexpr long kMaxDistance = 1L << 20;  // a million positions: more than any page plots
-  if (max_distance < 0 || max_distance > kMaxDistance) {
-    fail("maxDistance must be from 0 to " + std::to_string(kMaxDistance) + ", got " +
-         std::to_string(max_distance));
-  }
   const long half = head_width / 2;
   std::vector<double> thetas(half);
   for (long t = 0; t < half; ++t) thetas[t] = rope_frequency(base, t, head_width);
-  std::vector<double> bound(max_distance + 1);
-  for (long distance = 0; distance <= max_distance; ++distance) {
+  std::vector<double> bound(count);
+  for (long i = 0; i < count; ++i) {
+    const double distance = static_cast<double>(distance_at(i));
     std::complex<double> partial_sum = 0.0;  // S_j = sum_{t<j} exp(i·distance·θ_t)
     double total = 0.0;
     for (long t = 0; t < half; ++t) {
-      const double theta = thetas[t];
-      partial_sum += std::polar(1.0, distance * theta);
+      partial_sum += std::polar(1.0, distance * thetas[t]);
       total += std::abs(partial_sum);
     }
-    bound[distance] = total / half;
+    bound[i] = total / half;
   }
   return bound;
+}
+
+}  // namespace
+
+std::vector<double> rope_decay_bound(long head_width, double base, long max_distance) {
+  if (max_distance < 0 || max_distance > kMaxDecayDistance) {
+    fail("maxDistance must be from 0 to " + std::to_string(kMaxDecayDistance) + ", got " +
+         std::to_string(max_distance));
+  }
+  return decay_bounds(head_width, base, max_distance + 1, [](long i) { return i; });
+}
+
+std::vector<double> rope_decay_bound(long head_width, double base,
+                                     const std::vector<long>& distances) {
+  require_distances(distances, kMaxDecayDistance);
+  return decay_bounds(head_width, base, static_cast<long>(distances.size()),
+                      [&](long i) { return distances[i]; });
 }
 
 void validate(const PositionalOptions& positional, long heads, long head_width) {

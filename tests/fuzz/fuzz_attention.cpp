@@ -819,6 +819,19 @@ void fuzz_rope_decay(FuzzedDataProvider& data) {
     expect(std::isfinite(value) && value >= 0.0 && value <= ceiling * (1 + 1e-12),
            "rope_decay_bound: out of range");
   }
+  // at drawn distances, the whole bound's entries; a distance past max_distance may be drawn
+  std::vector<long> distances(data.ConsumeIntegralInRange(1, 4));
+  for (long& distance : distances) distance = data.ConsumeIntegralInRange(0L, max_distance + 1);
+  std::vector<double> sampled;
+  try {
+    sampled = attn::rope_decay_bound(head_width, base, distances);
+  } catch (const attn::InvalidArgument&) {
+    return;
+  }
+  for (std::size_t i = 0; i < distances.size(); ++i) {
+    expect(distances[i] > max_distance || sampled[i] == bound[distances[i]],
+           "rope_decay_bound: a distance's bound differs from the whole bound's");
+  }
 }
 
 // Block pooling of a rows × cols region (row stride `stride`) of arbitrary floats, a share of

@@ -1,7 +1,8 @@
 // Chart 2's numbers (web/lab/rope-curves.js): the model's RoPE weight read from the engine
 // against exp(s·(g(d) − 1)) written here from core/include/attn/lab/position_model.hpp in
 // float64, for each base and several strengths, and RoFormer's bounds the engine's. The
-// engine's weights by distance (distanceWeights) against the model's attention they stand for.
+// engine's weights by distance (distanceWeights) against the model's attention they stand for;
+// both calls at given distances against their whole tables.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
@@ -52,6 +53,25 @@ describe('distanceWeights', () => {
   });
 });
 
+describe('at given distances', () => {
+  // unsorted, repeated, as a typed array, and reaching 2^20
+  const distances = [4096, 0, 1, 1, 2 ** 20, 333, 64];
+  for (const [name, call] of [
+    ['ropeDecay', (where) => engine.ropeDecay({ headWidth: ROPE_HEAD_WIDTH, base: 500, ...where })],
+    ['distanceWeights under RoPE', (where) => engine.distanceWeights({ positional: { type: 'rope', base: 500, headWidth: 8, strength: 6 }, ...where })],
+    ['distanceWeights under ALiBi', (where) => engine.distanceWeights({ positional: { type: 'alibi', slope: 1e-4 }, ...where })],
+  ]) {
+    test(`${name}: the whole table's entries, in the order asked`, () => {
+      const whole = call({ maxDistance: 2 ** 20 });
+      const sampled = call({ distances });
+      assert.ok(sampled instanceof Float32Array);
+      assert.deepEqual(Array.from(sampled), distances.map((d) => whole[d]));
+      assert.deepEqual(call({ distances: Int32Array.from(distances) }), sampled);
+      assert.deepEqual(Array.from(call({ distances: [7] })), [whole[7]]);
+    });
+  }
+});
+
 describe('lab chart 2', () => {
   test('the distances: every one up to 64, then log-spaced up to the longest, ascending and none twice', () => {
     const distances = ropeDistances(4096);
@@ -74,6 +94,9 @@ describe('lab chart 2', () => {
       });
       assert.ok(worst < RELATIVE_TOLERANCE, `max relative difference ${worst}`);
       assert.equal(weight.values[0], 1);
+      // read at the chart's distances, the whole table's entries
+      const kernel = engine.distanceWeights({ positional: { type: 'rope', base, headWidth: ROPE_HEAD_WIDTH, strength }, maxDistance });
+      assert.deepEqual(weight.values, weight.distances.map((d) => kernel[d] / kernel[0]));
       assert.deepEqual(decay.map((curve) => curve.base), ROPE_BASES);
       for (const curve of decay) {
         const bound = engine.ropeDecay({ headWidth: ROPE_HEAD_WIDTH, base: curve.base, maxDistance });

@@ -142,6 +142,33 @@ TEST_CASE("rope decay bound: starts at (dh/2 + 1)/2 and never exceeds it", "[pos
   REQUIRE_THROWS_WITH(attn::rope_decay_bound(8, 10000.0, -1), Contains("maxDistance"));
 }
 
+TEST_CASE("rope decay bound at given distances: the whole bound's entries, in their order",
+          "[positional][golden]") {
+  // unsorted, repeated, and reaching 2^20
+  const std::vector<long> distances = {300, 0, 1, 1L << 20, 1, 4096};
+  for (const double base : {500.0, 10000.0, 500000.0}) {
+    INFO("base " << base);
+    const std::vector<double> whole = attn::rope_decay_bound(64, base, 1L << 20);
+    const std::vector<double> sampled = attn::rope_decay_bound(64, base, distances);
+    REQUIRE(sampled.size() == distances.size());
+    for (std::size_t i = 0; i < distances.size(); ++i) {
+      INFO("distance " << distances[i]);
+      REQUIRE(sampled[i] == whole[distances[i]]);  // the same arithmetic, bit for bit
+    }
+  }
+  // golden: dh = 4, base 100, distance 1: θ = (1, 0.1); (|e^{i}| + |e^{i} + e^{0.1i}|) / 2
+  // = (1 + 2·cos(0.45)) / 2, from Python's math in float64
+  REQUIRE(attn::rope_decay_bound(4, 100.0, std::vector<long>{1})[0] ==
+          Approx(1.4004471023526768).epsilon(1e-14));
+
+  REQUIRE_THROWS_WITH(attn::rope_decay_bound(8, 10000.0, std::vector<long>{}),
+                      Contains("distances must hold 1 to 1048577 distances, got 0"));
+  REQUIRE_THROWS_WITH(attn::rope_decay_bound(8, 10000.0, std::vector<long>{2, -3}),
+                      Contains("distances[1] must be a whole number from 0 to 1048576, got -3"));
+  REQUIRE_THROWS_WITH(attn::rope_decay_bound(7, 10000.0, std::vector<long>{2}),
+                      Contains("headWidth must be an even number ≥ 2, got 7"));
+}
+
 TEST_CASE("positional: options that do not fit the heads are rejected", "[positional][errors]") {
   attn::PositionalOptions rope;
   rope.type = attn::PositionalType::rope;

@@ -1,8 +1,8 @@
-// Chart 2's numbers, from the engine: the weight the lab's model gives a key d tokens away
-// under RoPE, K(d) = exp(strength·(g(d) − 1)) with g(d) the mean cosine of the rotation
-// angles (core/include/attn/lab/position_model.hpp distance_weights), and RoFormer's bound of
-// a query–key dot product for each base; each divided by its value at distance 0. Runs in the
-// lab's worker.
+// Chart 2's numbers, from the engine at the distances the chart draws: the weight the lab's
+// model gives a key d tokens away under RoPE, K(d) = exp(strength·(g(d) − 1)) with g(d) the
+// mean cosine of the rotation angles (core/include/attn/lab/position_model.hpp
+// distance_weights), and RoFormer's bound of a query–key dot product for each base; each
+// divided by its value at distance 0. Runs in the lab's worker.
 
 // Distances sampled: every distance up to this, then log-spaced (the chart's x axis is
 // logarithmic).
@@ -27,12 +27,10 @@ export function ropeDistances(maxDistance) {
  * attention to itself), and RoFormer's bound for each of `bases`.
  */
 export function ropeCurves(engine, { headWidth, base, strength, bases, maxDistance }) {
-  const distances = ropeDistances(maxDistance);
-  const kernel = engine.distanceWeights({ positional: { type: 'rope', base, headWidth, strength }, maxDistance });
-  const weight = { base, strength, distances, values: distances.map((d) => kernel[d] / kernel[0]) };
-  const decay = bases.map((b) => {
-    const bound = engine.ropeDecay({ headWidth, base: b, maxDistance });
-    return { base: b, distances, values: distances.map((d) => bound[d] / bound[0]) };
-  });
+  const distances = ropeDistances(maxDistance);  // distances[0] is 0
+  const relative = (values) => Array.from(values, (value) => value / values[0]);
+  const kernel = engine.distanceWeights({ positional: { type: 'rope', base, headWidth, strength }, distances });
+  const weight = { base, strength, distances, values: relative(kernel) };
+  const decay = bases.map((b) => ({ base: b, distances, values: relative(engine.ropeDecay({ headWidth, base: b, distances })) }));
   return { weight, decay };
 }

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "attn/matrix.hpp"
 
@@ -30,6 +31,10 @@ void require_finite(const char* name, const Vector& vector);
 
 // Throws unless low ≤ value ≤ high: "layers must be a whole number from 1 to 64, got 0".
 void require_whole_number(const char* name, long value, long low, long high);
+
+// Throws unless `distances` holds 1 to max_distance + 1 distances, each from 0 to
+// max_distance: "distances[2] must be a whole number from 0 to 1048576, got -1".
+void require_distances(const std::vector<long>& distances, long max_distance);
 
 // Throws unless low ≤ value ≤ high (NaN is not): "training.clip must be from 0 to 1e+30, got NaN".
 void require_number(const char* name, double value, double low, double high);

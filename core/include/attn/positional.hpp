@@ -65,8 +65,13 @@ inline float alibi_bias(float slope, long query_position, long key, bool causal)
 }
 
 // RoPE's long-term decay: the bound (1/(dh/2)) · sum_{k=0}^{dh/2-1} |S_{k+1}| from RoFormer,
-// S_j = sum_{t<j} exp(i·distance·θ_t), for each relative distance 0..max_distance.
+// S_j = sum_{t<j} exp(i·distance·θ_t), for each relative distance 0..max_distance (at most
+// 2^20).
 std::vector<double> rope_decay_bound(long head_width, double base, long max_distance);
+// The same bound at each of `distances` (1 to 2^20 + 1 of them, each from 0 to 2^20), in their
+// order: O(distances · dh) however far they reach.
+std::vector<double> rope_decay_bound(long head_width, double base,
+                                     const std::vector<long>& distances);
 
 // Throws attn::InvalidArgument unless the options fit H heads of width dh.
 void validate(const PositionalOptions& positional, long heads, long head_width);

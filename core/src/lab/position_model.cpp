@@ -67,29 +67,42 @@ double rope_mean_cosine(double distance, const std::vector<double>& angles) {
   return total / static_cast<double>(angles.size());
 }
 
-DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, long n) {
-  DistanceKernel kernel;
-  kernel.table.resize(n + 1);
+namespace {
+
+// K(distance(i) / position_scale) for i = 0..count − 1.
+template <class DistanceAt>
+std::vector<double> kernel_values(const DistanceBias& bias, double position_scale, long count,
+                                  DistanceAt distance_at) {
+  std::vector<double> values(count);
   if (bias.type == PositionalType::alibi) {
     // exp(-slope·d/scale) for each d on its own, not as repeated products of r. K(0) is 1
     // even when slope/scale overflows to Infinity (a subnormal scale): not Infinity·0.
-    for (long d = 0; d <= n; ++d) {
-      kernel.table[d] = d == 0 ? 1.0 : std::exp(-bias.slope / position_scale * d);
+    for (long i = 0; i < count; ++i) {
+      const long d = distance_at(i);
+      values[i] = d == 0 ? 1.0 : std::exp(-bias.slope / position_scale * d);
     }
   } else if (bias.type == PositionalType::rope) {
     // exp(strength·(g - 1)) rather than exp(strength·g): the same weights after
     // normalisation, and never above 1.
-    kernel.exponential = false;
     std::vector<double> angles(bias.head_width / 2);
     for (long t = 0; t < long(angles.size()); ++t)
       angles[t] = rope_frequency(bias.base, t, bias.head_width);
-    for (long d = 0; d <= n; ++d) {
-      const double g = rope_mean_cosine(d / position_scale, angles);
-      kernel.table[d] = std::exp(bias.strength * (g - 1.0));
+    for (long i = 0; i < count; ++i) {
+      const double g = rope_mean_cosine(distance_at(i) / position_scale, angles);
+      values[i] = std::exp(bias.strength * (g - 1.0));
     }
   } else {
-    std::fill(kernel.table.begin(), kernel.table.end(), 1.0);  // no positional bias
+    std::fill(values.begin(), values.end(), 1.0);  // no positional bias
   }
+  return values;
+}
+
+}  // namespace
+
+DistanceKernel distance_kernel(const DistanceBias& bias, double position_scale, long n) {
+  DistanceKernel kernel;
+  kernel.exponential = bias.type != PositionalType::rope;
+  kernel.table = kernel_values(bias, position_scale, n + 1, [](long d) { return d; });
   return kernel;
 }
 
@@ -100,6 +113,13 @@ std::vector<double> distance_weights(const DistanceBias& bias, long max_distance
   }
   validate(bias);
   return distance_kernel(bias, 1.0, max_distance).table;
+}
+
+std::vector<double> distance_weights(const DistanceBias& bias, const std::vector<long>& distances) {
+  require_distances(distances, kMaxPositions);
+  validate(bias);
+  return kernel_values(bias, 1.0, static_cast<long>(distances.size()),
+                       [&](long i) { return distances[i]; });
 }
 
 }  // namespace attn::lab

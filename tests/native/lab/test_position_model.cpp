@@ -85,3 +85,35 @@ TEST_CASE("distance weights: invalid options name the option", "[lab][errors]") 
   REQUIRE(attn::lab::distance_weights(rope_model(2, 1, 0.0, 6.0, 10000.0).bias, 0) ==
           std::vector<double>{1.0});
 }
+
+TEST_CASE("distance weights at given distances: the whole table's entries, in their order",
+          "[lab][golden]") {
+  attn::lab::DistanceBias rope = rope_model(2, 1, 0.0, 6.0, 10000.0).bias;
+  attn::lab::DistanceBias alibi;
+  alibi.type = attn::PositionalType::alibi;
+  alibi.slope = 0.25;
+  // unsorted, repeated, and reaching the model's most positions
+  const std::vector<long> distances = {1L << 20, 1, 0, 4095, 1, 77, 1L << 19};
+  for (const attn::lab::DistanceBias& bias : {rope, alibi, attn::lab::DistanceBias{}}) {
+    const std::vector<double> table = attn::lab::distance_weights(bias, 1L << 20);
+    const std::vector<double> sampled = attn::lab::distance_weights(bias, distances);
+    REQUIRE(sampled.size() == distances.size());
+    for (std::size_t i = 0; i < distances.size(); ++i) {
+      INFO("distance " << distances[i]);
+      REQUIRE(sampled[i] == table[distances[i]]);  // the same arithmetic, bit for bit
+    }
+  }
+  REQUIRE(attn::lab::distance_weights(rope, std::vector<long>{1})[0] ==
+          Approx(0.6796853439535551).epsilon(1e-14));
+
+  REQUIRE_THROWS_WITH(attn::lab::distance_weights(rope, std::vector<long>{}),
+                      Contains("distances must hold 1 to 1048577 distances, got 0"));
+  REQUIRE_THROWS_WITH(attn::lab::distance_weights(rope, std::vector<long>{0, 3, -1}),
+                      Contains("distances[2] must be a whole number from 0 to 1048576, got -1"));
+  REQUIRE_THROWS_WITH(
+      attn::lab::distance_weights(rope, std::vector<long>{(1L << 20) + 1}),
+      Contains("distances[0] must be a whole number from 0 to 1048576, got 1048577"));
+  rope.head_width = 5;
+  REQUIRE_THROWS_WITH(attn::lab::distance_weights(rope, std::vector<long>{4}),
+                      Contains("positional.headWidth must be an even number ≥ 2, got 5"));
+}

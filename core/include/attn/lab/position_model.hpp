@@ -79,5 +79,8 @@ double rope_mean_cosine(double distance, const std::vector<double>& angles);
 // (position_curve), which costs O(n²) to read; this is O(max_distance). max_distance from 0
 // to the model's most positions.
 std::vector<double> distance_weights(const DistanceBias& bias, long max_distance);
+// The same weights at each of `distances` (1 to 2^20 + 1 of them, each from 0 to the model's
+// most positions), in their order: O(distances) however far they reach.
+std::vector<double> distance_weights(const DistanceBias& bias, const std::vector<long>& distances);
 
 }  // namespace attn::lab
