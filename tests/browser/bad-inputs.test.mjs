@@ -377,7 +377,7 @@ const TRAIN = [
     expect: trainNotice(/pe \(positional encoding\) must be one of alibi, rope, none, learned, sinusoidal, got “relative”/,
       /context \(context\) must be one of causal, prefix, got “both”/) },
   { name: 'train hash: lengths that are not a list of numbers', enter: hash('#evalAt=16,,x'),
-    expect: trainNotice(/evalAt \(evaluate at\) must be up to 8 whole numbers from 1 to 256 separated by commas.*got “16,,x”/) },
+    expect: trainNotice(/evalAt \(lengths to evaluate at\) must be up to 8 whole numbers from 1 to 256 separated by commas.*got “16,,x”/) },
   { name: 'train hash: 9 seeds', enter: hash('#seeds=9'), expect: trainNotice(/seeds \(seeds side by side\) must be a whole number from 1 to 8, got “9”/) },
   { name: 'train hash: malformed percent-encoding', enter: hash('#steps=%ZZ'), expect: trainNotice(/malformed percent-encoding in “steps=%ZZ”/) },
   { name: 'train hash: markup as a value', enter: hash(`#pe=${encodeURIComponent(MARKUP)}`),
@@ -388,7 +388,7 @@ const TRAIN = [
       assert.ok(text.length < MAX_NOTICE_CHARS, `a notice of ${text.length} characters`);
     } },
   { name: 'train hash: 3 heads over dModel 32', enter: hash('#heads=3'),
-    expect: trainField('heads', /^3 heads cannot split dModel = 32 into equal slices: choose 1, 2, 4, 8, 16\.$/) },
+    expect: trainField('heads', /^3 heads cannot split dModel = 32 into equal slices of even width, as RoPE needs: choose 1, 2, 4, 8, 16\.$/) },
   { name: 'train hash: RoPE over heads of 3 dimensions', enter: hash('#pe=rope&dModel=12&heads=4'),
     expect: trainField('heads', /RoPE rotates pairs of coordinates, so each head's width must be even: 4 heads over dModel = 12 give heads of 3 dimensions/) },
   { name: 'train hash: 40 pairs of 32 keys', enter: hash('#pairs=40'),
@@ -409,7 +409,7 @@ const TRAIN = [
     expect: trainField('d-model', /^The dModel must be a whole number from 1 to 256; (what is typed is not a number|got “1e999”)\.$/) },
   { name: 'seeds: 9 typed', enter: type('#seeds', '9'), expect: trainField('seeds', /^The seeds side by side must be a whole number from 1 to 8; got “9”\.$/) },
   { name: 'evaluate at: abc typed', enter: (page) => page.fill('#evaluate-at', 'abc'),
-    expect: trainField('evaluate-at', /^The evaluate at must be up to 8 whole numbers from 1 to 256 separated by commas, such as 16, 24, 32; got “abc”\.$/) },
+    expect: trainField('evaluate-at', /^The lengths to evaluate at must be up to 8 whole numbers from 1 to 256 separated by commas, such as 16, 24, 32; got “abc”\.$/) },
   { name: 'pairs: 33 typed over 32 keys', enter: type('#pairs', '33'),
     expect: trainField('pairs', /^33 pairs need 33 distinct keys, but there are only 32 key symbols/) },
 

@@ -227,8 +227,25 @@ describe('Train page', () => {
     assert.match(await page.textContent('[data-testid="model-status"]'), /^notes\.json was not loaded: .*format/);
     assert.equal(await page.locator('#runs-body tr').count(), 2);
 
+    // the model without the page's meta (as the engine's model.save() writes it): shown without
+    // the facts of a training the file does not hold
+    const { meta, ...bare } = saved;
+    assert.ok(meta);
+    await page.setInputFiles('[data-testid="load-file"]', {
+      name: 'bare.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bare)),
+    });
+    await page.waitForFunction(() => document.querySelectorAll('#runs-body tr').length === 3, null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('[data-testid="model-status"]'), /^Loaded bare\.json as run 3.*; of the file, it holds no settings of this page/);
+    assert.equal(await page.textContent('[data-testid="train-status"]'),
+      'Showing #3 loaded bare.json: a saved model whose file does not say how it was trained.');
+    assert.match(await page.textContent('#runs-body tr:nth-child(3)'), /ALiBi, 2L d16 2H; 8\/8 symbols; its training not in the file/);
+    assert.deepEqual(await page.$$eval('#shown-length option', (options) => options.map((option) => option.textContent)),
+      ['4 pairs', '5 pairs', '6 pairs', '8 pairs'], 'no length called the trained one');
+    assert.match(await page.textContent('#training-summary'), /checkpoints\s*none: its file holds no training curves/);
+    assert.match(await page.textContent('#positions-summary'), /checkpoints\s*none: its file holds no training curves/);
+
     // five runs overlaid, each in a colour of its own, none in the key's grey
-    for (const count of [3, 4, 5]) {
+    for (const count of [4, 5]) {
       await page.setInputFiles('[data-testid="load-file"]', {
         name: 'model.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saved)),
       });
@@ -437,7 +454,7 @@ describe('Train page', () => {
 
   test('a configuration the engine cannot train is named under its setting, and Train waits for a fix', async () => {
     const { page, close } = await openPage(suite, 'train.html#pe=rope&heads=3&pairs=40&evalAt=16');
-    assert.match(await page.textContent('#heads-message'), /^3 heads cannot split dModel = 32 into equal slices: choose 1, 2, 4, 8, 16\.$/);
+    assert.match(await page.textContent('#heads-message'), /^3 heads cannot split dModel = 32 into equal slices of even width, as RoPE needs: choose 1, 2, 4, 8, 16\.$/);
     assert.match(await page.textContent('#pairs-message'), /^40 pairs need 40 distinct keys, but there are only 32 key symbols/);
     assert.ok(await page.isDisabled('[data-testid="train"]'));
     await page.fill('#heads', '4');

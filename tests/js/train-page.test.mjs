@@ -10,7 +10,7 @@ import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js
 import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
 import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
-  checkpointPositions, checkpointSeries, createRun, lowestOf, middleIndex, positionsAt, runSummary, seedsNote, spread,
+  checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleIndex, positionsAt, runSummary, seedsNote, spread,
 } from '../../web/train/runs.js';
 import {
   DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
@@ -84,7 +84,7 @@ describe('Train settings and their link', () => {
       'pe (positional encoding) must be one of alibi, rope, none, learned, sinusoidal, got “relative”',
       'lr (learning rate) must be a number above 0 and at most 1, got “0”',
       'steps (steps) must be a whole number from 1 to 100000, got “1e3”',
-      'evalAt (evaluate at) must be up to 8 whole numbers from 1 to 256 separated by commas, such as 16, 24, 32, got “16,x”',
+      'evalAt (lengths to evaluate at) must be up to 8 whole numbers from 1 to 256 separated by commas, such as 16, 24, 32, got “16,x”',
       'mlp (MLP) must be 0 or 1, got “yes”',
       'unknown setting “zz”',
     ]);
@@ -113,6 +113,17 @@ describe('Train checks of settings that fail together', () => {
     assert.equal(heads, 'RoPE rotates pairs of coordinates, so each head\'s width must be even: 4 heads over dModel = 12 ' +
       'give heads of 3 dimensions. With RoPE choose 1, 2, 3, 6 heads.');
     assert.deepEqual(settingProblems(settingsWith({ dModel: 12, heads: 4, positional: 'alibi' })), {});
+  });
+
+  test('under RoPE, heads that do not divide dModel are offered only the counts that give even widths', () => {
+    assert.equal(settingProblems(settingsWith({ dModel: 12, heads: 5, positional: 'rope' })).heads,
+      '5 heads cannot split dModel = 12 into equal slices of even width, as RoPE needs: choose 1, 2, 3, 6.');
+    // 15 has no even split: every divisor leaves an odd width
+    assert.equal(settingProblems(settingsWith({ dModel: 15, heads: 2, positional: 'rope' })).heads,
+      '2 heads cannot split dModel = 15 into equal slices of even width, as RoPE needs: choose an even dModel.');
+    assert.equal(settingProblems(settingsWith({ dModel: 16, heads: 16, positional: 'rope' })).heads,
+      'RoPE rotates pairs of coordinates, so each head\'s width must be even: 16 heads over dModel = 16 ' +
+      'give heads of 1 dimension. With RoPE choose 1, 2, 4, 8 heads.');
   });
 
   test('more pairs than key symbols, at the trained length or any evaluated one, are named', () => {
@@ -243,6 +254,8 @@ describe('Train model files', () => {
     assert.throws(() => parseModelFile('{"config": '), /^Error: the file is not JSON \(/);
     assert.throws(() => parseModelFile('[1, 2]'), /its JSON is not an object/);
     assert.throws(() => parseModelFile('null'), /its JSON is not an object/);
+    assert.throws(() => parseModelFile(JSON.stringify(curvesJson(twoSeedRun()))),
+      /^Error: the file holds a run's curves \(Curves JSON\), not a saved model: load a file from Save model$/);
   });
 
   const config = { vocab: 19, outputs: 8, layers: 1, dModel: 16, heads: 4, mlp: true, positional: { type: 'alibi' }, maxLength: 512, seed: 5 };
@@ -284,9 +297,19 @@ describe('Train model files', () => {
   });
 
   test('a file without the page\'s meta takes the task from the model, and bad curves are left out and named', () => {
-    const { settings, notes } = loadedSettings(config, undefined, settingsWith({}));
-    assert.deepEqual([settings.keys, settings.values, settings.pairs, settings.evaluateAt], [8, 8, 8, []]);
+    const { settings, notes, trainingKnown } = loadedSettings(config, undefined, settingsWith({}));
+    // the page's 16 pairs and its lengths 16, 24, 32 cut to the model's 8 keys: measured at 8 pairs
+    assert.deepEqual([settings.keys, settings.values, settings.pairs, settings.evaluateAt], [8, 8, 8, [8]]);
+    assert.equal(toHash(settings).includes('evalAt=8'), true, 'a link the page reads back');
+    assert.deepEqual(parseHash(toHash(settings)).problems, []);
     assert.match(notes[0], /holds no settings of this page/);
+    // what the page shows of it: no pairs, steps or batch of its training, and no length called trained
+    assert.equal(trainingKnown, false);
+    const run = createRun({ id: 3, settings, seeds: [5], source: 'loaded', fileName: 'model.json', trainingKnown });
+    assert.equal(run.label, 'ALiBi, 1L d16 4H +MLP; 8/8 symbols; its training not in the file');
+    assert.equal(isTrainedLength(run, 8), false);
+    const saved = createRun({ id: 4, ...loadedSettings(config, modelMeta(twoSeedRun(), 0), settingsWith({})), seeds: [5], source: 'loaded' });
+    assert.deepEqual([saved.trainingKnown, isTrainedLength(saved, 4), isTrainedLength(saved, 6)], [true, true, false]);
     const meta = { ...modelMeta(twoSeedRun(), 0), checkpoints: [{ step: 50, loss: 'x', accuracy: 2, accuracyByPosition: [] }] };
     const read = loadedSettings(config, meta, settingsWith({}));
     assert.deepEqual(read.checkpoints, []);

@@ -18,10 +18,11 @@ const settings = { ...structuredClone(DEFAULTS), steps: STEPS };
  * release, finish and evaluate (with a share, its rank's "sums" at each length), join (the sums
  * it was given, as evaluations), load and the model requests at once, and advance by `onAdvance(worker)`,
  * which resolves to a chunk or rejects; errors[type] makes that request fail with it (and
- * errors.ready its engine fail to load; errors.simd, its engine run that build, not SIMD128). It
- * records every request and keeps a team's control port.
+ * errors.ready its engine fail to load; errors.simd, its engine run that build, not SIMD128);
+ * delays[type] holds that request's answer back so many milliseconds. It records every request
+ * and keeps a team's control port.
  */
-function scriptedWorker(index, onAdvance, errors = {}) {
+function scriptedWorker(index, onAdvance, errors = {}, delays = {}) {
   const listeners = { message: [], error: [] };
   const worker = {
     index, requests: [], control: null, step: 0,
@@ -48,7 +49,7 @@ function scriptedWorker(index, onAdvance, errors = {}) {
         start: { step: 0, steps: STEPS }, finish: measured, evaluate: measured, join: { evaluations: payload?.chunks },
         load: { config: { loadedBy: index } },
       };
-      return worker.answer(id, Promise.resolve(values[type] ?? {}));
+      return worker.answer(id, new Promise((resolve) => { setTimeout(() => resolve(values[type] ?? {}), delays[type] ?? 0); }));
     },
   };
   queueMicrotask(() => worker.emit('message', {
@@ -68,13 +69,14 @@ const untilAbandoned = (worker) => new Promise((_, reject) => {
   worker.control.addEventListener('message', ({ data }) => reject(new Error(data.reason)), { once: true });
 });
 
-// A runner on `workers` scripted workers; errors[k]: worker k's requests that fail, by type.
-function runnerOf(workers, onAdvance, errors = []) {
+// A runner on `workers` scripted workers; errors[k]: worker k's requests that fail, by type;
+// delays: every worker's answers held back, by type (scriptedWorker).
+function runnerOf(workers, onAdvance, errors = [], delays = {}) {
   const started = [];
   const runner = createRunner({
     workers,
     startWorker: () => {
-      const worker = scriptedWorker(started.length, (w) => onAdvance(w), errors[started.length]);
+      const worker = scriptedWorker(started.length, (w) => onAdvance(w), errors[started.length], delays);
       started.push(worker);
       return worker;
     },
@@ -89,6 +91,18 @@ const settled = () => new Promise((resolve) => { setImmediate(resolve); });
 const typesOf = (worker) => worker.requests.map(({ type }) => type);
 
 describe('the Train page\'s runner', { timeout: 10_000 }, () => {
+  test('a run\'s time is the time it trained, not the measuring after it', async () => {
+    const TRAINING_MS = 100;
+    const MEASURING_MS = 600;
+    const slowChunk = (worker) => new Promise((resolve) => { setTimeout(() => resolve(toTheEnd(worker)), TRAINING_MS); });
+    const { runner } = runnerOf(1, slowChunk, [], { finish: MEASURING_MS });
+    const run = createRun({ id: 1, settings, seeds: [0] });
+    const started = performance.now();
+    await runner.train(run, handlers);
+    assert.ok(performance.now() - started >= TRAINING_MS + MEASURING_MS - 5, 'the run waited for its measuring');
+    assert.ok(run.seconds >= (TRAINING_MS - 5) / 1000 && run.seconds < (TRAINING_MS + MEASURING_MS / 2) / 1000, `${run.seconds} s`);
+  });
+
   test('a seed on a team of 3: each member started with its rank, ports to the others and a control port; the model kept by the first', async () => {
     const { runner, started } = runnerOf(3, toTheEnd);
     const run = createRun({ id: 7, settings, seeds: [0] });

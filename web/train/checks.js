@@ -18,14 +18,16 @@ export function headChoices(width, even) {
 }
 
 function headsProblem({ heads, dModel, positional }) {
+  const rope = positional === 'rope';
+  const choices = headChoices(dModel, rope);  // under RoPE, only those that leave each head an even width
+  const choose = choices.length > 0 ? `choose ${choices.join(', ')}` : 'choose an even dModel';
   if (dModel % heads !== 0) {
-    return `${plural(heads, 'head')} cannot split dModel = ${dModel} into equal slices: choose ${headChoices(dModel, false).join(', ')}.`;
+    return `${plural(heads, 'head')} cannot split dModel = ${dModel} into equal slices${rope ? ' of even width, as RoPE needs' : ''}: ${choose}.`;
   }
-  if (positional !== 'rope' || (dModel / heads) % 2 === 0) return null;
-  const even = headChoices(dModel, true);
+  if (!rope || (dModel / heads) % 2 === 0) return null;
   return `RoPE rotates pairs of coordinates, so each head's width must be even: ${plural(heads, 'head')} over dModel = ${dModel} ` +
-    `${heads === 1 ? 'gives a head' : 'give heads'} of ${dModel / heads} dimensions. ` +
-    (even.length > 0 ? `With RoPE choose ${even.join(', ')} heads.` : 'With RoPE choose an even dModel.');
+    `${heads === 1 ? 'gives a head' : 'give heads'} of ${plural(dModel / heads, 'dimension')}. With RoPE ${choose}` +
+    `${choices.length > 0 ? ' heads' : ''}.`;
 }
 
 /**

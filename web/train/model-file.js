@@ -5,6 +5,7 @@
 // steps), which the step already says: it is not read. The engine checks the model itself
 // (engine.loadTransformer); this module reads the file's JSON and the page's own part of it,
 // taking nothing on trust: whatever of `meta` does not parse is left out and named.
+import { CURVES_FORMAT } from './exports.js';
 import { parseHash, POSITIONAL, RUN_FIELDS, toHash } from './state.js';
 
 /** The largest model file the page reads (a 2-layer dModel-32 model takes about 0.2 MB). */
@@ -44,6 +45,9 @@ export function parseModelFile(text) {
   if (saved === null || typeof saved !== 'object' || Array.isArray(saved)) {
     throw new Error('the file holds no saved model: its JSON is not an object');
   }
+  if (saved.format === CURVES_FORMAT) {
+    throw new Error('the file holds a run\'s curves (Curves JSON), not a saved model: load a file from Save model');
+  }
   return saved;
 }
 
@@ -78,14 +82,17 @@ function readStep(meta, checkpoints, steps) {
 /**
  * The settings of a loaded model: those its file's meta gives, or else `fallback` (the page's)
  * with the task's symbols read from the model's vocabulary; the model's own fields always from
- * `config` (as the engine checked it). Returns {settings, checkpoints, step, notes}: `step` the
- * step the model reached (fewer than settings.steps when its run was stopped), the notes
- * saying what of the file the page could not use.
+ * `config` (as the engine checked it). Returns {settings, checkpoints, step, notes,
+ * trainingKnown}: `step` the step the model reached (fewer than settings.steps when its run was
+ * stopped), the notes saying what of the file the page could not use, trainingKnown whether
+ * the file says how the model was trained (its pairs, steps and batch; else they are the
+ * page's, to measure it by, not facts of the model).
  */
 export function loadedSettings(config, meta, fallback) {
   const notes = [];
   let settings = null;
-  if (meta?.format === META_FORMAT && typeof meta.link === 'string') {
+  const trainingKnown = meta?.format === META_FORMAT && typeof meta.link === 'string';
+  if (trainingKnown) {
     const parsed = parseHash(meta.link);  // (its notes concern pe, which the model's config gives)
     settings = parsed.settings;
     notes.push(...parsed.problems.map((problem) => `its settings: ${problem}`));
@@ -103,6 +110,8 @@ export function loadedSettings(config, meta, fallback) {
   settings.seeds = 1;
   if (settings.pairs > settings.keys) settings.pairs = Math.max(1, settings.keys);
   settings.evaluateAt = settings.evaluateAt.filter((pairs) => pairs <= settings.keys);
+  // the list is never empty (its box and its link refuse that): the trained length when none fits
+  if (settings.evaluateAt.length === 0) settings.evaluateAt = [settings.pairs];
   let checkpoints = [];
   if (meta?.format === META_FORMAT && meta.checkpoints !== undefined) {
     checkpoints = readCheckpoints(meta.checkpoints, settings.pairs);
@@ -113,5 +122,5 @@ export function loadedSettings(config, meta, fallback) {
   }
   const { step, problem } = readStep(meta, checkpoints, settings.steps);
   if (problem) notes.push(problem);
-  return { settings, checkpoints, step, notes };
+  return { settings, checkpoints, step, notes, trainingKnown };
 }

@@ -252,8 +252,8 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
         throw error;
       }));
       try {
+        // run.seconds stays the time it trained, as each chunk left it: not the measuring after
         const outcomes = await Promise.allSettled(seeds);
-        run.seconds = elapsedSeconds();
         const failed = outcomes.find((outcome) => outcome.status === 'rejected');
         if (failed) {
           teams.flat().forEach((k) => releaseIn(k, run.id).catch(() => {}));

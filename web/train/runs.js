@@ -6,18 +6,23 @@ import { describeRun, evaluationLengths } from './state.js';
 
 /**
  * A new run: {id, settings, label, source ('trained' or 'loaded'), status, seeds: [{seed,
- * step, steps, checkpoints, evaluations}], seconds}.
+ * step, steps, checkpoints, evaluations}], seconds, trainingKnown: false for a loaded model
+ * whose file does not say how it was trained (its settings' pairs, steps and batch are then the
+ * page's)}.
  */
-export function createRun({ id, settings, seeds, source = 'trained', fileName = null }) {
+export function createRun({ id, settings, seeds, source = 'trained', fileName = null, trainingKnown = true }) {
   return {
-    id, settings, source, fileName,
-    label: describeRun(settings),
+    id, settings, source, fileName, trainingKnown,
+    label: describeRun(settings, settings.steps, { trainingKnown }),
     status: source === 'loaded' ? 'loaded' : 'training',
     seeds: seeds.map((seed) => ({ seed, step: 0, steps: settings.steps, checkpoints: [], evaluations: null })),
     seconds: 0,
     lengths: evaluationLengths(settings),
   };
 }
+
+/** Whether `pairs` is the number of pairs the run's model was trained on, as far as the page knows. */
+export const isTrainedLength = (run, pairs) => run.trainingKnown && pairs === run.settings.pairs;
 
 /** Element-wise mean, lowest and highest of equally long rows of numbers: {mean, low, high}. */
 export function spread(rows) {

@@ -82,7 +82,7 @@ const FIELDS = {
   // the evaluation
   every: { key: 'every', label: 'checkpoint every', value: 100, codec: wholeNumber(1, MAX_STEPS), group: 'evaluation' },
   sequences: { key: 'heldOut', label: 'held-out sequences', value: 2048, codec: wholeNumber(1, 16_384), group: 'evaluation' },
-  evaluateAt: { key: 'evalAt', label: 'evaluate at', value: [16, 24, 32], codec: pairsList, group: 'evaluation' },
+  evaluateAt: { key: 'evalAt', label: 'lengths to evaluate at', value: [16, 24, 32], codec: pairsList, group: 'evaluation' },
   // what the charts show
   axis: { key: 'axis', label: 'x axis of the lengths chart', value: 'relative', codec: choice(AXES), group: 'view' },
   target: { key: 'target', label: 'attention measured on', value: 'value', codec: choice(TARGETS), group: 'view' },
@@ -192,15 +192,18 @@ export function trainerOptions(settings, seed) {
 
 /**
  * A short description of a run's settings, for the runs table and file names' readers; a run
- * stopped at step `reached` (before settings.steps) says so.
+ * stopped at step `reached` (before settings.steps) says so; without trainingKnown (a loaded
+ * model whose file does not say how it was trained) only the model and its symbols.
  */
-export function describeRun(settings, reached = settings.steps) {
+export function describeRun(settings, reached = settings.steps, { trainingKnown = true } = {}) {
   const objectives = [['retrieval', 'retrieval'], ['runningSpan', 'span'], ['serialRecall', 'recall']]
     .filter(([name]) => settings[name] > 0);
   const mix = objectives.length === 1 && objectives[0][0] === 'retrieval' ? ''
     : `, ${objectives.map(([name, word]) => `${word} ${settings[name]}`).join(' + ')}`;
-  return `${POSITIONAL_NAMES[settings.positional]}${settings.context === 'prefix' ? ' bidirectional' : ''}, ` +
-    `${settings.layers}L d${settings.dModel} ${settings.heads}H${settings.mlp ? ' +MLP' : ''}; ` +
+  const model = `${POSITIONAL_NAMES[settings.positional]}${settings.context === 'prefix' ? ' bidirectional' : ''}, ` +
+    `${settings.layers}L d${settings.dModel} ${settings.heads}H${settings.mlp ? ' +MLP' : ''}; `;
+  if (!trainingKnown) return `${model}${settings.keys}/${settings.values} symbols; its training not in the file`;
+  return model +
     `${settings.pairs} pairs of ${settings.keys}/${settings.values}${settings.answers === 'ends' ? ' (ends)' : ''}${mix}; ` +
     `${reached < settings.steps ? `stopped at ${formatCount(reached)} of ` : ''}${formatCount(settings.steps)} steps × ${settings.batch}, ` +
     `lr ${settings.learningRate}`;

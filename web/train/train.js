@@ -144,6 +144,7 @@ function runText(run) {
   const step = Math.min(...run.seeds.map((s) => s.step));
   const steps = countFormat(run.settings.steps);
   if (run.source === 'loaded') {
+    if (!run.trainingKnown) return 'a saved model whose file does not say how it was trained';
     return step < run.settings.steps ? `a saved model, stopped at step ${countFormat(step)} of ${steps}` : `a saved model of ${steps} steps`;
   }
   if (run.status === 'finished') return `trained ${steps} steps (${seedsText(run, 'one seed')}) in ${run.seconds.toFixed(1)} s`;

@@ -5,7 +5,7 @@
 // seeds, each length's mean has its band and a thin line per seed.
 import { format } from 'd3-format';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
-import { chance, positionsAt } from '../runs.js';
+import { chance, isTrainedLength, positionsAt } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { chanceSeries, percent, percentFine, seedLinesLegend, seedsLegend, spreadSeries } from './readouts.js';
 
@@ -41,7 +41,7 @@ export function createLengthsView() {
     const xDomain = axis === 'position' ? [1, Math.max(2, longest)] : [0, 1];
     const series = curves.flatMap((curve, c) => spreadSeries({
       id: `pairs-${curve.pairs}`,
-      label: `${curve.pairs} pairs${curve.pairs === run.settings.pairs ? ' (trained)' : ''}`,
+      label: `${curve.pairs} pairs${isTrainedLength(run, curve.pairs) ? ' (trained)' : ''}`,
       xs: curve.mean.map((_, i) => pairX(i, curve.pairs, axis)), curve, seeds: curve.seeds, colorIndex: seriesColor(c), points: true,
     }));
     chart({

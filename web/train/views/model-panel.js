@@ -8,7 +8,7 @@ import {
   loadedSettings, MODEL_FILE_LIMIT, modelFileName, modelMeta, parseModelFile,
 } from '../model-file.js';
 import { evaluationOptions } from '../runner.js';
-import { createRun } from '../runs.js';
+import { createRun, isTrainedLength } from '../runs.js';
 import { describeRun } from '../state.js';
 import { runName } from './runs-table.js';
 
@@ -96,9 +96,12 @@ export function createModelPanel({ runner, settings, newId, returnId, onSelect, 
       const read = loadedSettings(config, saved.meta, settings());
       const problems = Object.values(settingProblems(read.settings));
       if (problems.length > 0) throw new Error(problems.join(' '));
-      const run = createRun({ id: null, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name });
+      const run = createRun({
+        id: null, settings: read.settings, seeds: [read.settings.seed], source: 'loaded', fileName: file.name,
+        trainingKnown: read.trainingKnown,
+      });
       Object.assign(run.seeds[0], { checkpoints: read.checkpoints, step: read.step });
-      run.label = describeRun(run.settings, read.step);
+      run.label = describeRun(run.settings, read.step, { trainingKnown: read.trainingKnown });
       if (Number.isFinite(saved.meta?.seconds)) run.seconds = saved.meta.seconds;
       const { evaluations, workers } = await runner.evaluateModel(key, text, evaluationOptions(run.settings, run.lengths));
       run.seeds[0].evaluations = evaluations;
@@ -135,6 +138,6 @@ export function createModelPanel({ runner, settings, newId, returnId, onSelect, 
     $('after-training').hidden = !run;
     if (!run) return;
     fillSelect($('shown-seed'), run.seeds.map((s, k) => [k, `seed ${s.seed}`]), shown.k);
-    fillSelect($('shown-length'), run.lengths.map((pairs) => [pairs, `${pairs} pairs${pairs === run.settings.pairs ? ' (trained)' : ''}`]), shown.pairs);
+    fillSelect($('shown-length'), run.lengths.map((pairs) => [pairs, `${pairs} pairs${isTrainedLength(run, pairs) ? ' (trained)' : ''}`]), shown.pairs);
   };
 }

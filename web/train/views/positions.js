@@ -9,7 +9,9 @@ import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { questionsByPosition, wilsonInterval } from '../intervals.js';
 import { chance, checkpointPositions, lowestOf, middleIndex, seedsNote } from '../runs.js';
-import { chanceSeries, countFormat, percent, percentFine, seedLinesLegend, spreadSeries } from './readouts.js';
+import {
+  chanceSeries, countFormat, noCheckpointsSummary, percent, percentFine, seedLinesLegend, spreadSeries,
+} from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const EARLIER_COLOR = seriesColor(2);
@@ -75,6 +77,6 @@ export function createPositionsView() {
       [`middle (pair ${middleIndex(k) + 1} of ${k})`, percentFine(latest.mean[middleIndex(k)])],
       [`lowest (pair ${lowest.index + 1})`, percentFine(lowest.value)],
       [`last (pair ${k})`, percentFine(latest.mean[k - 1])],
-    ] : []);
+    ] : noCheckpointsSummary(run));
   };
 }

@@ -10,6 +10,9 @@ export const lossFormat = format('.3~f');
 export const weightFormat = format('.2~f');
 export const countFormat = format(',');
 
+/** What charts 1 and 2 say under them for a run without checkpoints: a model loaded from a file without curves. */
+export const noCheckpointsSummary = (run) => (run.source === 'loaded' ? [['checkpoints', 'none: its file holds no training curves']] : []);
+
 
 // The line style of a single seed's line (train.css): thin, beside the mean's.
 const SEED_STYLE = 'seed';

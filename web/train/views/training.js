@@ -5,7 +5,9 @@ import { format } from 'd3-format';
 import { createLineChart } from '../../shared/line-chart.js';
 import { chance, checkpointSeries, seedsNote } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { chanceSeries, countFormat, lossFormat, percent, percentFine, seedLinesLegend, spreadSeries } from './readouts.js';
+import {
+  chanceSeries, countFormat, lossFormat, noCheckpointsSummary, percent, percentFine, seedLinesLegend, spreadSeries,
+} from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 const LOSS_HEADROOM = 1.05;
@@ -64,7 +66,7 @@ export function createTrainingView() {
     $('accuracy-chart').dataset.checkpoints = String(series.steps.length);
     $('accuracy-chart').dataset.seeds = series.seeds.join(',');
     const last = series.steps.length - 1;
-    summaryList($('training-summary'), last < 0 ? [] : [
+    summaryList($('training-summary'), last < 0 ? noCheckpointsSummary(run) : [
       ['checkpoint', `step ${countFormat(series.steps[last])}`],
       ['training loss', lossFormat(series.loss.mean[last])],
       ['held-out accuracy', percentFine(series.accuracy.mean[last])],
