@@ -11,6 +11,7 @@ import { float32Text } from '../../web/shared/downloads.js';
 import { format } from 'd3-format';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { DEFAULTS, GRID_LENGTHS, PRESETS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
+import { stretchMeans } from '../../web/lab/views/shape.js';
 
 const POSITION_PATH = '#position-chart .series path';
 // The lab's worker script, watched: each worker tells a BroadcastChannel of the needle grid's
@@ -333,6 +334,18 @@ describe('lab page', () => {
     assert.equal(pathPoints(await pathOf(page, POSITION_PATH)).length, 255);
     await page.waitForFunction(() => document.getElementById('position-reading').textContent.includes('recency'), null, { timeout: TIMEOUT_MS });
     assert.equal(await page.textContent('#layers-value'), '1');
+    await close();
+  });
+
+  test('the shape sentence compares the means of the first, middle and last tenths: RoPE base 500, s = 12 at 4,096 tokens is recency, not a U', async () => {
+    const hash = '#n=4096&positional=rope&ropeBase=500&ropeStrength=12';
+    const { values, summary } = (await nodeEngine()).positionCurve(labModel(hash));
+    const stretches = stretchMeans(Array.from(values.subarray(0, values.length - 1), (v) => v / summary.mean));
+    const { page, close } = await openLab(hash);
+    const times = format('.3~g');
+    assert.equal(await page.textContent('#position-reading'), 'With these settings the influence on the final token is recency: the end '
+      + `dominates (its first, middle and last tenths average ${times(stretches.first)}×, ${times(stretches.middle)}× and ${times(stretches.last)}× average).`);
+    assert.deepEqual([stretches.first, stretches.middle, stretches.last].map(times), ['0.143', '0.142', '9.14']);
     await close();
   });
 

@@ -1,28 +1,17 @@
 // Chart 1, the position curve: each position's share of the final token's inputs (or of the
 // attention it receives) divided by the average, on a linear or logarithmic axis, with the
-// begin / middle / end read-outs and a sentence naming the curve's shape.
+// begin / middle / end read-outs and a sentence naming the curve's shape (shape.js).
 import { format } from 'd3-format';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { domainFromZero, percent, ratio, share, times } from './readouts.js';
+import { describeShape, stretchMeans } from './shape.js';
 
-// The ratio beyond which a curve's end counts as clearly above or below its middle.
-const CLEAR_DIFFERENCE = 1.1;
 // On the log scale, shares below this fraction of the largest leave a gap in the line (a
 // window's unreachable start is exactly 0; deep primacy's end reaches 1e-20 of its start).
 const LOG_FLOOR = 1e-6;
 
 const $ = (id) => document.getElementById(id);
-
-function describeShape({ begin, middle, end }) {
-  const startHigh = begin > CLEAR_DIFFERENCE * middle;
-  const endHigh = end > CLEAR_DIFFERENCE * middle;
-  if (startHigh && endHigh) return 'a U: both ends above the middle — the middle is lost';
-  if (startHigh) return 'primacy: the start dominates';
-  if (endHigh) return 'recency: the end dominates';
-  if (Math.max(begin, middle, end) < CLEAR_DIFFERENCE * Math.min(begin, middle, end)) return 'nearly flat: no position is favoured';
-  return 'the middle above both ends';
-}
 
 /** Returns draw(curves, settings): curves is the 'curves' answer with its milliseconds, or null. */
 export function createPositionView() {
@@ -57,7 +46,9 @@ export function createPositionView() {
       ['final token itself', share(values[n - 1])],
     ]);
     const what = settings.measure === 'final' ? 'influence on the final token' : 'attention received';
-    $('position-reading').textContent = `With these settings the ${what} is ${describeShape(summary)}.`;
+    const stretches = stretchMeans(shares);
+    $('position-reading').textContent = `With these settings the ${what} is ${describeShape(stretches)} (its first, middle and `
+      + `last tenths average ${times(stretches.first)}×, ${times(stretches.middle)}× and ${times(stretches.last)}× average).`;
     $('position-timing').textContent = `${curves.milliseconds.toFixed(0)} ms in the engine`;
   };
 }
