@@ -158,6 +158,7 @@ describe('lab page', () => {
     const lowest = Math.min(...context);
     assert.ok((context[lowestPixel] - lowest) / lowest < 1e-3, `lowest drawn at ${lowestPixel}, engine's at ${context.indexOf(lowest)}`);
     assert.match(await page.textContent('#position-reading'), /a U: both ends above the middle/);
+    assert.equal(await page.isVisible('#position-gap'), false, 'every share above the log axis\'s floor: no note');
     const summaryText = await page.textContent('[data-testid="position-summary"]');
     const shown = Number(summaryText.match(/max ÷ min:?\s*([\d.]+)×/)[1]);
     assert.ok(Math.abs(shown - summary.maxOverMin) / summary.maxOverMin < 0.01, `${summaryText} vs ${summary.maxOverMin}`);
@@ -349,18 +350,24 @@ describe('lab page', () => {
     await close();
   });
 
-  test('the log axis: under the Primacy and the Sinks + window presets the curve stays in the plot area, gaps where it falls below the floor, and no tick reads 0', async () => {
+  test('the log axis: under the Primacy and the Sinks + window presets the curve stays in the plot area, gaps where it falls below the floor, a note says how many positions it leaves out (699 of 1,023 for Primacy), and no tick reads 0', async () => {
     const engine = await nodeEngine();
+    const leftOutByPreset = { [PRIMACY]: 699, [STREAMING]: 234 };
     for (const hash of [PRIMACY, STREAMING]) {
       const { values, summary } = engine.positionCurve(labModel(hash));
       const context = Array.from(values.subarray(0, values.length - 1), (v) => v / summary.mean);
       const highest = Math.max(...context);
       const shown = context.filter((v) => v > highest * LOG_FLOOR);
       assert.ok(shown.length < context.length, `${hash}: some share below the floor, so that the case tests the gap`);
+      const leftOut = context.length - shown.length;
+      assert.equal(leftOut, leftOutByPreset[hash], hash);
 
       const { page, close } = await openLab(hash);
       const points = allPathPoints(await pathOf(page, POSITION_PATH));
       assert.equal(points.length, shown.length, `${hash}: one point per share above the floor`);
+      assert.equal(await page.textContent('#position-gap'), `The line leaves out ${leftOut} of the 1,023 positions `
+        + `(${format('.3~g')(leftOut / context.length * 100)}%): their shares are below a millionth of the highest, too small for the log axis.`);
+      assert.equal(await page.isVisible('#position-gap'), true, hash);
       const plot = await page.$eval('#position-chart', (svg) => {
         const axis = svg.querySelector('.x-axis');
         const id = svg.querySelector('.series path.line').getAttribute('clip-path')?.match(/^url\(#(.+)\)$/)?.[1];
@@ -383,6 +390,10 @@ describe('lab page', () => {
       assert.ok(labels.length >= 3 && labels.every((v) => v > 0) && new Set(labels).size === labels.length, `${hash}: ${plot.ticks}`);
       const lowest = Math.min(...shown);
       assert.equal(Math.min(...labels), Number(`1e${Math.floor(Math.log10(lowest))}`), `${hash}: ${plot.ticks}, the lowest share shown ${lowest}`);
+      // on a linear axis every position is drawn, and the note goes
+      await page.uncheck('#log-scale');
+      await page.waitForFunction(() => document.getElementById('position-gap').hidden, null, { timeout: TIMEOUT_MS });
+      assert.equal(allPathPoints(await pathOf(page, POSITION_PATH)).length, context.length, hash);
       await close();
     }
   });
