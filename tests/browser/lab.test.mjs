@@ -330,6 +330,30 @@ describe('lab page', () => {
     await close();
   });
 
+  test('each slider announces the value it stands for (aria-valuetext): "1,024 tokens" not 12, "off" not 0, "0.003" not -2.5, kept in sync', async () => {
+    const { page, close } = await openLab();
+    const SLIDERS = ['n', 'layers', 'residual', 'slope', 'rope-strength', 'window', 'sinks', 'signal', 'noise', 'trials'];
+    const spoken = () => page.$$eval(SLIDERS.map((id) => `#${id}`).join(', '),
+      (sliders) => Object.fromEntries(sliders.map((slider) => [slider.id, [slider.value, slider.getAttribute('aria-valuetext')]])));
+    assert.deepEqual(await spoken(), {
+      n: ['12', '1,024 tokens'], layers: ['12', '12'], residual: ['0.85', '0.85'], slope: ['-2.5', '0.003'],
+      'rope-strength': ['6', '6'], window: ['0', 'off'], sinks: ['0', 'needs a window'], signal: ['3', '3'], noise: ['1', '1'],
+      trials: ['8', '8'],
+    });
+    // moved by the keyboard and by a link, each says its new value
+    await page.focus('#n');
+    await page.keyboard.press('ArrowLeft');
+    await page.locator('#window').fill('6');
+    await page.locator('#slope').fill('-2');
+    await page.evaluate(() => { window.location.hash = `${window.location.hash}&sinks=4&ropeStrength=2.5`; });
+    await page.waitForFunction(() => document.getElementById('sinks').getAttribute('aria-valuetext') === '4', null, { timeout: TIMEOUT_MS });
+    const moved = await spoken();
+    assert.deepEqual([moved.n, moved.window, moved.slope, moved.sinks, moved['rope-strength']],
+      [['11', '768 tokens'], ['6', '128 tokens'], ['-2', '0.01'], ['4', '4'], ['2.5', '2.5']]);
+    assert.equal(await page.evaluate(() => window.location.hash), '#n=768&slope=0.01&ropeStrength=2.5&window=128&sinks=4');
+    await close();
+  });
+
   test('a shared link restores its settings', async () => {
     const { page, close } = await openLab('#n=256&layers=1&residual=0&slope=0.02');
     assert.equal(pathPoints(await pathOf(page, POSITION_PATH)).length, 255);

@@ -85,37 +85,38 @@ export function settingsDigest(settings) {
   return parts.join(' · ');
 }
 
+// Puts the slider `id` at `position` and writes the value it stands for, `text`, in its read-out
+// (the <output> `${id}-value`) and in its aria-valuetext (`spoken`, when it reads better than
+// `text`), so that a screen reader announces that value and not the slider's position: '1,024
+// tokens', not 12.
+function showSlider(id, position, text, spoken = text) {
+  $(id).value = String(position);
+  $(id).setAttribute('aria-valuetext', spoken);
+  $(`${id}-value`).textContent = text;
+}
+
 /** Puts `settings` into the controls and their read-outs. */
 export function showSettings(settings) {
   const form = $('controls');
   $('settings-digest').textContent = settingsDigest(settings);
-  $('n').value = String(nearestIndex(LENGTHS, settings.n));
-  $('n-value').textContent = `${formatCount(settings.n)} tokens`;
-  $('layers').value = String(settings.layers);
-  $('layers-value').textContent = String(settings.layers);
-  $('residual').value = String(settings.residual);
-  $('residual-value').textContent = format('.2f')(settings.residual);
+  showSlider('n', nearestIndex(LENGTHS, settings.n), `${formatCount(settings.n)} tokens`);
+  showSlider('layers', settings.layers, String(settings.layers));
+  showSlider('residual', settings.residual, format('.2f')(settings.residual));
   $('causal').checked = settings.causal;
   for (const radio of form.elements.positional) radio.checked = radio.value === settings.positional;
-  $('slope').value = String(slopeToSlider(settings.slope));
-  $('slope-value').textContent = slopeText(settings.slope);
+  // the read-out's '3e-3' spoken as the decimal the link holds, '0.003'
+  showSlider('slope', slopeToSlider(settings.slope), slopeText(settings.slope), String(settings.slope));
   $('slope-control').hidden = settings.positional !== 'alibi';
   $('rope-controls').hidden = settings.positional !== 'rope';
   $('rope-base').value = String(settings.ropeBase);
-  $('rope-strength').value = String(settings.ropeStrength);
-  $('rope-strength-value').textContent = String(settings.ropeStrength);
-  $('window').value = String(nearestIndex(WINDOWS, settings.window));
-  $('window-value').textContent = settings.window === 0 ? 'off' : `${settings.window} tokens`;
-  $('sinks').value = String(settings.sinks);
+  showSlider('rope-strength', settings.ropeStrength, String(settings.ropeStrength));
+  showSlider('window', nearestIndex(WINDOWS, settings.window), settings.window === 0 ? 'off' : `${settings.window} tokens`);
+  showSlider('sinks', settings.sinks, settings.window === 0 ? 'needs a window' : String(settings.sinks));
   $('sinks').disabled = settings.window === 0;
-  $('sinks-value').textContent = settings.window === 0 ? 'needs a window' : String(settings.sinks);
   for (const radio of form.elements.measure) radio.checked = radio.value === settings.measure;
-  $('signal').value = String(settings.signal);
-  $('signal-value').textContent = String(settings.signal);
-  $('noise').value = String(settings.noise);
-  $('noise-value').textContent = String(settings.noise);
-  $('trials').value = String(settings.trials);
-  $('trials-value').textContent = String(settings.trials);
+  showSlider('signal', settings.signal, String(settings.signal));
+  showSlider('noise', settings.noise, String(settings.noise));
+  showSlider('trials', settings.trials, String(settings.trials));
   $('metric').value = settings.metric;
   $('log-scale').checked = settings.logScale;
   for (const radio of document.querySelectorAll('input[name="mitigation"]')) radio.checked = radio.value === settings.mitigation;
