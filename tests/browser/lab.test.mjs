@@ -896,10 +896,11 @@ describe('lab page', () => {
     assert.match(legend[0][0], /^the model's weight exp\(s·\(g\(d\) − 1\)\), base 500, s = 8$/);
     assert.deepEqual(legend.slice(1).map(([text, style]) => [text.includes('(chosen)'), style.includes('faint')]),
       [[true, false], [false, true], [false, true]], 'base 500 chosen: its bound drawn dashed, the others faint');
-    assert.match(await page.textContent('#rope-reading'), /^The model uses this weight now: .* a key 256 tokens before it /);
-    let expected = weight(256, 500, 8);
+    // the farthest key of 256 tokens, the first, is 255 before the final one
+    assert.match(await page.textContent('#rope-reading'), /^The model uses this weight now: .* a key 255 tokens before it /);
+    let expected = weight(255, 500, 8);
     assert.ok(Math.abs(await readingNumber(page) - expected) <= 0.005 * expected, `s = 8: ${await readingNumber(page)}, the formula's ${expected}`);
-    // one point per distance from 1 to 256 (the engine's 0..64, then log-spaced)
+    // one point per distance from 1 to 255 (the engine's 0..64, then log-spaced)
     const solid = await page.$$eval('#rope-chart .series path', (paths) => paths.map((path) => path.getAttribute('d')));
     assert.equal(pathPoints(solid[0]).length, pathPoints(solid[1]).length);
 
@@ -909,13 +910,13 @@ describe('lab page', () => {
       slider.dispatchEvent(new Event('input', { bubbles: true }));
     });
     await page.waitForFunction((d) => document.querySelector('#rope-chart .series path').getAttribute('d') !== d, before, { timeout: TIMEOUT_MS });
-    expected = weight(256, 500, 2);
+    expected = weight(255, 500, 2);
     await page.waitForFunction(() => document.querySelector('#rope-legend li').textContent.endsWith('s = 2'), null, { timeout: TIMEOUT_MS });
     assert.ok(Math.abs(await readingNumber(page) - expected) <= 0.005 * expected, `s = 2: ${await readingNumber(page)}, the formula's ${expected}`);
 
     await page.selectOption('#rope-base', '500000');
     await page.waitForFunction(() => document.querySelector('#rope-legend li').textContent.includes('base 500,000'), null, { timeout: TIMEOUT_MS });
-    expected = weight(256, 500000, 2);
+    expected = weight(255, 500000, 2);
     assert.ok(Math.abs(await readingNumber(page) - expected) <= 0.005 * expected, `base 500,000: ${await readingNumber(page)}, the formula's ${expected}`);
     assert.deepEqual((await page.$$eval('#rope-legend li', (items) => items.map((item) => item.textContent.includes('(chosen)')))),
       [false, false, false, true]);
@@ -1049,7 +1050,7 @@ describe('lab page', () => {
     ({ header, columns } = await table('rope-chart'));
     assert.deepEqual(header, ['distance', 'model_weight_base_10000_s_6', 'roformer_bound_base_500', 'roformer_bound_base_10000',
       'roformer_bound_base_500000']);
-    assert.equal(columns[0].at(-1), '256');
+    assert.equal(columns[0].at(-1), '255', 'the farthest key of 256 tokens');
     columns[0].forEach((d, k) => {
       const expected = Math.exp(6 * (meanCosine(Number(d), 10000) - 1));
       assert.ok(Math.abs(Number(columns[1][k]) - expected) <= 1e-5 * expected, `distance ${d}: ${columns[1][k]}, the formula's ${expected}`);

@@ -184,11 +184,13 @@ function askOnce(name, options, request) {
   return answer;
 }
 
-// Chart 2 up to distance n, for the chosen base and strength (asked again only when they or n change).
+// Chart 2 up to distance n − 1, the farthest key of an n-token context from its final token, for
+// the chosen base and strength (asked again only when they or n change).
 function computeRope() {
   const askedWith = settings;
   const payload = {
-    headWidth: ROPE_HEAD_WIDTH, base: askedWith.ropeBase, strength: askedWith.ropeStrength, bases: ROPE_BASES, maxDistance: askedWith.n,
+    headWidth: ROPE_HEAD_WIDTH, base: askedWith.ropeBase, strength: askedWith.ropeStrength, bases: ROPE_BASES,
+    maxDistance: askedWith.n - 1,
   };
   const answer = askOnce('rope', payload, () => curvesEngine.request('rope', payload));
   if (!answer) {
