@@ -698,6 +698,14 @@ describe('lab page', () => {
       .map((c) => Number(c.getAttribute('cy'))))))[0];
     assert.ok(Math.abs(gpt[2] - yOf(53.8)) < 0.01 && gpt[2] > (await levelOf('closed-book-0')).y, 'the middle below the closed book');
     assert.ok(Math.min(...gpt) > (await levelOf('oracle-0')).y, 'the best position below the oracle');
+    // each point's tooltip in the data's precision, as the page's text quotes it (53.8%, not the axis's 54)
+    const pointTitles = await page.$$eval('#published-chart .series', (groups) => groups.map((g) => [...g.querySelectorAll('circle title')]
+      .map((title) => title.textContent)).filter((titles) => titles.length > 0));
+    assert.deepEqual(pointTitles, PUBLISHED.models.map(({ model, curves }) => {
+      const { positions, accuracy } = curves.find((curve) => curve.documents === 20);
+      return positions.map((position, p) => `${model}: ${position} → ${accuracy[p].toFixed(1)}%`);
+    }));
+    assert.equal(pointTitles[0][2], 'GPT-3.5-Turbo: 10 → 53.8%');
     const keys = await page.$$eval('#published-legend li', (items) => items.map((item) => [item.textContent, item.className]));
     assert.deepEqual(keys.slice(-2), [
       ['dashed: the same model with no documents (closed book)', 'series-3 dashed'],

@@ -29,7 +29,11 @@ export function createPublishedChart(svg, legend) {
       title: `${curve.model}, ${words}: ${percent(value)}%`,
     });
     const series = curves.flatMap((curve, k) => [
-      { label: curve.model, xs: curve.positions, ys: curve.accuracy, colorIndex: seriesColor(k), points: true },  // not the keys' grey
+      {
+        label: curve.model, xs: curve.positions, ys: curve.accuracy, colorIndex: seriesColor(k), points: true,  // not the keys' grey
+        // each point's tooltip in the data's own precision (53.8%), where the axis ticks are whole percent
+        pointTitles: curve.accuracy.map((value, p) => `${curve.model}: ${curve.positions[p]} → ${percent(value)}%`),
+      },
       level(curve, k, curve.closedBook, 'dashed', `closed-book-${k}`, 'closed book (no documents)'),
       level(curve, k, curve.oracle, 'dotted', `oracle-${k}`, 'oracle (only the answer document)'),
     ]);
