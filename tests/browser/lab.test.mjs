@@ -770,6 +770,11 @@ describe('lab page', () => {
     [sweep.summary.begin, sweep.summary.middle, sweep.summary.end, sweep.summary.maxOverMin].forEach((value, k) => {
       near(numbersOf(readOuts[k])[0], value, `the sweep's read-out ${k}`);
     });
+    // each point's tooltip: its depth and its mass in the read-outs' three significant digits, not float64's 17
+    const pointTitles = (chart) => page.$$eval(`#${chart} .series`, (groups) => groups.map((g) => [...g.querySelectorAll('circle title')]
+      .map((title) => title.textContent)));
+    const titlesOf = (label, s) => Array.from(s.retrieval, (value, k) => `${label}: ${format('.0%')(s.depths[k])} → ${format('.3g')(value)}`);
+    assert.deepEqual(await pointTitles('needle-chart'), [titlesOf('attention mass on the needle', sweep)]);
     await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
     // each cell's title: "n = L, depth D%: X× a fair share" (the mass times L − 1)
     const titles = await page.$$eval('#needle-grid .cells rect title', (nodes) => nodes.map((node) => node.textContent));
@@ -789,6 +794,7 @@ describe('lab page', () => {
       [sweep.summary.mean, calibrated.summary.mean], [...worst(sweep), ...worst(calibrated)],
       [sweep.summary.middle, calibrated.summary.middle], [sweep.summary.maxOverMin, calibrated.summary.maxOverMin],
     ];
+    assert.deepEqual(await pointTitles('mitigation-chart'), [titlesOf('before', sweep), titlesOf('after: Calibration (Found in the Middle)', calibrated)]);
     assert.equal(mitigationReadOuts.length, 4);
     mitigationReadOuts.forEach((numbers, k) => {
       assert.equal(numbers.length, expected[k].length, `read-out ${k}: ${numbers}`);

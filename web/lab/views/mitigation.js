@@ -4,7 +4,7 @@
 import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { COMPARE, MITIGATIONS } from '../mitigations.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { metricFormat, percent, ratio, retrievalAxis } from './readouts.js';
+import { metricFormat, percent, ratio, retrievalAxis, retrievalTitles } from './readouts.js';
 
 const BEFORE_COLOR = KEY_COLOR;  // the sweep before is the reference
 const AFTER_COLOR = seriesColor(0);
@@ -42,10 +42,17 @@ export function createMitigationView() {
     const { before, after } = mitigation.value;
     const depths = Array.from(before.depths);
     const info = MITIGATIONS[settings.mitigation];
+    const afterLabel = `after: ${info.name}`;
     chart({
       series: [
-        { label: 'before', xs: depths, ys: Array.from(before.retrieval), colorIndex: BEFORE_COLOR, style: 'dashed', points: true },
-        { label: `after: ${info.name}`, xs: depths, ys: Array.from(after.retrieval), colorIndex: AFTER_COLOR, points: true },
+        {
+          label: 'before', xs: depths, ys: Array.from(before.retrieval), colorIndex: BEFORE_COLOR, style: 'dashed', points: true,
+          pointTitles: retrievalTitles(settings, 'before', depths, before.retrieval),
+        },
+        {
+          label: afterLabel, xs: depths, ys: Array.from(after.retrieval), colorIndex: AFTER_COLOR, points: true,
+          pointTitles: retrievalTitles(settings, afterLabel, depths, after.retrieval),
+        },
       ],
       xDomain: [0, 1], ...retrievalAxis(settings, Math.max(...before.retrieval, ...after.retrieval)),
     });

@@ -6,7 +6,7 @@ import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { NEEDLE_DEPTHS } from '../state.js';
 import { createGrid } from './grid.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { metricFormat, percent, ratio, retrievalAxis, times } from './readouts.js';
+import { metricFormat, percent, ratio, retrievalAxis, retrievalTitles, times } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,7 +31,10 @@ export function createNeedleView() {
       const { sweep } = needle;
       const label = settings.metric === 'mass' ? 'attention mass on the needle' : 'top-1 rate';
       chart({
-        series: [{ label, xs: Array.from(sweep.depths), ys: Array.from(sweep.retrieval), colorIndex: seriesColor(0), points: true }],
+        series: [{
+          label, xs: Array.from(sweep.depths), ys: Array.from(sweep.retrieval), colorIndex: seriesColor(0), points: true,
+          pointTitles: retrievalTitles(settings, label, sweep.depths, sweep.retrieval),
+        }],
         xDomain: [0, 1], ...retrievalAxis(settings, Math.max(...sweep.retrieval)),
       });
       const f = metricFormat(settings);

@@ -21,6 +21,13 @@ export const metricFormat = (settings) => (settings.metric === 'mass' ? mass : p
 
 export const RATE_DOMAIN = [0, 1];  // a top-1 rate runs from never to always
 
+/**
+ * Each point's tooltip on a retrieval chart, as the line chart writes one ('label: depth → value'),
+ * with the value as the read-outs write it (metricFormat): 'attention mass on the needle: 0% → 0.00601'.
+ */
+export const retrievalTitles = (settings, label, depths, values) => Array.from(values,
+  (value, k) => `${label}: ${percent(depths[k])} → ${metricFormat(settings)(value)}`);
+
 /** The y axis of a retrieval chart whose highest value is `highest`: {yDomain, yFormat} (a rate in percent from 0 to 100%). */
 export const retrievalAxis = (settings, highest) => (settings.metric === 'mass'
   ? { yDomain: domainFromZero(highest) } : { yDomain: RATE_DOMAIN, yFormat: percent });
