@@ -97,15 +97,19 @@ const xTicksOf = (page, chart) => page.$$eval(`#${chart} .x-axis .tick text`, (n
 // The needle section's time once its sweep and grid are drawn (lab.js computeNeedle): wall clock, from asking to drawn.
 const NEEDLE_TIME = /^drawn (\d+) ms after asking$/;
 
+// The caption under the chart's SVG figure's legend, on one line.
+async function figureCaption(page, chart) {
+  const svg = (await downloadOf(page, `button[data-svg="${chart}"]`)).bytes.toString('utf8');
+  return page.evaluate((source) => [...new DOMParser().parseFromString(source, 'image/svg+xml').querySelectorAll('text.caption')]
+    .map((text) => text.textContent).join(' '), svg);
+}
+
 // The settings column of the chart's CSV (the same in every row) and the caption under its SVG figure's legend, on one line.
 async function exportedSettings(page, chart) {
   const csv = (await downloadOf(page, `button[data-csv="${chart}"]`)).bytes.toString('utf8').trimEnd().split('\n');
   const links = new Set(csv.slice(1).map((row) => row.split(',').at(-1)));
   assert.equal(links.size, 1, `${chart}: one settings link in every row: ${[...links]}`);
-  const svg = (await downloadOf(page, `button[data-svg="${chart}"]`)).bytes.toString('utf8');
-  const caption = await page.evaluate((source) => [...new DOMParser().parseFromString(source, 'image/svg+xml').querySelectorAll('text.caption')]
-    .map((text) => text.textContent).join(' '), svg);
-  return { header: csv[0], link: [...links][0], caption };
+  return { header: csv[0], link: [...links][0], caption: await figureCaption(page, chart) };
 }
 
 let suite;
@@ -1085,6 +1089,25 @@ describe('lab page', () => {
       assert.equal(lines.map(({ text }) => text).join(' '), caption, chart);
       assert.ok(lines.every(({ y, height }) => y < height), `${chart}: the caption inside the figure`);
     }
+    await close();
+  });
+
+  test('a figure\'s caption states the lengths it was computed at: under RoPE at n = 2,048 the needle sweep and the mitigation at 1,024, the grid at 64 to 1,024; chart 5 only its documents', async () => {
+    const { page, close } = await openLab('#n=2048&positional=rope');
+    await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 55, null, { timeout: TIMEOUT_MS });
+    await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
+    const settings = (n) => `Settings: n=${n}, layers=12, residual=0.85, causal=1, positional=rope, slope=0.003, ropeBase=10000, ropeStrength=6, `
+      + 'window=0, sinks=0, measure=final, signal=3, noise=1, trials=8, metric=mass, mitigation=query-aware, documents=20, logScale=1. '
+      + 'Link: lab.html#n=2048&positional=rope';
+    assert.equal(await figureCaption(page, 'position-chart'), settings('2048'));
+    assert.equal(await figureCaption(page, 'needle-chart'), settings('2048 (computed at 1024)'));
+    assert.equal(await figureCaption(page, 'mitigation-chart'), settings('2048 (computed at 1024)'));
+    assert.equal(await figureCaption(page, 'needle-grid'), settings('2048 (computed at 64 to 1024)'));
+    assert.equal(await figureCaption(page, 'published-chart'), 'Settings: documents=20. Link: lab.html');
+    await page.selectOption('#documents', '30');
+    await page.waitForFunction(() => document.querySelectorAll('#published-chart circle').length === 28, null, { timeout: TIMEOUT_MS });
+    assert.equal(await figureCaption(page, 'published-chart'), 'Settings: documents=30. Link: lab.html#documents=30');
     await close();
   });
 

@@ -48,30 +48,41 @@ const published = (settings) => drawPublished(settings.documents);
 // a chart computes again, or after a request failed, they are not the page's settings.
 const results = { curves: null, rope: null, needle: null, grid: null, mitigation: null };
 
-// Each simulation chart, by its id: the answer it draws, and its CSV text from that answer and
-// the link to the settings behind it.
+// Each simulation chart, by its id: the answer it draws, its CSV text from that answer and the
+// link to the settings behind it, and, where they are not n, the context lengths its numbers
+// are computed at for their settings (the needle experiments' length, capped for RoPE; the grid's).
 const CHARTS = {
   'position-chart': { shown: () => results.curves, csv: (curves, link) => positionCsv(curves, curves.settings.measure, link) },
   'rope-chart': { shown: () => results.rope, csv: ropeCsv },
-  'needle-chart': { shown: () => results.needle, csv: (sweep, link) => needleCsv(sweep, sweep.settings.metric, link) },
-  'needle-grid': { shown: () => results.grid, csv: (grid, link) => gridCsv(grid, grid.settings.metric, link) },
+  'needle-chart': {
+    shown: () => results.needle, csv: (sweep, link) => needleCsv(sweep, sweep.settings.metric, link),
+    computedAt: (s) => [experimentLength(s)],
+  },
+  'needle-grid': { shown: () => results.grid, csv: (grid, link) => gridCsv(grid, grid.settings.metric, link), computedAt: gridLengths },
   'mitigation-chart': {
     shown: () => results.mitigation,
     csv: (answer, link) => mitigationCsv(answer, answer.settings.metric, answer.settings.mitigation, link),
+    computedAt: (s) => [experimentLength(s)],
   },
 };
 
-// The settings behind what the chart `id` shows: those its answer was asked with, but for the
-// settings that only change how charts are drawn (the log axis, chart 5's documents), which are
-// the page's, as drawn. The page's settings for chart 5, and for a chart with no answer yet.
+// The settings behind what the simulation chart `id` shows: those its answer was asked with, but
+// for the settings that only change how charts are drawn (the log axis, chart 5's documents),
+// which are the page's, as drawn. The page's settings for a chart with no answer yet.
 function shownSettings(id) {
-  const answer = CHARTS[id]?.shown();
+  const answer = CHARTS[id].shown();
   return answer ? { ...answer.settings, logScale: settings.logScale, documents: settings.documents } : settings;
 }
 
-bindChartExports({
-  prefix: 'attention-lab', onError: (message) => linkNotices.add(message), caption: (id) => settingsCaption(shownSettings(id)),
-});
+// The caption under the chart `id`'s figure: the settings behind it, with the lengths it was
+// computed at; for chart 5, published data, only the document count it shows, and its link.
+function figureCaption(id) {
+  if (!CHARTS[id]) return settingsCaption({ documents: settings.documents });
+  const shown = shownSettings(id);
+  return settingsCaption(shown, { computedAt: CHARTS[id].computedAt?.(shown) });
+}
+
+bindChartExports({ prefix: 'attention-lab', onError: (message) => linkNotices.add(message), caption: figureCaption });
 for (const button of document.querySelectorAll('button[data-csv]')) {
   button.addEventListener('click', () => {
     const { shown, csv } = CHARTS[button.dataset.csv];

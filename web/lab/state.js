@@ -117,11 +117,17 @@ export function settingsLink(settings) {
 }
 
 /**
- * Every setting as the link writes it (key=value), and the link, for a figure's caption:
- * 'Settings: n=1024, layers=12, …, logScale=1. Link: lab.html#window=128&sinks=4'.
+ * Every setting of `settings` as the link writes it (key=value), and the link, for a figure's
+ * caption: 'Settings: n=1024, layers=12, …, logScale=1. Link: lab.html#window=128&sinks=4'.
+ * `computedAt`, the context lengths a figure was computed at when they are not n, follows n:
+ * 'n=4096 (computed at 1024)' (the needle experiments under RoPE), 'n=1024 (computed at 64 to 4096)'
+ * (the grid's columns).
  */
-export function settingsCaption(settings) {
-  const all = Object.entries(settings).map(([key, value]) => `${key}=${typeof value === 'boolean' ? Number(value) : value}`);
+export function settingsCaption(settings, { computedAt = [settings.n] } = {}) {
+  const lengths = computedAt.length === 1 ? `${computedAt[0]}` : `${computedAt[0]} to ${computedAt.at(-1)}`;
+  const computed = computedAt.length === 1 && computedAt[0] === settings.n ? '' : ` (computed at ${lengths})`;
+  const all = Object.entries(settings)
+    .map(([key, value]) => `${key}=${typeof value === 'boolean' ? Number(value) : value}${key === 'n' ? computed : ''}`);
   return `Settings: ${all.join(', ')}. Link: ${settingsLink(settings)}`;
 }
 
