@@ -491,14 +491,14 @@ describe('lab page', () => {
     const decadeUp = multiples.findIndex((v) => v >= 10 * low && v < high / 10);
     assert.ok(decadeUp >= 0 && drawn.fills[decadeUp] !== drawn.fills[lowest], `${drawn.fills[lowest]} at ${low}, ${drawn.fills[decadeUp]} at ${multiples[decadeUp]}`);
 
-    assert.deepEqual(drawn.texts.map(({ text }) => text), ['lowest 0.0109× a fair share', 'highest 42.5× a fair share']);
+    assert.deepEqual(drawn.texts.map(({ text }) => text), ['0.0109× a fair share', '42.5× a fair share']);
     for (const { text, left, right } of drawn.texts) {
       assert.ok(left >= 0 && right <= drawn.width, `“${text}” from ${left} to ${right} px in an SVG ${drawn.width} px wide`);
     }
     await close();
   });
 
-  test('the grid\'s colour note names its scale: log where the masses span one, linear where they do not and for the top-1 rate', async () => {
+  test('the grid\'s colour note names its scale: log where the masses span one, linear where they do not and for the top-1 rate; its colour bar\'s ends are the scale\'s, 0% and 100% for a rate of 0% everywhere', async () => {
     const gridDrawn = (page) => page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
     const spanning = await openLab();
     await gridDrawn(spanning.page);
@@ -509,12 +509,22 @@ describe('lab page', () => {
     assert.equal(await spanning.page.textContent('#grid-scale'), 'Colour, on a linear scale: dark purple = 0%, yellow = 100%.');
     await spanning.close();
 
+    // a top-1 rate of 0% in every cell: the bar's ends are the scale's, 0% and 100%, named as no lowest or highest of the grid
+    const never = await openLab('#metric=top1&signal=1&noise=3');
+    await gridDrawn(never.page);
+    assert.deepEqual(await never.page.$$eval('#needle-grid .cells rect title', (titles) => [...new Set(titles.map((t) => t.textContent.split(': ')[1]))]),
+      ['0%']);
+    assert.deepEqual(await never.page.$$eval('#needle-grid .grid-color-bar text', (texts) => texts.map((text) => text.textContent)), ['0%', '100%']);
+    await never.close();
+
     const flat = await openPage(suite, 'lab.html', {
       prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
         (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: FLAT_GRID_LAB_WORKER })),
     });
     await gridDrawn(flat.page);
     assert.equal(await flat.page.textContent('#grid-scale'), 'Colour, on a linear scale: dark purple = 0× a fair share, yellow = 1× a fair share.');
+    assert.deepEqual(await flat.page.$$eval('#needle-grid .grid-color-bar text', (texts) => texts.map((text) => text.textContent)),
+      ['0× a fair share', '1× a fair share']);
     const fills = await flat.page.$$eval('#needle-grid .cells rect', (cells) => cells.map((cell) => cell.getAttribute('fill')));
     assert.deepEqual([...new Set(fills)], [interpolateViridis(0)], 'every cell the lowest colour');
     await flat.close();

@@ -1,10 +1,11 @@
 // The needle-in-a-haystack grid: context length across, needle depth down, each cell
 // coloured by retrieval on the viridis scale (darkest = low, yellow = high), with the value in
 // the cell's tooltip, and a colour bar under it (inside the <svg>, so that its PNG and SVG files
-// carry it), the bar's ends labelled under it. An attention mass spans decades (0.01× to 40× a
-// fair share at the defaults), so its colours follow its logarithm, from the grid's lowest
-// value above 0 (a 0 takes the darkest colour) to its highest (linearly from 0 when no two
-// values above 0 differ); a top-1 rate runs linearly from 0 to 100%.
+// carry it), each end labelled with the value of the scale's end (the note under the grid says
+// whether they are the grid's own lowest and highest). An attention mass spans decades (0.01×
+// to 40× a fair share at the defaults), so its colours follow its logarithm, from the grid's
+// lowest value above 0 (a 0 takes the darkest colour) to its highest (linearly from 0 when no
+// two values above 0 differ); a top-1 rate runs linearly from 0 to 100%.
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { scaleBand, scaleSequential, scaleSequentialLog } from 'd3-scale';
 import { select } from 'd3-selection';
@@ -93,8 +94,8 @@ export function createGrid(svg, { scaleNote }) {
     // the bar spans the plot; its labels sit under its ends, on two rows when one is too narrow
     colorBar.attr('transform', `translate(0,${innerHeight + SCALE_TOP_PX})`);
     bar.attr('width', innerWidth);
-    lowLabel.text(`lowest ${format(low)}`);
-    highLabel.text(`highest ${format(high)}`).attr('x', innerWidth);
+    lowLabel.text(format(low));
+    highLabel.text(format(high)).attr('x', innerWidth);
     const oneRow = lowLabel.node().getComputedTextLength() + SCALE_LABEL_GAP_PX + highLabel.node().getComputedTextLength() <= innerWidth;
     highLabel.attr('y', SCALE_HEIGHT_PX + SCALE_LABEL_ROW_PX * (oneRow ? 1 : 2));
     scaleNote(scaleNoteText({ low: format(low), high: format(high), log }));
