@@ -35,8 +35,9 @@ export function createPositionView() {
     const lowestShown = Math.min(...shares.filter((v) => v > floor));
     const leftOut = settings.logScale ? shares.filter((v) => !(v > floor)).length : 0;
     $('position-gap').hidden = leftOut === 0;
-    $('position-gap').textContent = leftOut === 0 ? '' : `The line leaves out ${formatCount(leftOut)} of the ${formatCount(shares.length)} `
-      + `positions (${share(leftOut / shares.length)}): their shares are below a millionth of the highest, too small for the log axis.`;
+    $('position-gap').textContent = leftOut === 0 ? '' : `The line leaves out ${formatCount(leftOut)} of the `
+      + `${formatCount(shares.length)} positions (${share(leftOut / shares.length)}): their shares are below a millionth `
+      + 'of the highest, too small for the log axis.';
     chart({
       series: [{ label: 'simulation', xs, ys, colorIndex: seriesColor(0) }],
       xDomain: [0, 1],
