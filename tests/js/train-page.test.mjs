@@ -331,10 +331,14 @@ describe('Train exports and read-outs', () => {
     assert.equal(json.seeds[1].checkpoints[0].loss, 3);
   });
 
-  test('the curves\' CSV has one number a line', () => {
+  test('the curves\' CSV has one number a line, the training loss and the held-out loss each named', () => {
     const lines = curvesCsv(twoSeedRun()).trim().split('\n');
     assert.equal(lines[0], 'seed,kind,step,pairs,measure,position,value');
-    assert.equal(lines[1], '0,checkpoint,50,4,loss,,2');
+    assert.equal(lines[1], '0,checkpoint,50,4,training_loss,,2');
+    const run = twoSeedRun();
+    const evaluation = run.seeds[0].evaluations[0];
+    assert.ok(lines.includes(`0,evaluation,${run.seeds[0].step},${evaluation.pairs},held_out_loss,,${evaluation.loss}`));
+    assert.ok(!lines.some((line) => line.split(',')[4] === 'loss'), 'no measure called loss alone');
     assert.ok(lines.includes('1,evaluation,0,6,attention_to_first_L1H1,6,1'));
     // per seed: checkpoints × (2 + 4); evaluations (2 + 4·4) at 4 pairs and (2 + 6·4) at 6
     assert.equal(lines.length - 1, (2 * 6 + 18 + 26) + (1 * 6 + 18 + 26));

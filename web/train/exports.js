@@ -24,8 +24,10 @@ export function curvesJson(run) {
 
 /**
  * The CSV file of a run's curves, one number a line: seed, kind (checkpoint or evaluation),
- * step, pairs, measure (loss, accuracy, accuracy_by_position, attention_to_value_L1H2 …),
- * position (from 1; empty for a whole-set number), value.
+ * step, pairs, measure, position (from 1; empty for a whole-set number), value. A checkpoint's
+ * measures are training_loss (the mean over the steps since the one before), accuracy and
+ * accuracy_by_position; an evaluation's are held_out_loss, accuracy, accuracy_by_position and
+ * attention_to_value_L1H2 …; every accuracy is on held-out sequences.
  */
 export function curvesCsv(run) {
   const lines = ['seed,kind,step,pairs,measure,position,value'];
@@ -34,12 +36,12 @@ export function curvesCsv(run) {
   };
   for (const seed of run.seeds) {
     for (const c of seed.checkpoints) {
-      add(seed.seed, 'checkpoint', c.step, run.settings.pairs, 'loss', '', c.loss);
+      add(seed.seed, 'checkpoint', c.step, run.settings.pairs, 'training_loss', '', c.loss);
       add(seed.seed, 'checkpoint', c.step, run.settings.pairs, 'accuracy', '', c.accuracy);
       c.accuracyByPosition.forEach((v, i) => add(seed.seed, 'checkpoint', c.step, run.settings.pairs, 'accuracy_by_position', i + 1, v));
     }
     for (const e of seed.evaluations ?? []) {
-      add(seed.seed, 'evaluation', seed.step, e.pairs, 'loss', '', e.loss);
+      add(seed.seed, 'evaluation', seed.step, e.pairs, 'held_out_loss', '', e.loss);
       add(seed.seed, 'evaluation', seed.step, e.pairs, 'accuracy', '', e.accuracy);
       e.accuracyByPosition.forEach((v, i) => add(seed.seed, 'evaluation', seed.step, e.pairs, 'accuracy_by_position', i + 1, v));
       for (const [field, name] of Object.entries(ATTENTION_FIELDS)) {
