@@ -518,7 +518,7 @@ describe('Train page', () => {
     // first test holds to the engine) has them
     const checkpointRows = csv.slice(1).map((line) => line.split(',')).filter(([, kind]) => kind === 'checkpoint');
     const expectedRows = (await curves(page)).seeds.flatMap(({ seed, checkpoints }) => checkpoints.flatMap((c) => [
-      [seed, c.step, 'loss', '', c.loss], [seed, c.step, 'accuracy', '', c.accuracy],
+      [seed, c.step, 'training_loss', '', c.loss], [seed, c.step, 'accuracy', '', c.accuracy],
       ...c.accuracyByPosition.map((value, i) => [seed, c.step, 'accuracy_by_position', i + 1, value]),
     ]));
     assert.deepEqual(checkpointRows.map(([seed, , step, , measure, position, value]) => [seed, step, measure, position, Number(value)]),
@@ -920,6 +920,20 @@ describe('Train page', () => {
     for (const legend of ['loss-legend', 'accuracy-legend', 'positions-legend', 'lengths-legend']) {
       assert.ok((await page.$$eval(`#${legend} li`, (items) => items.map((item) => item.textContent))).includes('thin lines: each of the 2 seeds'), legend);
     }
+    // the thin lines' swatch: their colour where one run's lines share it, the key's grey
+    // where they have each length's colour (chart 4)
+    const swatchAndLines = (chart, legend) => page.evaluate(({ chart, legend }) => {
+      const item = [...document.getElementById(legend).children].find((li) => li.textContent.startsWith('thin lines'));
+      const strokes = [...document.querySelectorAll(`#${chart} .series.seed path.line`)].filter((path) => path.getAttribute('d'))
+        .map((path) => getComputedStyle(path).stroke);
+      return { swatch: getComputedStyle(item, '::before').borderTopColor, strokes: [...new Set(strokes)] };
+    }, { chart, legend });
+    for (const [chart, legend] of [['loss-chart', 'loss-legend'], ['accuracy-chart', 'accuracy-legend'], ['positions-chart', 'positions-legend']]) {
+      const { swatch, strokes } = await swatchAndLines(chart, legend);
+      assert.deepEqual(strokes, [swatch], `${chart}: its seed lines' one colour is the swatch's`);
+    }
+    const lengths = await swatchAndLines('lengths-chart', 'lengths-legend');
+    assert.ok(lengths.strokes.length > 1 && !lengths.strokes.includes(lengths.swatch), `chart 4: lines of ${lengths.strokes.join(', ')}, a grey swatch ${lengths.swatch}`);
     await close();
   });
 

@@ -14,6 +14,7 @@ import {
 } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
+const LATEST_COLOR = seriesColor(0);  // the latest checkpoint's mean, band and seed lines
 const EARLIER_COLOR = seriesColor(2);
 // The opacity of the earliest of the earlier checkpoints; later ones step up to 1 before the latest.
 const EARLIEST_OPACITY = 0.3;
@@ -57,11 +58,11 @@ export function createPositionsView() {
       series: [
         ...earlier,
         ...(latest ? spreadSeries({
-          id: 'latest', label: `step ${countFormat(latest.step)}${bandNote}`, xs, curve: latest, seeds: latest.seeds, points: true,
+          id: 'latest', label: `step ${countFormat(latest.step)}${bandNote}`, xs, curve: latest, seeds: latest.seeds, colorIndex: LATEST_COLOR, points: true,
           band: one ? { lows: wilson.map(([low]) => low), highs: wilson.map(([, high]) => high) } : undefined, pointTitles,
         }) : []),
         chanceSeries(chance(run.settings), xDomain),
-        ...seedLinesLegend(latest?.seeds ?? 0),
+        ...seedLinesLegend(latest?.seeds ?? 0, LATEST_COLOR),
       ],
       xDomain, yDomain: [0, 1],
     });

@@ -34,9 +34,12 @@ export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = seriesC
   }];
 }
 
-/** The legend entry of the thin lines, one per seed, when there is more than one seed; else none. */
-export function seedLinesLegend(seeds) {
-  return seeds > 1 ? [{ id: 'seed-lines', label: `thin lines: each of the ${seeds} seeds`, xs: [], ys: [], colorIndex: KEY_COLOR, style: SEED_STYLE }] : [];
+/**
+ * The legend entry of the thin lines, one per seed, when there is more than one seed; else none.
+ * Its swatch has the lines' colour where they all have one (colorIndex), else the key's grey.
+ */
+export function seedLinesLegend(seeds, colorIndex = KEY_COLOR) {
+  return seeds > 1 ? [{ id: 'seed-lines', label: `thin lines: each of the ${seeds} seeds`, xs: [], ys: [], colorIndex, style: SEED_STYLE }] : [];
 }
 
 /** The dashed line of chance, 1 / value symbols, across [x0, x1]. */

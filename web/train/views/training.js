@@ -2,7 +2,7 @@
 // (mean over seeds with the band from the lowest to the highest seed and a thin line per seed),
 // chance marked, and the progress of each seed.
 import { format } from 'd3-format';
-import { createLineChart } from '../../shared/line-chart.js';
+import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { chance, checkpointSeries, seedsNote } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
 import {
@@ -11,6 +11,7 @@ import {
 
 const $ = (id) => document.getElementById(id);
 const LOSS_HEADROOM = 1.05;
+const RUN_COLOR = seriesColor(0);  // the one run's mean, band and seed lines
 
 /** Returns {draw(run), progress(run)}. */
 export function createTrainingView() {
@@ -50,16 +51,16 @@ export function createTrainingView() {
     const highestLoss = Math.max(0, ...series.loss.high);
     lossChart({
       series: [
-        ...spreadSeries({ id: 'loss', label: `training loss${note}`, xs: series.steps, curve: series.loss, seeds, points: true }),
-        ...seedLinesLegend(seeds),
+        ...spreadSeries({ id: 'loss', label: `training loss${note}`, xs: series.steps, curve: series.loss, seeds, colorIndex: RUN_COLOR, points: true }),
+        ...seedLinesLegend(seeds, RUN_COLOR),
       ],
       xDomain, yDomain: [0, highestLoss * LOSS_HEADROOM || 1],
     });
     accuracyChart({
       series: [
-        ...spreadSeries({ id: 'accuracy', label: `accuracy${note}`, xs: series.steps, curve: series.accuracy, seeds, points: true }),
+        ...spreadSeries({ id: 'accuracy', label: `accuracy${note}`, xs: series.steps, curve: series.accuracy, seeds, colorIndex: RUN_COLOR, points: true }),
         chanceSeries(chance(run.settings), xDomain),
-        ...seedLinesLegend(seeds),
+        ...seedLinesLegend(seeds, RUN_COLOR),
       ],
       xDomain, yDomain: [0, 1],
     });
