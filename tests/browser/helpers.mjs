@@ -239,6 +239,7 @@ export async function figureFiles(page, png, svg) {
       svg: {
         width: Number(parsed.getAttribute('width')), height: Number(parsed.getAttribute('height')),
         texts: [...parsed.querySelectorAll('text')].map((text) => text.textContent),
+        caption: [...parsed.querySelectorAll('text.caption')].map((text) => text.textContent).join(' '),
       },
     };
   }, { pngBase64: png.bytes.toString('base64'), svgText: svg.bytes.toString('utf8') });

@@ -496,19 +496,32 @@ describe('Train page', () => {
       assert.ok(mapFiles.svg.texts.includes(text), `the map's figure says “${text}”`);
     }
     assert.ok(mapFiles.svg.texts.some((text) => /^Attention weights of one held-out sequence \(\d+ tokens\), per layer and head\.$/.test(text)));
+    // every figure of the run names it under its legend: its seeds, or the seed's model and the
+    // length (charts 3–4), and the example sequence (the map); the link sets the page to its settings
+    const { run: saved, seeds: [{ seed }] } = await curves(page);
+    const described = `${saved.label}. Link: train.html${saved.link}`;
+    const example = await page.inputValue('#example');
+    assert.equal(mapFiles.svg.caption, `Run ${saved.id}, seed ${seed}'s model at 4 pairs, example sequence ${example}: ${described}`);
+    const captions = {
+      'loss-chart': `Run ${saved.id}, seed ${seed}: ${described}`, 'accuracy-chart': `Run ${saved.id}, seed ${seed}: ${described}`,
+      'positions-chart': `Run ${saved.id}, seed ${seed}: ${described}`, 'lengths-chart': `Run ${saved.id}, seed ${seed}: ${described}`,
+      'looks-chart': `Run ${saved.id}, seed ${seed}'s model at 4 pairs: ${described}`, 'overlay-chart': '', 'published-chart': '',
+    };
     for (const target of svgCharts.filter((chart) => chart !== 'attention-map')) {
       const file = await downloadOf(page, `button[data-svg="${target}"]`);
       assert.equal(file.name, `attention-playground-train-${target}.svg`);
-      const { error, text, legend } = await page.evaluate(({ source, id }) => {
+      const { error, text, caption, legend } = await page.evaluate(({ source, id }) => {
         const parsed = new DOMParser().parseFromString(source, 'image/svg+xml');
         const button = document.querySelector(`button[data-svg="${id}"]`);
         return {
           error: parsed.querySelector('parsererror')?.textContent ?? null,
           text: [...parsed.querySelectorAll('text')].map((t) => t.textContent),
+          caption: [...parsed.querySelectorAll('text.caption')].map((t) => t.textContent).join(' '),
           legend: [...document.getElementById(button.dataset.legend).children].map((item) => item.textContent),
         };
       }, { source: file.bytes.toString('utf8'), id: target });
       assert.equal(error, null, `${target}: the SVG parses`);
+      assert.equal(caption, captions[target], `${target}: its caption`);
       assert.ok(text.length > 4, `${target}: ${text.length} texts`);
       for (const entry of legend) assert.ok(text.includes(entry), `${target}: the SVG's legend says “${entry}”`);
     }

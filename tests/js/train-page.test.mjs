@@ -10,7 +10,7 @@ import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js
 import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
 import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
-  checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleIndex, positionsAt, runSummary, seedsNote, spread,
+  checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleIndex, positionsAt, runCaption, runSummary, seedsNote, spread,
 } from '../../web/train/runs.js';
 import {
   DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
@@ -342,6 +342,18 @@ describe('Train exports and read-outs', () => {
     assert.ok(lines.includes('1,evaluation,0,6,attention_to_first_L1H1,6,1'));
     // per seed: checkpoints × (2 + 4); evaluations (2 + 4·4) at 4 pairs and (2 + 6·4) at 6
     assert.equal(lines.length - 1, (2 * 6 + 18 + 26) + (1 * 6 + 18 + 26));
+  });
+
+  test('a figure\'s caption names the run and its seeds, or one seed\'s model, its length and example sequence; a link only where the training is known', () => {
+    const run = twoSeedRun();
+    const described = 'ALiBi, 2L d32 2H; 4 pairs of 8/8; 1,400 steps × 64, lr 0.01. Link: train.html#pairs=4&keys=8&values=8&pe=alibi&evalAt=6';
+    assert.equal(run.label, described.split('. Link')[0]);
+    assert.equal(runCaption(run), `Run 1, seeds 0, 1: ${described}`);
+    assert.equal(runCaption(run, { k: 1, pairs: 6 }), `Run 1, seed 1's model at 6 pairs: ${described}`);
+    assert.equal(runCaption(run, { k: 0, pairs: 4, example: 3 }), `Run 1, seed 0's model at 4 pairs, example sequence 3: ${described}`);
+    const loaded = createRun({ id: 4, settings: settingsWith({ pairs: 4 }), seeds: [7], source: 'loaded', trainingKnown: false });
+    assert.equal(runCaption(loaded), `Run 4, seed 7: ${loaded.label}.`);
+    assert.match(loaded.label, /its training not in the file$/);
   });
 
   test('an engine message is traced to the setting it names', () => {

@@ -87,20 +87,25 @@ function legendEntries(legend) {
   });
 }
 
-// `text` cut at spaces into lines of at most `width` pixels in the caption's font (a word
-// longer than that stays whole on its line).
-function captionLines(text, width) {
+/**
+ * `text` cut at spaces into lines of at most `width` pixels in the CSS `font` (a word longer
+ * than that stays whole on its line).
+ */
+export function wrapText(text, width, font) {
   const context = document.createElement('canvas').getContext('2d');
-  context.font = `${CAPTION_FONT_PX}px ${FONT_FAMILY}`;
+  context.font = font;
   const lines = [];
   for (const word of text.split(/\s+/).filter(Boolean)) {
     const last = lines.length - 1;
     const joined = last >= 0 ? `${lines[last]} ${word}` : word;
-    if (last >= 0 && context.measureText(joined).width <= width - 2 * LEGEND_PAD_PX) lines[last] = joined;
+    if (last >= 0 && context.measureText(joined).width <= width) lines[last] = joined;
     else lines.push(word);
   }
   return lines;
 }
+
+// A chart's caption cut into lines that fit between its padded edges.
+const captionLines = (text, width) => wrapText(text, width - 2 * LEGEND_PAD_PX, `${CAPTION_FONT_PX}px ${FONT_FAMILY}`);
 
 // Lays the legend's entries out in rows of at most `width` pixels: [{entry, x, row}] and the row count.
 function legendLayout(entries, width) {

@@ -4,6 +4,7 @@
 import { bindChartExports } from '../shared/chart-exports.js';
 import { download, csvField } from '../shared/downloads.js';
 import { heatmapSvg } from '../shared/heatmap/heatmap-svg.js';
+import { runCaption } from './runs.js';
 import { toHash } from './state.js';
 
 export const CURVES_FORMAT = 'attention-playground-train-curves';
@@ -54,13 +55,28 @@ export function curvesCsv(run) {
   return `${lines.join('\n')}\n`;
 }
 
+// The charts that show the run charts 1–2 follow (live), and those that show the shown run.
+const LIVE_CHARTS = new Set(['loss-chart', 'accuracy-chart', 'positions-chart']);
+
 /**
- * Binds the charts' PNG and SVG buttons and the curves' CSV and JSON buttons; shownRun() is
- * the run they export, attentionFigure() the attention map's figure (heatmap-svg.js), or null.
+ * Binds the charts' PNG and SVG buttons and the curves' CSV and JSON buttons. shownRun() is
+ * the run the curves' files export; liveRun() the run charts 1–2 show (null before any);
+ * shownModel() {run, k, pairs}, the seed's model and length charts 3–4 show (null before any);
+ * attentionFigure() the attention map's figure (heatmap-svg.js) with the caption naming what
+ * it shows, or null. Each chart of a run names that run under it (runs.js runCaption); chart 4
+ * names the seed's model and the length as well.
  */
-export function bindExports({ shownRun, attentionFigure, onError }) {
+export function bindExports({ shownRun, liveRun, shownModel, attentionFigure, onError }) {
+  const caption = (chart) => {
+    if (LIVE_CHARTS.has(chart)) return liveRun() && runCaption(liveRun());
+    const shown = shownModel();
+    if (!shown) return null;
+    if (chart === 'lengths-chart') return runCaption(shown.run);
+    if (chart === 'looks-chart') return runCaption(shown.run, shown);
+    return null;  // the runs overlaid, each named in the legend; the published data
+  };
   bindChartExports({
-    prefix: 'attention-playground-train', onError,
+    prefix: 'attention-playground-train', onError, caption,
     figures: { 'attention-map': () => { const figure = attentionFigure(); return figure && heatmapSvg(figure); } },
   });
   const name = (run, extension) => `attention-playground-train-run${run.id}-curves.${extension}`;

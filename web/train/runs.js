@@ -2,7 +2,7 @@
 // after), and what the charts and the runs table read from them: the mean over seeds with the
 // spread (lowest to highest seed) and each seed's own values, how a legend counts the seeds
 // behind a point, and the accuracy at the first, middle and last pair.
-import { describeRun, evaluationLengths } from './state.js';
+import { describeRun, evaluationLengths, toHash } from './state.js';
 
 /**
  * A new run: {id, settings, label, source ('trained' or 'loaded'), status, seeds: [{seed,
@@ -19,6 +19,21 @@ export function createRun({ id, settings, seeds, source = 'trained', fileName = 
     seconds: 0,
     lengths: evaluationLengths(settings),
   };
+}
+
+/**
+ * What a figure of the run says under it, naming what it shows: the run and its seeds, or one
+ * seed's model at `pairs` pairs (k: the seed's index) and the example sequence drawn, then the
+ * run's description and the link that sets the page to its settings (when its training is known):
+ * 'Run 2, seed 7's model at 8 pairs, example sequence 3: RoPE, 2L d32 4H; …. Link: train.html#…'.
+ */
+export function runCaption(run, { k, pairs, example } = {}) {
+  const seeds = k === undefined
+    ? `seed${run.seeds.length === 1 ? '' : 's'} ${run.seeds.map((s) => s.seed).join(', ')}`
+    : `seed ${run.seeds[k].seed}'s model at ${pairs} pairs`;
+  const sequence = example === undefined ? '' : `, example sequence ${example}`;
+  const link = run.trainingKnown ? ` Link: train.html${toHash(run.settings)}` : '';
+  return `Run ${run.id}, ${seeds}${sequence}: ${run.label}.${link}`;
 }
 
 /** Whether `pairs` is the number of pairs the run's model was trained on, as far as the page knows. */

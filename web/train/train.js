@@ -112,12 +112,13 @@ let attentionRequest = 0;
 async function drawAttention() {
   if (!shown) return;
   const { run, k, pairs } = shown;
+  const example = settings.example;
   const ticket = ++attentionRequest;
   try {
     const sequence = await runner.requestModel(run, k, 'attention', {
-      id: run.id, task: taskOptions(run.settings), pairs, seed: settings.example, context: run.settings.context,
+      id: run.id, task: taskOptions(run.settings), pairs, seed: example, context: run.settings.context,
     });
-    if (ticket === attentionRequest && shown?.run === run) attentionMap.draw(sequence, run);
+    if (ticket === attentionRequest && shown?.run === run) attentionMap.draw(sequence, run, { k, pairs, example });
   } catch (error) {
     if (error.name !== 'Superseded') notices.add(`The attention map could not be drawn: ${error.message}`);
   }
@@ -288,7 +289,10 @@ const controls = createControls({
   onStop: () => runner.stop(),
 });
 
-bindExports({ shownRun: () => shown?.run ?? null, attentionFigure: () => attentionMap.figure(), onError: (message) => notices.add(message) });
+bindExports({
+  shownRun: () => shown?.run ?? null, liveRun: () => live, shownModel: () => shown,
+  attentionFigure: () => attentionMap.figure(), onError: (message) => notices.add(message),
+});
 
 for (const documents of DOCUMENT_COUNTS) $('documents').append(new Option(`${documents} documents`, String(documents)));
 $('documents').value = String(PUBLISHED_DOCUMENTS);

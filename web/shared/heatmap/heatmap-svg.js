@@ -9,7 +9,7 @@
 // by step draws the rows fed so far and outlines the rest), marked columns and labelled tokens.
 // Light colours, whatever the page's scheme: a figure goes on paper.
 import { scaleLinear } from 'd3-scale';
-import { float32Text } from '../downloads.js';
+import { float32Text, wrapText } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep, specialsIn } from './colors.js';
 import {
@@ -228,7 +228,8 @@ function drawLegend(legend, l, { x, y, specials }) {
  * frame}], legends: [{heading, domain, scale}]}, and optionally rows, marked and columns, as the canvas
  * heatmap's model has them (heatmap.js createHeatmap): the panels as the page pooled them, each
  * with the scale ('sequential' or 'diverging') and domain of its colours (default: the figure's
- * domain) and the colour of its frame, if it has one.
+ * domain) and the colour of its frame, if it has one; and a caption (what produced the figure,
+ * say), written under the legends in lines that fit the figure's width.
  */
 export function heatmapSvg(figure) {
   const { panels, legends, region: { size }, block, pooling, value } = figure;
@@ -259,8 +260,12 @@ export function heatmapSvg(figure) {
     MARGIN_PX * 2 + columns * panelWidth + (columns - 1) * PANEL_GAP_PX,
     MARGIN_PX * 2 + textWidth(title, `600 ${TITLE_PX}px ${FONT_FAMILY}`),
     MARGIN_PX * 2 + LEGEND_BAR_PX.width * 2 + MARGIN_PX * 6,
+    // the caption's longest word (a link, say), which its lines cannot cut
+    ...(figure.caption ?? '').split(/\s+/).map((word) => MARGIN_PX * 2 + textWidth(word, font)),
   );
-  const height = legendsTop + legends.length * legendHeight + MARGIN_PX;
+  const captionTop = legendsTop + legends.length * legendHeight;
+  const captioned = figure.caption ? wrapText(figure.caption, width - 2 * MARGIN_PX, font) : [];
+  const height = captionTop + captioned.length * LINE_PX + MARGIN_PX;
   const svg = svgElement('svg', {
     xmlns: SVG_NS, width: Math.ceil(width), height: Math.ceil(height), viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`,
     'font-family': FONT_FAMILY,
@@ -277,5 +282,6 @@ export function heatmapSvg(figure) {
   legends.forEach((legend, l) => {
     svg.append(drawLegend(legend, l, { x: MARGIN_PX, y: legendsTop + l * legendHeight, specials: l === 0 ? specials : [] }));
   });
+  captioned.forEach((line, k) => svg.append(text(MARGIN_PX, captionTop + (k + 1) * LINE_PX - (LINE_PX - FONT_PX) / 2, line, { class: 'caption' })));
   return svg;
 }

@@ -6,6 +6,7 @@ import { specialsIn } from '../../shared/heatmap/colors.js';
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { summaryList } from '../../shared/page/summary.js';
+import { runCaption } from '../runs.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -33,7 +34,11 @@ export function maskedCells(T, prefix) {
   return masked;
 }
 
-/** Returns {draw(sequence, run), redraw(), figure(), clear()}. sequence: the worker's 'attention' answer. */
+/**
+ * Returns {draw(sequence, run, drawn), redraw(), figure(), clear()}. sequence: the worker's
+ * 'attention' answer; drawn: {k, pairs, example}, the seed's index, the length and the example
+ * sequence it answers, which the figure's caption names.
+ */
 export function createAttentionMap() {
   const canvas = $('attention-map');
   let shown = null;  // {model, sequence}
@@ -58,7 +63,7 @@ export function createAttentionMap() {
   }
 
   return {
-    draw(sequence, run) {
+    draw(sequence, run, drawn) {
       const { keys, values } = run.settings;
       const T = sequence.length;
       const masked = maskedCells(T, sequence.prefix);
@@ -77,7 +82,7 @@ export function createAttentionMap() {
         // tokens numbered from 1 in the tooltip, as pairs are ('pair 1 of 4' is tokens #1 and #2)
         names: { query: 'position', key: 'looks at' }, numberFrom: 1, columns: heads,
       };
-      shown = { model, sequence };
+      shown = { model, sequence, caption: runCaption(run, drawn) };
       query = null;
       canvas.dataset.layers = String(layers);
       redraw();
@@ -92,9 +97,9 @@ export function createAttentionMap() {
     // The map on display as shared/heatmap/heatmap-svg.js draws a figure, or null.
     figure() {
       if (!shown) return null;
-      const { model } = shown;
+      const { model, caption } = shown;
       return {
-        ...model, query: query ?? model.query,
+        ...model, query: query ?? model.query, caption,
         title: `Attention weights of one held-out sequence (${model.n} tokens), per layer and head`,
         legends: [{ heading: 'Attention weight', domain: model.domain }],
       };
