@@ -108,7 +108,7 @@ describe('Train page', () => {
     assert.equal(pointCount(await page.getAttribute('#accuracy-chart [data-series="chance"].dashed path.line', 'd')), 2);
     // chart 2: the latest checkpoint bold, the earlier ones faint
     assert.equal(await page.getAttribute('#positions-chart', 'data-step'), '300');
-    assert.equal(await page.locator('#positions-chart .series.faint').count(), QUICK_CHECKPOINTS - 1);
+    assert.equal(await page.locator('#positions-chart .series.checkpoint').count(), QUICK_CHECKPOINTS - 1);
     assert.equal(pointCount(await pathOf(page, 'positions-chart', 'latest')), 4);
 
     // the same options trained by the engine in Node give the same numbers
@@ -975,17 +975,38 @@ describe('Train page', () => {
     await close();
   });
 
-  test('chart 2: each earlier checkpoint\'s line is named by its step (a tooltip), older ones fainter', async () => {
-    const { page, close } = await openPage(suite, `train.html${QUICK}`);
-    assert.equal(await trainAndWait(page), 'finished');
-    const earlier = await page.$$eval('#positions-chart .series.faint', (groups) => groups.map((group) => ({
-      series: group.dataset.series, title: group.querySelector('path.line > title')?.textContent, opacity: Number(getComputedStyle(group).opacity),
-    })));
-    assert.deepEqual(earlier.map(({ series, title }) => [series, title]), [50, 100, 150, 200, 250].map((step) => [`step-${step}`, `step ${step}`]));
-    for (let k = 1; k < earlier.length; ++k) assert.ok(earlier[k].opacity > earlier[k - 1].opacity, JSON.stringify(earlier));
-    assert.equal(earlier.at(-1).opacity, 1);
-    await close();
-  });
+  for (const colorScheme of ['light', 'dark']) {
+    test(`chart 2, ${colorScheme}: the earlier checkpoints' steps in the legend and each line's tooltip, older ones fainter, the faintest still 1.5:1 on the panel`, async () => {
+      const { page, close } = await openPage(suite, `train.html${QUICK}`, { colorScheme });
+      assert.equal(await trainAndWait(page), 'finished');
+      const earlier = await page.$$eval('#positions-chart .series.checkpoint', (groups) => groups.map((group) => {
+        const path = group.querySelector('path.line');
+        const style = getComputedStyle(path);
+        return {
+          series: group.dataset.series, title: path.querySelector('title')?.textContent, stroke: style.stroke,
+          opacity: Number(getComputedStyle(group).opacity) * Number(style.strokeOpacity),
+        };
+      }));
+      assert.deepEqual(earlier.map(({ series, title }) => [series, title]), [50, 100, 150, 200, 250].map((step) => [`step-${step}`, `step ${step}`]));
+      for (let k = 1; k < earlier.length; ++k) assert.ok(earlier[k].opacity > earlier[k - 1].opacity, JSON.stringify(earlier));
+      const latest = await page.$eval('#positions-chart [data-series="latest"]', (group) => Number(getComputedStyle(group).opacity)
+        * Number(getComputedStyle(group.querySelector('path.line')).strokeOpacity));
+      assert.ok(earlier.at(-1).opacity < latest, `the newest earlier line (${earlier.at(-1).opacity}) fainter than the latest (${latest})`);
+      const legend = await page.$$eval('#positions-legend li', (items) => items.map((item) => item.textContent));
+      assert.ok(legend.includes('earlier checkpoints, steps 50 to 250 (the older, the fainter)'), legend.join(' | '));
+      // the faintest line's colour over the panel, against the panel: WCAG's contrast ratio
+      const panel = await page.$eval('#positions-chart', (svg) => getComputedStyle(svg.closest('.panel')).backgroundColor);
+      const rgb = (css) => css.match(/[\d.]+/g).slice(0, 3).map(Number);
+      const luminance = (channels) => channels.map((c) => c / 255).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+        .reduce((sum, c, i) => sum + [0.2126, 0.7152, 0.0722][i] * c, 0);
+      const background = rgb(panel);
+      const faintest = rgb(earlier[0].stroke).map((c, i) => background[i] + earlier[0].opacity * (c - background[i]));
+      const [light, dark] = [luminance(faintest), luminance(background)].sort((a, b) => b - a);
+      const contrast = (light + 0.05) / (dark + 0.05);
+      assert.ok(contrast >= 1.5, `the step-50 line: contrast ${contrast.toFixed(2)} on ${panel}`);
+      await close();
+    });
+  }
 
   test('chart 4: every layer and head in a line of its own colour and style', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}&heads=4`);

@@ -2,8 +2,9 @@
 // pair (1 … k), the held-out accuracy when the question asks about that pair. The latest
 // checkpoint is drawn bold: one seed's with its 95% Wilson interval (each position is measured
 // on a few questions only), several seeds' mean with the band from the lowest to the highest
-// and a thin line per seed. The earlier checkpoints are faint, older ones fainter, each named
-// by its step in a tooltip, so that the positions learned first stand out.
+// and a thin line per seed. The earlier checkpoints are thin and faint, older ones fainter, the
+// legend naming their steps and each line's tooltip its own, so that the positions learned
+// first stand out.
 import { format } from 'd3-format';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { summaryList } from '../../shared/page/summary.js';
@@ -16,9 +17,16 @@ import {
 const $ = (id) => document.getElementById(id);
 const LATEST_COLOR = seriesColor(0);  // the latest checkpoint's mean, band and seed lines
 const EARLIER_COLOR = seriesColor(2);
-// The opacity of the earliest of the earlier checkpoints; later ones step up to 1 before the latest.
-const EARLIEST_OPACITY = 0.3;
+// The line style of an earlier checkpoint (train.css), and its opacity: the earliest's, then
+// stepping up to the newest's before the latest; the faintest keeps a contrast of 1.5:1 on
+// the panel in both colour schemes.
+const CHECKPOINT_STYLE = 'checkpoint';
+const EARLIEST_OPACITY = 0.28;
+const NEWEST_EARLIER_OPACITY = 0.6;
 
+// The legend's words for the earlier checkpoints' lines, at `steps`.
+const earlierLabel = (steps) => (steps.length === 1 ? `earlier checkpoint, step ${countFormat(steps[0])}`
+  : `earlier checkpoints, steps ${countFormat(steps[0])} to ${countFormat(steps.at(-1))} (the older, the fainter)`);
 const positionsOf = (k) => Array.from({ length: k }, (_, i) => i + 1);
 
 // '128' questions, or '128–129' when the held-out set does not split evenly over the positions.
@@ -42,9 +50,9 @@ export function createPositionsView() {
     const curves = Array.from({ length: count }, (_, c) => checkpointPositions(run, c));
     const latest = curves.at(-1);
     const earlier = curves.slice(0, -1).map((curve, c, all) => ({
-      id: `step-${curve.step}`, label: c === 0 ? 'earlier checkpoints (fainter the older; hover one for its step)' : '',
-      title: `step ${countFormat(curve.step)}`, xs, ys: curve.mean, colorIndex: EARLIER_COLOR, style: 'faint',
-      opacity: EARLIEST_OPACITY + ((1 - EARLIEST_OPACITY) * c) / Math.max(1, all.length - 1),
+      id: `step-${curve.step}`, label: c === 0 ? earlierLabel(all.map((e) => e.step)) : '',
+      title: `step ${countFormat(curve.step)}`, xs, ys: curve.mean, colorIndex: EARLIER_COLOR, style: CHECKPOINT_STYLE,
+      opacity: EARLIEST_OPACITY + ((NEWEST_EARLIER_OPACITY - EARLIEST_OPACITY) * c) / Math.max(1, all.length - 1),
     }));
     const xDomain = [1, Math.max(2, k)];
     const one = latest?.seeds === 1;
