@@ -79,18 +79,13 @@ async function curves(page) {
 
 /**
  * Each seed's step on its progress bar once a paused run's chunks already asked for have
- * landed: read until two readings 300 ms apart agree (a run that kept training never does).
+ * landed: the page says "Pausing" until then, and "Paused" after.
  */
 async function stepsOncePaused(page) {
-  const steps = () => page.$$eval('#seed-progress li', (items) => items.map((item) => Number(item.dataset.step)));
-  let last = await steps();
-  for (let reading = 0; reading < 10; ++reading) {
-    await page.waitForTimeout(300);
-    const now = await steps();
-    if (now.every((step, k) => step === last[k])) return now;
-    last = now;
-  }
-  assert.fail(`still training 3 s after the pause: ${last}`);
+  assert.match(await page.textContent('[data-testid="train-status"]'), /^Paus(ing|ed) \(/);
+  await page.waitForFunction(() => document.documentElement.dataset.training === 'paused', null, { timeout: TIMEOUT_MS });
+  assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(/);
+  return page.$$eval('#seed-progress li', (items) => items.map((item) => Number(item.dataset.step)));
 }
 
 describe('Train page', () => {
@@ -306,8 +301,8 @@ describe('Train page', () => {
     await page.waitForFunction(() => [...document.querySelectorAll('#seed-progress li')].every((item) => Number(item.dataset.step) >= 60),
       null, { timeout: RUN_TIMEOUT_MS });
     await page.click('[data-testid="pause"]');
-    assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(2 seeds side by side, 2 workers each\)/);
     const paused = await stepsOncePaused(page);
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Paused \(2 seeds side by side, 2 workers each\)/);
     await page.waitForTimeout(500);
     assert.deepEqual(await steps(), paused, 'no step while paused');
     await page.click('[data-testid="pause"]');

@@ -103,6 +103,53 @@ describe('the Train page\'s runner', { timeout: 10_000 }, () => {
     assert.ok(run.seconds >= (TRAINING_MS - 5) / 1000 && run.seconds < (TRAINING_MS + MEASURING_MS / 2) / 1000, `${run.seconds} s`);
   });
 
+  test('whenPaused resolves once every chunk asked for has landed, and no chunk is asked for after; false when the run resumes first', async () => {
+    // each worker's chunk of one step lands when the test lets it (or at once, once `flowing`)
+    let flowing = false;
+    const land = (worker) => {
+      worker.step += 1;
+      worker.pending = null;
+      return { step: worker.step, steps: STEPS, finished: worker.step >= STEPS, checkpoints: [] };
+    };
+    const gated = (worker) => (flowing ? Promise.resolve(land(worker))
+      : new Promise((resolve) => { worker.pending = () => resolve(land(worker)); }));
+    const { runner, started } = runnerOf(2, gated);
+    const run = createRun({ id: 3, settings, seeds: [0, 1] });
+    const training = runner.train(run, handlers);
+    const until = async (condition) => { while (!condition()) await settled(); };
+    const chunksAsked = () => started.map((worker) => typesOf(worker).filter((type) => type === 'advance').length);
+    await until(() => started.length === 2 && started.every((worker) => worker.pending));
+
+    runner.pause();
+    let still = null;
+    runner.whenPaused().then((value) => { still = value; });
+    for (const worker of started) {
+      await settled();
+      assert.equal(still, null, `a chunk still in flight on worker ${worker.index}`);
+      worker.pending();
+    }
+    await until(() => still !== null);
+    assert.equal(still, true);
+    assert.deepEqual(run.seeds.map((seed) => seed.step), [1, 1], 'both chunks landed');
+    assert.deepEqual(chunksAsked(), [1, 1]);
+    for (let k = 0; k < 5; ++k) await settled();
+    assert.deepEqual(chunksAsked(), [1, 1], 'no chunk asked for while paused');
+    assert.equal(await runner.whenPaused(), true, 'asked again while still: at once');
+
+    runner.resume();
+    await until(() => started.every((worker) => worker.pending));
+    runner.pause();
+    const resumedFirst = runner.whenPaused();
+    runner.resume();
+    assert.equal(await resumedFirst, false);
+    assert.equal(await runner.whenPaused(), false, 'not paused');
+    flowing = true;
+    for (const worker of started) worker.pending();
+    runner.stop();
+    await training;
+    assert.equal(run.status, 'stopped');
+  });
+
   test('a seed on a team of 3: each member started with its rank, ports to the others and a control port; the model kept by the first', async () => {
     const { runner, started } = runnerOf(3, toTheEnd);
     const run = createRun({ id: 7, settings, seeds: [0] });

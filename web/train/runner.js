@@ -57,7 +57,7 @@ export function stopStep(count) {
  * Trains runs in workers made by startWorker(): `workers` of them, or one per seed when the
  * seeds are more; onWorkerReady(count) hears how many have loaded the engine. Returns
  * {train(run, {onCheckpoint, onProgress}), pause(), resume(), stop(), training(), paused(),
- * requestModel(run, k, type, payload, {lane}) (to the worker holding seed k's model), release(run),
+ * whenPaused(), requestModel(run, k, type, payload, {lane}) (to the worker holding seed k's model), release(run),
  * loadModel(id, text), evaluateModel(id, text, evaluation), renameModel(from, to), memory(), warm(seeds), ready(),
  * workers}. train resolves when every seed has finished or stopped (with their evaluations in
  * the run), and rejects with the first seed's error, the others stopped and released.
@@ -65,7 +65,10 @@ export function stopStep(count) {
 export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   const clients = [];
   const readyWorkers = new Set();  // workers whose engine has loaded
-  let active = null;  // {run, paused, stopped, wake: [resolve…], activeSince, elapsed}
+  // {run, paused, stopped, wake: [resolve…], activeSince, elapsed, moving: the seeds whose
+  // training may still take a step (neither waiting for a resume nor past training), settled:
+  // [resolve…] of whenPaused()}
+  let active = null;
   const holders = new Map();  // run id → the worker holding each seed's model
 
   function client(k) {
@@ -98,8 +101,29 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
     return (active.elapsed + (active.paused ? 0 : performance.now() - active.activeSince)) / 1000;
   }
 
-  // While the run is paused (and not stopped): a promise that resolves when it resumes or stops.
-  const untilResumed = () => (active.paused && !active.stopped ? new Promise((resolve) => active.wake.push(resolve)) : null);
+  // While the run is paused (and not stopped): a promise that resolves when it resumes or
+  // stops, during which the seed takes no step.
+  function untilResumed() {
+    if (!active.paused || active.stopped) return null;
+    const resumed = new Promise((resolve) => active.wake.push(resolve));
+    stillFor(resumed);
+    return resumed;
+  }
+
+  // A seed of the active run takes no step until `done` settles (for good, without it): when
+  // no seed of a paused run can take one, whenPaused() resolves, true.
+  function stillFor(done = null) {
+    const run = active;
+    run.moving -= 1;
+    if (run.paused && run.moving === 0) settle(run, true);
+    done?.finally(() => { run.moving += 1; });
+  }
+
+  // Resolves the run's whenPaused() promises: true once it is paused and still, false when it
+  // resumes, stops or ends first.
+  function settle(run, still) {
+    for (const resolve of run.settled.splice(0)) resolve(still);
+  }
 
   // Starts a seed's run on its team of workers: alone, or as replicas joined by MessagePorts,
   // each with a control port through which abandon() ends a replica that waits for a failed
@@ -160,7 +184,10 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   async function trainSeed(k, team, stopped, { onCheckpoint, onProgress }) {
     const { run } = active;
     const seed = run.seeds[k];
-    const { started, abandon, close } = await startTeam(team, run.id, trainerOptions(run.settings, seed.seed));
+    const { started, abandon, close } = await startTeam(team, run.id, trainerOptions(run.settings, seed.seed)).catch((error) => {
+      stillFor();
+      throw error;
+    });
     const record = (checkpoints) => {
       for (const checkpoint of checkpoints) {
         seed.checkpoints.push(checkpoint);
@@ -201,6 +228,7 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
       }
     } finally {
       close();
+      stillFor();  // past training
     }
     const evaluation = evaluationOptions(run.settings, run.lengths);
     const { evaluations, checkpoint } = await evaluateOnTeam(team, run.id, evaluation, 'finish', 'train');
@@ -232,6 +260,7 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   }
 
   function wakeAll() {
+    settle(active, false);
     for (const resolve of active.wake.splice(0)) resolve();
   }
 
@@ -240,8 +269,10 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
   return {
     workers,
     async train(run, handlers) {
-      active = { run, paused: false, stopped: false, wake: [], activeSince: performance.now(), elapsed: 0 };
       const teams = teamsOf(run.seeds.length);
+      active = {
+        run, paused: false, stopped: false, wake: [], activeSince: performance.now(), elapsed: 0, moving: teams.length, settled: [],
+      };
       holders.set(run.id, teams.map(([leader]) => leader));
       run.team = teams[0].length;
       const stopped = stopStep(teams.length);
@@ -262,11 +293,22 @@ export function createRunner({ startWorker, onWorkerReady, workers = 1 }) {
         }
         run.status = run.seeds.every((s) => s.step >= s.steps) ? 'finished' : 'stopped';
       } finally {
+        settle(active, false);
         active = null;
       }
     },
     training: () => active?.run ?? null,
     paused: () => active?.paused ?? false,
+    /**
+     * Resolves true once the paused run takes no more steps (every chunk asked for has
+     * landed, and every seed waits for a resume or is past training); false when it resumes,
+     * stops or ends first, or when no run is paused.
+     */
+    whenPaused() {
+      if (!active?.paused) return Promise.resolve(false);
+      if (active.moving === 0) return Promise.resolve(true);
+      return new Promise((resolve) => active.settled.push(resolve));
+    },
     pause() {
       if (!active || active.paused) return;
       active.elapsed += performance.now() - active.activeSince;

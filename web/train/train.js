@@ -205,7 +205,7 @@ function progressText(run) {
   const step = Math.min(...run.seeds.map((s) => s.step));
   const total = run.settings.steps;
   const seeds = seedsText(run, `seed ${run.seeds[0].seed}`);
-  const word = run.status === 'paused' ? 'Paused' : 'Training';
+  const word = run.status !== 'paused' ? 'Training' : still ? 'Paused' : 'Pausing';
   return [`${word} (${seeds}): step ${countFormat(step)} of ${countFormat(total)}, ${run.seconds.toFixed(1)} s`, step / total];
 }
 
@@ -247,6 +247,9 @@ async function train() {
   }
 }
 
+// Pause and Resume. A paused run is "Pausing" until the steps already asked of the workers
+// have landed, then "Paused": no step after that (the page's data-training 'pausing', 'paused').
+let still = false;
 function pause() {
   if (runner.paused()) {
     runner.resume();
@@ -254,12 +257,20 @@ function pause() {
   } else {
     runner.pause();
     controls.setTraining('paused');
+    still = false;
+    runner.whenPaused().then((paused) => {
+      still = paused;
+      if (paused) showPause();
+    });
   }
+  showPause();
+}
+
+function showPause() {
   const run = runner.training();
-  if (run) {
-    status.progress(...progressText(run));
-    document.documentElement.dataset.training = runner.paused() ? 'paused' : 'running';
-  }
+  if (!run) return;
+  status.progress(...progressText(run));
+  document.documentElement.dataset.training = !runner.paused() ? 'running' : still ? 'paused' : 'pausing';
 }
 
 // ---- settings ------------------------------------------------------------------------------------
