@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  PHONE, TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
+  DESKTOP, PHONE, TIMEOUT_MS, assertEngineFailureShown, broadcasts, collectBroadcasts, downloadOf, nodeEngine, openPage, solidStrokes, startSuite,
 } from './helpers.mjs';
 import { readFileSync } from 'node:fs';
 import { float32Text } from '../../web/shared/downloads.js';
@@ -423,6 +423,37 @@ describe('lab page', () => {
       await page.waitForFunction(() => document.getElementById('position-gap').hidden, null, { timeout: TIMEOUT_MS });
       assert.equal(allPathPoints(await pathOf(page, POSITION_PATH)).length, context.length, hash);
       await close();
+    }
+  });
+
+  test('chart 1\'s tick labels lie inside its SVG and clear of its y axis title, at 1,400 and 390 px: the Sinks + window preset\'s log axis reads 1e-6, not 0.000001', async () => {
+    // the labelled ticks of the log axis, top to bottom as the page lists them bottom to top
+    const yLabels = { '': ['0.1', '0.2', '0.5', '1', '2', '5', '10'], [STREAMING]: ['1e-6', '1e-5', '1e-4', '1e-3', '0.01', '0.1', '1', '10'] };
+    for (const [hash, labels] of Object.entries(yLabels)) {
+      for (const viewport of [DESKTOP, PHONE]) {
+        const { page, close } = await openPage(suite, `lab.html${hash}`, { viewport });
+        await page.waitForSelector(POSITION_PATH, { timeout: TIMEOUT_MS });
+        const drawn = await page.$eval('#position-chart', (svg) => {
+          const box = (element) => {
+            const { left, right, top, bottom } = element.getBoundingClientRect();
+            return { left, right, top, bottom };
+          };
+          const ticks = (axis) => [...svg.querySelectorAll(`.${axis} .tick text`)].filter((text) => text.textContent)
+            .map((text) => ({ text: text.textContent, ...box(text) }));
+          return { svg: box(svg), title: box(svg.querySelector('text.axis-title[transform]')), y: ticks('y-axis'), x: ticks('x-axis') };
+        });
+        const where = `${hash || 'the defaults'} at ${viewport.width} px`;
+        assert.deepEqual(drawn.y.map(({ text }) => text), labels, where);
+        for (const tick of [...drawn.y, ...drawn.x]) {
+          assert.ok(tick.left >= drawn.svg.left && tick.right <= drawn.svg.right && tick.top >= drawn.svg.top && tick.bottom <= drawn.svg.bottom,
+            `${where}: “${tick.text}” at ${tick.left}–${tick.right} × ${tick.top}–${tick.bottom}, the SVG ${JSON.stringify(drawn.svg)}`);
+        }
+        for (const tick of drawn.y) {
+          const apart = tick.right <= drawn.title.left || drawn.title.right <= tick.left || tick.bottom <= drawn.title.top || drawn.title.bottom <= tick.top;
+          assert.ok(apart, `${where}: “${tick.text}” (${tick.left}–${tick.right} px) overlaps the axis title (${drawn.title.left}–${drawn.title.right} px)`);
+        }
+        await close();
+      }
     }
   });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { scaleLog } from 'd3-scale';
-import { formatBytes, formatNumber, formatTokens, logAxisFormat, ticksWithEnds } from '../../web/shared/format.js';
+import { formatBytes, formatNumber, formatTokens, logAxisFormat, logTickLabel, ticksWithEnds } from '../../web/shared/format.js';
 
 const KiB = 2 ** 10, MiB = 2 ** 20, GiB = 2 ** 30, TiB = 2 ** 40;
 
@@ -34,6 +34,18 @@ test('logAxisFormat: 1, 2 and 5 of each decade over at most two decades, 1 alone
   assert.deepEqual(labels(0.004, 0.03), ['0.001', '0.002', '0.005', '0.01', '0.02', '0.05', '0.1']);
   assert.deepEqual(labels(1.2, 300), ['1', '10', '100', '1000']);
   assert.deepEqual(labels(1.5e-4, 8), ['0.0001', '0.001', '0.01', '0.1', '1', '10']);
+});
+
+test('logTickLabel: written out up to four characters, with an exponent beyond, so that 0.000001 reads 1e-6', () => {
+  const golden = [
+    [1e-6, '1e-6'], [2e-5, '2e-5'], [1e-4, '1e-4'], [0.001, '1e-3'], [0.005, '5e-3'], [0.01, '0.01'], [0.05, '0.05'],
+    [0.1, '0.1'], [1, '1'], [10, '10'], [1000, '1000'], [10000, '1e+4'], [5e5, '5e+5'], [0.1 + 0.2, '0.3'], [1e-20, '1e-20'],
+  ];
+  for (const [value, text] of golden) assert.equal(logTickLabel(value), text, `${value}`);
+  // as line-chart.js labels the Sinks + window preset's axis, 1e-6 to 10
+  const y = scaleLog().domain([4.1e-6, 4.4]).nice(5);
+  assert.deepEqual(y.ticks(5).map(logAxisFormat(y.domain(), logTickLabel)).filter(Boolean),
+    ['1e-6', '1e-5', '1e-4', '1e-3', '0.01', '0.1', '1', '10']);
 });
 
 test('ticksWithEnds: a domain end three fifths of a step or more from the nearest tick is added', () => {

@@ -1,5 +1,6 @@
 // How numbers read on the page. Non-finite values are shown as they are: "Infinity",
 // "-Infinity", "NaN", since showing overflow is part of what the page teaches.
+import { format } from 'd3-format';
 
 const FIXED_DIGITS = 4;
 const SMALL = 1e-3;          // below this a fixed 4-digit number would read 0.0000
@@ -11,6 +12,11 @@ const KIBI = 1024;
 const ONE_TWO_FIVE_DECADES = 2;
 // A linear axis labels an end of its domain this many steps or more from the nearest tick.
 const END_TICK_STEPS = 0.6;
+// A log axis's label is written out up to this many characters ("0.01", "1000"), else with an
+// exponent: "0.000001" would reach past a chart's left margin into its axis title.
+const PLAIN_TICK_CHARS = 4;
+const plainTick = format('~g');
+const exponentTick = format('~e');
 
 export function formatNumber(value, digits = FIXED_DIGITS) {
   if (!Number.isFinite(value)) return String(value);
@@ -63,6 +69,16 @@ export function logAxisFormat([low, high], format) {
     const mantissa = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
     return mantissas.some((m) => Math.abs(mantissa - m) < 1e-6) ? format(value) : '';
   };
+}
+
+/**
+ * A log axis's tick label, four characters from 1e-9 to 1e+9: the shortest exact form up to
+ * PLAIN_TICK_CHARS characters ("0.01", "0.5", "1000"), else with an exponent ("1e-6" for
+ * 0.000001, "2e-3", "1e+4").
+ */
+export function logTickLabel(value) {
+  const plain = plainTick(value);
+  return plain.length <= PLAIN_TICK_CHARS ? plain : exponentTick(value);
 }
 
 /**

@@ -4,11 +4,10 @@
 // their values as tooltips, and a legend kept as an HTML list beside the chart (<ul
 // class="chart-legend">). Its styles, line-chart.css, come with it into the page's bundled CSS.
 import { axisBottom, axisLeft } from 'd3-axis';
-import { format } from 'd3-format';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
 import { area, line } from 'd3-shape';
-import { logAxisFormat, ticksWithEnds } from './format.js';
+import { logAxisFormat, logTickLabel, ticksWithEnds } from './format.js';
 import './line-chart.css';
 
 const MARGIN = { top: 14, right: 18, bottom: 44, left: 60 };
@@ -18,8 +17,6 @@ const X_TICKS_PER_PX = 1 / 90;   // one x tick per this many pixels
 const Y_TICKS = 5;
 const POINT_RADIUS_PX = 3.5;
 const LABEL_OFFSET_PX = 34;      // axis titles sit this far outside the plot
-// A log axis's labels: the shortest exact form, 0.001 and 1e-7 where a fixed format writes 0.
-const LOG_TICK_FORMAT = format('~g');
 const CLIP_ID_PREFIX = 'line-chart-clip-';
 let charts = 0;                   // charts made so far on the page: each clip path's id is its own
 
@@ -39,8 +36,8 @@ export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
  * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
  * integerX the x axis ticks only whole numbers. A yFormat given to draw() replaces the chart's
  * for that drawing (a y axis whose unit changes with a setting), in the ticks of a linear axis
- * and in the tooltips (a log axis's ticks are written ~g); xTickValues, when given, are the
- * x axis's ticks (the positions where the data sit).
+ * and in the tooltips (a log axis's ticks are written by format.js logTickLabel: 0.001, 1e-6);
+ * xTickValues, when given, are the x axis's ticks (the positions where the data sit).
  */
 export function createLineChart(svg, {
   xLabel, yLabel, xLog = false, xFormat, yFormat, height = DEFAULT_HEIGHT_PX, legend, integerX = false,
@@ -75,7 +72,7 @@ export function createLineChart(svg, {
       bottom.tickValues(ticksWithEnds(ticks, x.domain()));
     }
     xAxis.attr('transform', `translate(0,${innerHeight})`).call(bottom);
-    const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), LOG_TICK_FORMAT))
+    const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), logTickLabel))
       : axisLeft(y).ticks(Y_TICKS, drawnYFormat);
     yAxis.call(left);
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
