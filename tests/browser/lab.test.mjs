@@ -1083,13 +1083,18 @@ describe('lab page', () => {
     await page.waitForSelector('#rope-chart .series path', { timeout: TIMEOUT_MS });
     await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 77, null, { timeout: TIMEOUT_MS });
     await page.waitForFunction(() => document.getElementById('mitigation-text').textContent.includes('Calibration'), null, { timeout: TIMEOUT_MS });
+    // the link to the settings each chart depends on: chart 2 only n of these, the mitigation alone chart 4
+    const links = {
+      'position-chart': 'lab.html#n=256&slope=0.01', 'rope-chart': 'lab.html#n=256', 'needle-chart': 'lab.html#n=256&slope=0.01',
+      'needle-grid': 'lab.html#n=256&slope=0.01', 'mitigation-chart': `lab.html${hash}`,
+    };
     const table = async (chart) => {
       const file = await downloadOf(page, `button[data-csv="${chart}"]`);
       assert.equal(file.name, `attention-lab-${chart}.csv`);
       const [header, ...rows] = file.bytes.toString('utf8').trimEnd().split('\n').map((line) => line.split(','));
       // the last column holds the link to the settings, in every row
       assert.equal(header.at(-1), 'settings', `${chart}: the settings column`);
-      assert.deepEqual(new Set(rows.map((row) => row.at(-1))), new Set([`lab.html${hash}`]), `${chart}: every row's settings`);
+      assert.deepEqual(new Set(rows.map((row) => row.at(-1))), new Set([links[chart]]), `${chart}: every row's settings`);
       return { header: header.slice(0, -1), columns: header.slice(0, -1).map((_, c) => rows.map((row) => row[c])) };
     };
 
@@ -1115,21 +1120,52 @@ describe('lab page', () => {
       assert.ok(Math.abs(Number(columns[1][k]) - expected) <= 1e-5 * expected, `distance ${d}: ${columns[1][k]}, the formula's ${expected}`);
     });
 
-    // the settings under the legend: every one as the link writes it, and the link's hash
-    const caption = 'Settings: n=256, layers=12, residual=0.85, causal=1, positional=alibi, slope=0.01, ropeBase=10000, ropeStrength=6, '
-      + 'window=0, sinks=0, measure=final, signal=3, noise=1, trials=8, metric=mass, mitigation=calibration, documents=20, logScale=1. '
-      + 'Link: lab.html#n=256&slope=0.01&mitigation=calibration';
-    for (const chart of ['position-chart', 'mitigation-chart']) {
+    // the settings under the legend: every one the chart depends on as the link writes it, and their link
+    const captions = {
+      'position-chart': 'Settings: n=256, layers=12, residual=0.85, causal=1, positional=alibi, slope=0.01, window=0, measure=final, '
+        + 'logScale=1. Link: lab.html#n=256&slope=0.01',
+      'mitigation-chart': 'Settings: n=256, layers=12, residual=0.85, causal=1, positional=alibi, slope=0.01, window=0, signal=3, '
+        + 'noise=1, trials=8, metric=mass, mitigation=calibration. Link: lab.html#n=256&slope=0.01&mitigation=calibration',
+    };
+    for (const [chart, caption] of Object.entries(captions)) {
       const svg = await downloadOf(page, `button[data-svg="${chart}"]`);
       const lines = await page.evaluate((source) => {
         const file = new DOMParser().parseFromString(source, 'image/svg+xml');
         const height = Number(file.documentElement.getAttribute('height'));
         return [...file.querySelectorAll('text.caption')].map((text) => ({ text: text.textContent, y: Number(text.getAttribute('y')), height }));
       }, svg.bytes.toString('utf8'));
-      assert.ok(lines.length > 1, `${chart}: the caption on ${lines.length} lines`);
+      assert.ok(lines.length > (chart === 'mitigation-chart' ? 1 : 0), `${chart}: the caption on ${lines.length} lines (the mitigation's cut into lines)`);
       assert.equal(lines.map(({ text }) => text).join(' '), caption, chart);
       assert.ok(lines.every(({ y, height }) => y < height), `${chart}: the caption inside the figure`);
     }
+    await close();
+  });
+
+  test('a figure\'s caption lists only the settings its chart depends on: charts 1 and 2 none of the needle\'s, chart 2 only n and RoPE\'s; the needle sweep\'s lists the needle\'s', async () => {
+    const hash = '#n=256&slope=0.01&window=128&sinks=4&noise=0.5&trials=4&metric=top1&mitigation=calibration&documents=30';
+    const { page, close } = await openLab(hash);
+    await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
+    await page.waitForSelector('#rope-chart .series path', { timeout: TIMEOUT_MS });
+    const model = 'n=256, layers=12, residual=0.85, causal=1, positional=alibi, slope=0.01, window=128, sinks=4';
+    const position = await figureCaption(page, 'position-chart');
+    const rope = await figureCaption(page, 'rope-chart');
+    for (const [chart, caption] of Object.entries({ 'position-chart': position, 'rope-chart': rope })) {
+      assert.doesNotMatch(caption, /\b(signal|noise|trials|metric|mitigation|documents)=/, `${chart}: ${caption}`);
+    }
+    assert.equal(position, `Settings: ${model}, measure=final, logScale=1. Link: lab.html#n=256&slope=0.01&window=128&sinks=4`);
+    assert.equal(rope, 'Settings: n=256, positional=alibi, ropeBase=10000, ropeStrength=6. Link: lab.html#n=256');
+    assert.equal(await figureCaption(page, 'needle-chart'), `Settings: ${model}, signal=3, noise=0.5, trials=4, metric=top1. `
+      + 'Link: lab.html#n=256&slope=0.01&window=128&sinks=4&noise=0.5&trials=4&metric=top1');
+
+    // RoPE, at the same n, base and strength: chart 2 computes nothing again, and its caption names RoPE, as it is drawn
+    await page.check('input[name="positional"][value="rope"]');
+    await page.waitForFunction(() => document.getElementById('rope-reading').textContent.startsWith('The model uses this weight now'),
+      null, { timeout: TIMEOUT_MS });
+    assert.equal(await figureCaption(page, 'rope-chart'), 'Settings: n=256, positional=rope, ropeBase=10000, ropeStrength=6. '
+      + 'Link: lab.html#n=256&positional=rope');
+    await page.waitForFunction(() => document.querySelectorAll('[aria-busy]').length === 0, null, { timeout: TIMEOUT_MS });
+    assert.equal(await figureCaption(page, 'position-chart'), 'Settings: n=256, layers=12, residual=0.85, causal=1, positional=rope, '
+      + 'ropeBase=10000, ropeStrength=6, window=128, sinks=4, measure=final, logScale=1. Link: lab.html#n=256&positional=rope&window=128&sinks=4');
     await close();
   });
 
@@ -1138,13 +1174,13 @@ describe('lab page', () => {
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
     await page.waitForFunction(() => document.querySelectorAll('#needle-grid .cells rect').length === 55, null, { timeout: TIMEOUT_MS });
     await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
-    const settings = (n) => `Settings: n=${n}, layers=12, residual=0.85, causal=1, positional=rope, slope=0.003, ropeBase=10000, ropeStrength=6, `
-      + 'window=0, sinks=0, measure=final, signal=3, noise=1, trials=8, metric=mass, mitigation=query-aware, documents=20, logScale=1. '
-      + 'Link: lab.html#n=2048&positional=rope';
-    assert.equal(await figureCaption(page, 'position-chart'), settings('2048'));
-    assert.equal(await figureCaption(page, 'needle-chart'), settings('2048 (computed at 1024)'));
-    assert.equal(await figureCaption(page, 'mitigation-chart'), settings('2048 (computed at 1024)'));
-    assert.equal(await figureCaption(page, 'needle-grid'), settings('2048 (computed at 64 to 1024)'));
+    const model = (n) => `Settings: n=${n}, layers=12, residual=0.85, causal=1, positional=rope, ropeBase=10000, ropeStrength=6, window=0, `;
+    const link = 'Link: lab.html#n=2048&positional=rope';
+    const needle = (n) => `${model(n)}signal=3, noise=1, trials=8, metric=mass`;
+    assert.equal(await figureCaption(page, 'position-chart'), `${model('2048')}measure=final, logScale=1. ${link}`);
+    assert.equal(await figureCaption(page, 'needle-chart'), `${needle('2048 (computed at 1024)')}. ${link}`);
+    assert.equal(await figureCaption(page, 'mitigation-chart'), `${needle('2048 (computed at 1024)')}, mitigation=query-aware. ${link}`);
+    assert.equal(await figureCaption(page, 'needle-grid'), `${needle('2048 (computed at 64 to 1024)')}. ${link}`);
     assert.equal(await figureCaption(page, 'published-chart'), 'Settings: documents=20. Link: lab.html');
     await page.selectOption('#documents', '30');
     await page.waitForFunction(() => document.querySelectorAll('#published-chart circle').length === 28, null, { timeout: TIMEOUT_MS });

@@ -14,7 +14,8 @@ import { gridCsv, mitigationCsv, needleCsv, positionCsv, ropeCsv } from './csv.j
 import { dealLengths, joinGrids, lengthCost } from './grid-parts.js';
 import { setUpNarrowLayout } from './narrow-layout.js';
 import {
-  experimentLength, gridLengths, modelOptions, needleOptions, parseHash, ROPE_BASES, ROPE_HEAD_WIDTH, settingsCaption, settingsLink, toHash,
+  experimentLength, gridLengths, modelOptions, modelSettings, NEEDLE_SETTINGS, needleOptions, parseHash, pickSettings, ROPE_BASES,
+  ROPE_HEAD_WIDTH, settingsCaption, settingsLink, toHash,
 } from './state.js';
 import { createMitigationView } from './views/mitigation.js';
 import { createNeedleView } from './views/needle.js';
@@ -49,33 +50,46 @@ const published = (settings) => drawPublished(settings.documents);
 const results = { curves: null, rope: null, needle: null, grid: null, mitigation: null };
 
 // Each simulation chart, by its id: the answer it draws, its CSV text from that answer and the
-// link to the settings behind it, and, where they are not n, the context lengths its numbers
-// are computed at for their settings (the needle experiments' length, capped for RoPE; the grid's).
+// link to the settings behind it, the settings it depends on (`depends`, from its settings: a
+// model's decay and sinks only where it has them; chart 2, RoPE's weight, only n and RoPE's,
+// and whether the model uses it), those of them that only change how it is drawn (`drawn`: the
+// page's, as drawn, whatever its answer was asked with), and, where they are not n, the context
+// lengths its numbers are computed at for their settings (the needle experiments' length, capped
+// for RoPE; the grid's).
 const CHARTS = {
-  'position-chart': { shown: () => results.curves, csv: (curves, link) => positionCsv(curves, curves.settings.measure, link) },
-  'rope-chart': { shown: () => results.rope, csv: ropeCsv },
+  'position-chart': {
+    shown: () => results.curves, csv: (curves, link) => positionCsv(curves, curves.settings.measure, link),
+    depends: (s) => [...modelSettings(s), 'measure', 'logScale'], drawn: ['logScale'],
+  },
+  'rope-chart': {
+    shown: () => results.rope, csv: ropeCsv, depends: () => ['n', 'positional', 'ropeBase', 'ropeStrength'], drawn: ['positional'],
+  },
   'needle-chart': {
     shown: () => results.needle, csv: (sweep, link) => needleCsv(sweep, sweep.settings.metric, link),
-    computedAt: (s) => [experimentLength(s)],
+    depends: (s) => [...modelSettings(s), ...NEEDLE_SETTINGS], computedAt: (s) => [experimentLength(s)],
   },
-  'needle-grid': { shown: () => results.grid, csv: (grid, link) => gridCsv(grid, grid.settings.metric, link), computedAt: gridLengths },
+  'needle-grid': {
+    shown: () => results.grid, csv: (grid, link) => gridCsv(grid, grid.settings.metric, link),
+    depends: (s) => [...modelSettings(s), ...NEEDLE_SETTINGS], computedAt: gridLengths,
+  },
   'mitigation-chart': {
     shown: () => results.mitigation,
     csv: (answer, link) => mitigationCsv(answer, answer.settings.metric, answer.settings.mitigation, link),
-    computedAt: (s) => [experimentLength(s)],
+    depends: (s) => [...modelSettings(s), ...NEEDLE_SETTINGS, 'mitigation'], computedAt: (s) => [experimentLength(s)],
   },
 };
 
-// The settings behind what the simulation chart `id` shows: those its answer was asked with, but
-// for the settings that only change how charts are drawn (the log axis, chart 5's documents),
-// which are the page's, as drawn. The page's settings for a chart with no answer yet.
+// The settings behind what the simulation chart `id` shows, those it depends on alone: as its
+// answer was asked with them, but for those that only change how it is drawn, the page's. The
+// page's settings for a chart with no answer yet.
 function shownSettings(id) {
-  const answer = CHARTS[id].shown();
-  return answer ? { ...answer.settings, logScale: settings.logScale, documents: settings.documents } : settings;
+  const { shown: answer, depends, drawn = [] } = CHARTS[id];
+  const shown = answer() ? { ...answer().settings, ...pickSettings(settings, drawn) } : settings;
+  return pickSettings(shown, depends(shown));
 }
 
-// The caption under the chart `id`'s figure: the settings behind it, with the lengths it was
-// computed at; for chart 5, published data, only the document count it shows, and its link.
+// The caption under the chart `id`'s figure: the settings it depends on, with the lengths it was
+// computed at, and their link; for chart 5, published data, only the document count it shows.
 function figureCaption(id) {
   if (!CHARTS[id]) return settingsCaption({ documents: settings.documents });
   const shown = shownSettings(id);

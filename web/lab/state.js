@@ -118,7 +118,8 @@ export function settingsLink(settings) {
 
 /**
  * Every setting of `settings` as the link writes it (key=value), and the link, for a figure's
- * caption: 'Settings: n=1024, layers=12, …, logScale=1. Link: lab.html#window=128&sinks=4'.
+ * caption: 'Settings: n=1024, layers=12, …, logScale=1. Link: lab.html#window=128&sinks=4' (the
+ * lab passes the settings a chart depends on, pickSettings).
  * `computedAt`, the context lengths a figure was computed at when they are not n, follows n:
  * 'n=4096 (computed at 1024)' (the needle experiments under RoPE), 'n=1024 (computed at 64 to 4096)'
  * (the grid's columns).
@@ -129,6 +130,25 @@ export function settingsCaption(settings, { computedAt = [settings.n] } = {}) {
   const all = Object.entries(settings)
     .map(([key, value]) => `${key}=${typeof value === 'boolean' ? Number(value) : value}${key === 'n' ? computed : ''}`);
   return `Settings: ${all.join(', ')}. Link: ${settingsLink(settings)}`;
+}
+
+/** The needle experiments' own settings, which charts 3 and 4 add to the model's. */
+export const NEEDLE_SETTINGS = ['signal', 'noise', 'trials', 'metric'];
+
+/**
+ * The settings the model of `settings` is made of (modelOptions): a decay's own only under it
+ * (ALiBi's slope, RoPE's base and strength), the sinks only with a window.
+ */
+export function modelSettings(settings) {
+  return ['n', 'layers', 'residual', 'causal', 'positional',
+    ...(settings.positional === 'alibi' ? ['slope'] : []), ...(settings.positional === 'rope' ? ['ropeBase', 'ropeStrength'] : []),
+    'window', ...(settings.window > 0 ? ['sinks'] : [])];
+}
+
+/** The settings of `settings` named in `keys`, in their order in `settings`. */
+export function pickSettings(settings, keys) {
+  const kept = new Set(keys);
+  return Object.fromEntries(Object.entries(settings).filter(([key]) => kept.has(key)));
 }
 
 /** The engine's positional option for `settings`. */
