@@ -457,19 +457,40 @@ describe('lab page', () => {
     }
   });
 
-  test('the position read-outs write the engine\'s multiples in three significant digits, none above 0 as "0×"', async () => {
+  test('the position read-outs are the means of the first, middle and last tenths, as the shape sentence\'s, in three significant digits, none above 0 as "0×"', async () => {
     const engine = await nodeEngine();
-    for (const hash of [PRIMACY, '#slope=0.3162']) {
-      const { summary } = engine.positionCurve(labModel(hash));
+    // RoPE base 500, s = 12 at 4,096 tokens ripples: its first token alone is 3.6× its middle one, its first tenth level with the middle.
+    // ALiBi's slope 0.05 puts the first tenth near 1e-20 of the average; 0.3162 its first two tenths below what float32 holds but 0
+    // (the engine's float64 first token is 3.07e-128× the average), read as at most 2^-150 of the whole.
+    const cases = [PRIMACY, '#slope=0.05', '#slope=0.3162', '#window=128&layers=1', '#n=4096&positional=rope&ropeBase=500&ropeStrength=12'];
+    for (const hash of cases) {
+      const { values, summary } = engine.positionCurve(labModel(hash));
+      // each context position's share ÷ the average, and the mean of each tenth (102 of 1,023 positions, 410 of 4,095; the middle one centred)
+      const shares = Array.from(values.subarray(0, values.length - 1), (v) => v / summary.mean);
+      const width = Math.round(shares.length / 10);
+      const meanFrom = (start) => shares.slice(start, start + width).reduce((a, b) => a + b) / width;
+      const tenths = [meanFrom(0), meanFrom(Math.floor((shares.length - width) / 2)), meanFrom(shares.length - width)];
+      const points = [summary.begin, summary.middle, summary.end];
       const { page, close } = await openLab(hash);
+      const terms = await page.$$eval('[data-testid="position-summary"] dt', (nodes) => nodes.map((node) => node.textContent));
+      assert.deepEqual(terms, ['first tenth (mean)', 'middle tenth (mean)', 'last tenth (mean)', 'max ÷ min', 'final token itself'], hash);
       const readOuts = await page.$$eval('[data-testid="position-summary"] dd', (nodes) => nodes.map((node) => node.textContent));
-      [summary.begin, summary.middle, summary.end].forEach((value, k) => {
-        const expected = value / summary.mean;
-        assert.ok(expected > 0, `${hash}: read-out ${k} is above 0 in the engine`);
+      tenths.forEach((expected, k) => {
+        if (expected === 0) {
+          const written = points[k] > 0 ? `≤ ${format('.3~g')(2 ** -150 / summary.mean)}× average` : '0× average';
+          assert.equal(readOuts[k], written, `${hash}: read-out ${k}, 0 in float32, ${points[k]} at the engine's float64 point`);
+          return;
+        }
         assert.match(readOuts[k], /^\S+× average$/, `${hash}: read-out ${k}`);
         const shown = Number(readOuts[k].split('×')[0]);
         assert.ok(Math.abs(shown - expected) <= 0.005 * expected, `${hash}: read-out ${k} “${readOuts[k]}”, the engine's ${expected}`);
       });
+      // the sentence names the same three numbers
+      const numbers = readOuts.slice(0, 3).map((text) => text.replace(/ average$/, ''));
+      assert.ok((await page.textContent('#position-reading')).endsWith(`tenths average ${numbers[0]}, ${numbers[1]} and ${numbers[2]} average).`), hash);
+      if (hash.includes('rope')) assert.deepEqual(numbers, ['0.143×', '0.142×', '9.14×']);
+      if (hash === '#slope=0.3162') assert.deepEqual(numbers.slice(0, 2), ['≤ 9.55e-43×', '≤ 9.55e-43×']);
+      if (hash.startsWith('#window')) assert.deepEqual(numbers.slice(0, 2), ['0×', '0×'], 'a window\'s unreachable start is 0 in float64 too');
       await close();
     }
   });

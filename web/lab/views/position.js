@@ -1,6 +1,7 @@
 // Chart 1, the position curve: each position's share of the final token's inputs (or of the
 // attention it receives) divided by the average, on a linear or logarithmic axis, with the
-// begin / middle / end read-outs and a sentence naming the curve's shape (shape.js).
+// read-outs of the means of its first, middle and last tenths and a sentence naming the curve's
+// shape from the same means (shape.js).
 import { format } from 'd3-format';
 import { formatCount } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
@@ -12,6 +13,11 @@ import { describeShape, stretchMeans } from './shape.js';
 // window's unreachable start is exactly 0; deep primacy's end reaches 1e-20 of its start), and a
 // note under the chart says how many positions it leaves out.
 const LOG_FLOOR = 1e-6;
+// The engine's curve is float32, which holds a value of 2^-150 or less as 0: steep ALiBi's start,
+// 1e-131 of the whole at 1,024 tokens, reads 0 there. A tenth whose mean is 0 in it while the
+// engine's float64 point in that tenth (its first, middle or last) is above 0 is written as at
+// most what float32 holds as 0, not as 0.
+const FLOAT32_ZERO = 2 ** -150;
 
 const $ = (id) => document.getElementById(id);
 
@@ -44,18 +50,22 @@ export function createPositionView() {
       yDomain: settings.logScale ? [lowestShown, highest] : domainFromZero(highest),
       yLog: settings.logScale,
     });
-    const relative = (v) => `${times(v / summary.mean)}× average`;
+    // the means of the first, middle and last tenths, as the read-outs and the sentence write them: '1.34×', '≤ 9.55e-43×'
+    const stretches = stretchMeans(shares);
+    const multiple = (mean, point) => (mean === 0 && point > 0 ? `≤ ${times(FLOAT32_ZERO / summary.mean)}×` : `${times(mean)}×`);
+    const [first, middle, last] = [
+      multiple(stretches.first, summary.begin), multiple(stretches.middle, summary.middle), multiple(stretches.last, summary.end),
+    ];
     summaryList($('position-summary'), [
-      ['first token', relative(summary.begin)],
-      ['middle', relative(summary.middle)],
-      ['last before the final', relative(summary.end)],
+      ['first tenth (mean)', `${first} average`],
+      ['middle tenth (mean)', `${middle} average`],
+      ['last tenth (mean)', `${last} average`],
       ['max ÷ min', ratio(summary.maxOverMin)],
       ['final token itself', share(values[n - 1])],
     ]);
     const what = settings.measure === 'final' ? 'influence on the final token' : 'attention received';
-    const stretches = stretchMeans(shares);
     $('position-reading').textContent = `With these settings the ${what} is ${describeShape(stretches)} (its first, middle and `
-      + `last tenths average ${times(stretches.first)}×, ${times(stretches.middle)}× and ${times(stretches.last)}× average).`;
+      + `last tenths average ${first}, ${middle} and ${last} average).`;
     $('position-timing').textContent = `${curves.milliseconds.toFixed(0)} ms in the engine`;
   };
 }
