@@ -191,6 +191,25 @@ describe('lab page', () => {
     await close();
   });
 
+  test('the preset the settings are is pressed (aria-pressed), the others not, as the settings change: by a preset, a slider and a link', async () => {
+    const { page, close } = await openLab();
+    const pressed = () => page.$$eval('#presets button', (buttons) => Object.fromEntries(buttons.map((b) => [b.dataset.preset, b.getAttribute('aria-pressed')])));
+    const only = (id) => Object.fromEntries(PRESETS.map((preset) => [preset.id, String(preset.id === id)]));
+    assert.deepEqual(await pressed(), only('u-shape'), 'the defaults are "Both: lost in the middle"');
+    await page.click('button[data-preset="streaming"]');
+    await page.waitForFunction(() => window.location.hash === '#window=128&sinks=4', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await pressed(), only('streaming'));
+    await page.locator('[data-testid="layers-slider"]').fill('3');
+    await page.waitForFunction(() => window.location.hash.includes('layers=3'), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await pressed(), only(null), 'no preset has 3 layers');
+    // a link with the Primacy preset's mechanisms at another n and other needle settings: Primacy
+    await page.evaluate(() => { window.location.hash = '#n=256&layers=8&residual=0&positional=none&trials=4'; });
+    await page.waitForFunction(() => document.querySelector('button[data-preset="primacy"]').getAttribute('aria-pressed') === 'true',
+      null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await pressed(), only('primacy'));
+    await close();
+  });
+
   test('on a phone (390×844) chart 1 comes before the settings: its top on the first screen above the folded settings sheet, which opens below the chart it redraws; at 1400×1000 the settings stay beside the charts', async () => {
     const phone = await openPage(suite, 'lab.html', { viewport: PHONE });
     const { page } = phone;

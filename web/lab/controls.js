@@ -4,7 +4,7 @@
 import { format } from 'd3-format';
 import { formatCount, plural } from '../shared/format.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
-import { LENGTHS, PRESETS, RANGES, SLOPE_LOG_RANGE, sliderToSlope, WINDOWS } from './state.js';
+import { isPresetOf, LENGTHS, PRESETS, RANGES, SLOPE_LOG_RANGE, sliderToSlope, WINDOWS } from './state.js';
 
 const $ = (id) => document.getElementById(id);
 const slopeText = format('.2~e');
@@ -41,7 +41,10 @@ export function readControl(element) {
   return [read(element), scope];
 }
 
-/** Gives the sliders their ranges, the selects their options and the presets their buttons; onPreset(settings). */
+/**
+ * Gives the sliders their ranges, the selects their options and the presets their buttons
+ * (pressed while the settings are the preset's, showSettings); onPreset(settings).
+ */
 export function setUpControls({ onPreset }) {
   $('n').max = String(LENGTHS.length - 1);
   $('window').max = String(WINDOWS.length - 1);
@@ -57,6 +60,7 @@ export function setUpControls({ onPreset }) {
     button.type = 'button';
     button.textContent = preset.label;
     button.dataset.preset = preset.id;
+    button.setAttribute('aria-pressed', 'false');
     button.addEventListener('click', () => onPreset(preset.settings));
     $('presets').append(button);
   }
@@ -95,10 +99,13 @@ function showSlider(id, position, text, spoken = text) {
   $(`${id}-value`).textContent = text;
 }
 
-/** Puts `settings` into the controls and their read-outs. */
+/** Puts `settings` into the controls and their read-outs, and presses the preset they are, if any. */
 export function showSettings(settings) {
   const form = $('controls');
   $('settings-digest').textContent = settingsDigest(settings);
+  for (const preset of PRESETS) {
+    $('presets').querySelector(`[data-preset="${preset.id}"]`).setAttribute('aria-pressed', String(isPresetOf(preset, settings)));
+  }
   showSlider('n', nearestIndex(LENGTHS, settings.n), `${formatCount(settings.n)} tokens`);
   showSlider('layers', settings.layers, String(settings.layers));
   showSlider('residual', settings.residual, format('.2f')(settings.residual));

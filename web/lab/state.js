@@ -40,6 +40,9 @@ export const PRESETS = [
     settings: { layers: 12, residual: 0.85, causal: true, positional: 'alibi', slope: 0.003, window: 128, sinks: 4 } },
 ];
 
+/** Whether `settings` are the preset's: every setting it sets has its value (n and the rest may be any). */
+export const isPresetOf = (preset, settings) => Object.entries(preset.settings).every(([key, value]) => settings[key] === value);
+
 /** The sliders' ranges: [min, max, step], the only values the controls and the link take. */
 export const RANGES = Object.freeze({
   layers: [1, 32, 1], residual: [0, 0.95, 0.05], ropeStrength: [0, 12, 0.5], sinks: [0, 16, 1],
