@@ -514,6 +514,24 @@ describe('lab page', () => {
     }
   });
 
+  test('the needle sweep\'s and the mitigation\'s y axes say what they measure: "attention mass on the needle", with the top-1 metric "top-1 rate over trials", inside the SVG', async () => {
+    const { page, close } = await openLab();
+    const charts = ['needle-chart', 'mitigation-chart'];
+    const titles = () => Promise.all(charts.map((chart) => page.$eval(`#${chart}`, (svg) => {
+      const title = svg.querySelector('text.axis-title[transform]');
+      const [box, frame] = [title.getBoundingClientRect(), svg.getBoundingClientRect()];
+      return { text: title.textContent, inside: box.top >= frame.top && box.bottom <= frame.bottom && box.left >= frame.left };
+    })));
+    await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
+    assert.deepEqual(await titles(), charts.map(() => ({ text: 'attention mass on the needle', inside: true })));
+    await page.selectOption('#metric', 'top1');
+    // both charts drawn again: the read-outs in percent (the mitigation's "mean" is the first)
+    await page.waitForFunction(() => ['#needle-summary dd', '#mitigation-summary dd']
+      .every((selector) => document.querySelector(selector).textContent.includes('%')), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await titles(), charts.map(() => ({ text: 'top-1 rate over trials', inside: true })));
+    await close();
+  });
+
   test('with the top-1 metric the needle and mitigation charts\' y axes run from 0% to 100%', async () => {
     const { page, close } = await openLab('#metric=top1');
     await page.waitForFunction(() => ['needle-summary', 'mitigation-summary']

@@ -28,14 +28,15 @@ const DATA_COLORS = [0, 1, 2, 4, 5, 6, 7];  // the palette without its grey
 export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
 
 /**
- * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog, yFormat, xTickValues}) where each series
+ * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog, yFormat, yLabel, xTickValues}) where each series
  * is {label, xs, ys, colorIndex, style: 'solid' | 'dashed' | 'dotted' | 'faint', points:
  * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series),
  * title (the line's tooltip), pointTitles (each point's tooltip, in place of label: x → y),
  * opacity (the whole series')}.
  * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
- * integerX the x axis ticks only whole numbers. A yFormat given to draw() replaces the chart's
- * for that drawing (a y axis whose unit changes with a setting), in the ticks of a linear axis
+ * integerX the x axis ticks only whole numbers. A yFormat or a yLabel given to draw() replaces
+ * the chart's for that drawing (a y axis whose measure changes with a setting): the y axis title,
+ * and the format in the ticks of a linear axis
  * and in the tooltips (a log axis's ticks are written by format.js logTickLabel: 0.001, 1e-6);
  * xTickValues, when given, are the x axis's ticks (the positions where the data sit).
  */
@@ -54,7 +55,9 @@ export function createLineChart(svg, {
   const yTitle = plot.append('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
     .attr('transform', 'rotate(-90)').text(yLabel);
 
-  return function draw({ series, xDomain, yDomain, yLog = false, yFormat: drawnYFormat = yFormat, xTickValues }) {
+  return function draw({
+    series, xDomain, yDomain, yLog = false, yFormat: drawnYFormat = yFormat, yLabel: drawnYLabel = yLabel, xTickValues,
+  }) {
     const width = Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth);
     root.attr('width', width).attr('viewBox', `0 0 ${width} ${height}`);
     const innerWidth = width - MARGIN.left - MARGIN.right;
@@ -76,7 +79,7 @@ export function createLineChart(svg, {
       : axisLeft(y).ticks(Y_TICKS, drawnYFormat);
     yAxis.call(left);
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
-    yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12);
+    yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12).text(drawnYLabel);
 
     const shown = (value) => Number.isFinite(value) && (!yLog || value > 0);
     const path = line().defined(([, value]) => shown(value)).x(([xv]) => x(xv)).y(([, yv]) => y(yv));

@@ -33,7 +33,7 @@ function paragraph(text) {
 /** Returns draw(mitigation, settings): mitigation is {value: {before, after}, milliseconds}, or null. */
 export function createMitigationView() {
   const chart = createLineChart($('mitigation-chart'), {
-    xLabel: 'needle depth', yLabel: 'retrieval', xFormat: percent,
+    xLabel: 'needle depth', xFormat: percent,  // the y axis titled by the metric (retrievalAxis)
     legend: $('mitigation-legend'),
   });
 

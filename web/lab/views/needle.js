@@ -13,7 +13,7 @@ const $ = (id) => document.getElementById(id);
 /** Returns {note(n, settings), sweep(needle, settings), grid(grid, settings)}; a null answer draws nothing. */
 export function createNeedleView() {
   const chart = createLineChart($('needle-chart'), {
-    xLabel: 'needle depth', yLabel: 'retrieval', xFormat: percent,
+    xLabel: 'needle depth', xFormat: percent,  // the y axis titled by the metric (retrievalAxis)
   });
   const drawGrid = createGrid($('needle-grid'), { scaleNote: (text) => { $('grid-scale').textContent = text; } });
 

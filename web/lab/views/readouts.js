@@ -28,7 +28,11 @@ export const RATE_DOMAIN = [0, 1];  // a top-1 rate runs from never to always
 export const retrievalTitles = (settings, label, depths, values) => Array.from(values,
   (value, k) => `${label}: ${percent(depths[k])} → ${metricFormat(settings)(value)}`);
 
-/** The y axis of a retrieval chart whose highest value is `highest`: {yDomain, yFormat} (a rate in percent from 0 to 100%). */
+/**
+ * The y axis of a retrieval chart whose highest value is `highest`: {yDomain, yFormat, yLabel},
+ * titled with what the metric measures (a rate in percent from 0 to 100%).
+ */
 export const retrievalAxis = (settings, highest) => (settings.metric === 'mass'
-  ? { yDomain: domainFromZero(highest) } : { yDomain: RATE_DOMAIN, yFormat: percent });
+  ? { yDomain: domainFromZero(highest), yLabel: 'attention mass on the needle' }
+  : { yDomain: RATE_DOMAIN, yFormat: percent, yLabel: 'top-1 rate over trials' });
 
