@@ -1042,6 +1042,25 @@ describe('lab page', () => {
     await close();
   });
 
+  test('chart 2 calls its base "chosen" only under RoPE: under ALiBi and with no decay, where the RoPE controls are hidden, its dashed bound is the solid line\'s base', async () => {
+    const legend = (page) => page.$$eval('#rope-legend li', (items) => items.map((item) => [item.textContent, item.className]));
+    const bound = (base, words, style) => [`RoFormer's bound, base ${base}${words ? ` (${words})` : ''} (head width 64)`, `series-${style}`];
+    const weight = ['the model\'s weight exp(s·(g(d) − 1)), base 10,000, s = 6', 'series-0 solid'];
+    const legendFor = (words) => [weight, bound('500', '', '1 faint'), bound('10,000', words, '2 dashed'), bound('500,000', '', '4 faint')];
+    const { page, close } = await openLab();  // ALiBi
+    await page.waitForSelector('#rope-chart .series path', { timeout: TIMEOUT_MS });
+    assert.equal(await page.isVisible('#rope-base'), false, 'no base to choose under ALiBi');
+    assert.deepEqual(await legend(page), legendFor('the solid line\'s base'));
+    await page.check('input[name="positional"][value="rope"]');
+    await page.waitForFunction(() => document.getElementById('rope-legend').textContent.includes('(chosen)'), null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.isVisible('#rope-base'), true);
+    assert.deepEqual(await legend(page), legendFor('chosen'));
+    await page.check('input[name="positional"][value="none"]');
+    await page.waitForFunction(() => !document.getElementById('rope-legend').textContent.includes('(chosen)'), null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await legend(page), legendFor('the solid line\'s base'));
+    await close();
+  });
+
   test('the final token\'s own share reads in three significant digits, the engine\'s, never "0.0%" (Primacy: 8.27e-23%)', async () => {
     const engine = await nodeEngine();
     for (const hash of [PRIMACY, '']) {

@@ -1,7 +1,9 @@
 // Chart 2, RoPE's long-term decay: the weight the lab's model gives a key against its distance
 // for the chosen base and strength, and RoFormer's bound of a query–key dot product for each
-// base (the chosen one drawn solid, the others faint), each divided by its value at distance
-// 0, on a logarithmic x axis, with a sentence on the weight at the longest distance.
+// base (the weight's base dashed, the others faint), each divided by its value at distance 0,
+// on a logarithmic x axis, with a sentence on the weight at the longest distance. The weight's
+// base is "chosen" only under RoPE: with another decay the RoPE controls are hidden, and the
+// chart shows what the model would use.
 import { format } from 'd3-format';
 import { formatCount } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
@@ -24,13 +26,14 @@ export function createRopeView() {
   return function draw(rope, settings) {
     if (!rope) return;
     const { weight, decay } = rope;
+    const baseWords = settings.positional === 'rope' ? 'chosen' : 'the solid line\'s base';
     const series = [
       {
         label: `the model's weight exp(s·(g(d) − 1)), base ${formatCount(weight.base)}, s = ${weight.strength}`,
         xs: weight.distances.slice(1), ys: weight.values.slice(1), colorIndex: WEIGHT_COLOR,
       },
       ...decay.map(({ base, distances, values }, k) => ({
-        label: `RoFormer's bound, base ${formatCount(base)}${base === weight.base ? ' (chosen)' : ''} (head width ${ROPE_HEAD_WIDTH})`,
+        label: `RoFormer's bound, base ${formatCount(base)}${base === weight.base ? ` (${baseWords})` : ''} (head width ${ROPE_HEAD_WIDTH})`,
         xs: distances.slice(1), ys: values.slice(1), colorIndex: seriesColor(BOUND_COLOR_FROM + k),
         style: base === weight.base ? 'dashed' : 'faint',
       })),
