@@ -1075,6 +1075,32 @@ describe('lab page', () => {
     }
   });
 
+  test('without distractor noise the needle note says one trial, every seeded trial being the same (the engine\'s sweeps of 1 and 8 trials are), not "8 seeded trials"', async () => {
+    const engine = await nodeEngine();
+    for (const hash of ['#noise=0', '#noise=0&metric=top1']) {
+      const { settings } = parseHash(hash);
+      const sweep = (trials) => Array.from(engine.needleSweep({ ...modelOptions(settings), ...needleOptions({ ...settings, trials }) }).retrieval);
+      assert.deepEqual(sweep(8), sweep(1), `${hash}: 8 trials give what one does`);
+    }
+    const { settings } = parseHash('#noise=0.25');
+    const noisy = (trials) => Array.from(engine.needleSweep({ ...modelOptions(settings), ...needleOptions({ ...settings, trials }) }).retrieval);
+    assert.notDeepEqual(noisy(8), noisy(1), 'with noise the trials differ');
+
+    const { page, close } = await openLab('#noise=0');
+    const start = 'n = 1,024 tokens: 1,023 documents of one token each before the final token; 11 depths, ';
+    const note = () => page.textContent('#needle-note');
+    assert.equal(await note(), `${start}one trial: with no distractor noise every seeded trial would be the same.`);
+    const slide = (id, value) => page.$eval(`#${id}`, (slider, v) => {
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }, value);
+    await slide('noise', 0.25);
+    await page.waitForFunction((text) => document.getElementById('needle-note').textContent === text, `${start}8 seeded trials.`, { timeout: TIMEOUT_MS });
+    await slide('trials', 1);
+    await page.waitForFunction((text) => document.getElementById('needle-note').textContent === text, `${start}1 seeded trial.`, { timeout: TIMEOUT_MS });
+    await close();
+  });
+
   test('the texts say what a document, the shared q·k direction and attention received are, which charts have content, and the sinks\' share the engine\'s', async () => {
     const { page, close } = await openLab();
     const text = (selector) => page.textContent(selector).then((t) => t.replace(/\s+/g, ' '));
@@ -1087,7 +1113,7 @@ describe('lab page', () => {
     assert.match(chart1, /With the measure attention received the curve is the mean row of R/);
     const chart3 = await text('section:has(#needle-heading) details');
     assert.match(chart3, /A “document” is a single token here: every position before the final token is one, so at n = 1,024 there are 1,023 documents/);
-    assert.equal(await text('#needle-note'), 'n = 1,024 tokens: 1,023 documents of one token each before the final token; 11 depths, 8 seeded trial(s).');
+    assert.equal(await text('#needle-note'), 'n = 1,024 tokens: 1,023 documents of one token each before the final token; 11 depths, 8 seeded trials.');
 
     // the sinks' share in the text, the engine's for the Sinks + window preset at n = 1,024
     const [, tokens, sinks, shown, fair, context] = chart1.match(/at ([\d,]+) tokens the (\d+) sinks together feed the final token ([\d.]+)% of its input, about the ([\d.]+)% that \d+ of the ([\d,]+) context tokens/);

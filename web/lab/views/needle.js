@@ -1,7 +1,7 @@
 // Chart 3, a needle in the haystack: retrieval of the needle at each depth (a line chart with
 // its read-outs), the same sweep for several context lengths as a depth × length grid, and a
 // note on the context length the experiments use.
-import { formatCount } from '../../shared/format.js';
+import { formatCount, plural } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { NEEDLE_DEPTHS } from '../state.js';
 import { createGrid } from './grid.js';
@@ -18,12 +18,15 @@ export function createNeedleView() {
   const drawGrid = createGrid($('needle-grid'), { scaleNote: (text) => { $('grid-scale').textContent = text; } });
 
   return {
-    // The experiments' context length: n, or less for RoPE (state.js, experimentLength).
+    // The experiments' context length: n, or less for RoPE (state.js, experimentLength); their
+    // trials, one without noise, where the engine runs one: every seeded trial would be the same.
     note(n, settings) {
       const documents = `${formatCount(n - 1)} documents of one token each before the final token`;
+      const trials = settings.noise > 0 ? plural(settings.trials, 'seeded trial')
+        : 'one trial: with no distractor noise every seeded trial would be the same';
       $('needle-note').textContent = n < settings.n
         ? `With RoPE the needle experiments use n = ${formatCount(n)}, ${documents} (RoPE has no O(n) path in the engine).`
-        : `n = ${formatCount(n)} tokens: ${documents}; ${NEEDLE_DEPTHS} depths, ${settings.trials} seeded trial(s).`;
+        : `n = ${formatCount(n)} tokens: ${documents}; ${NEEDLE_DEPTHS} depths, ${trials}.`;
     },
 
     sweep(needle, settings) {
