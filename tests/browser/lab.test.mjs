@@ -773,6 +773,34 @@ describe('lab page', () => {
     await close();
   });
 
+  test('the documents select is as wide as its options, beside its label on one line, inside its panel, at 1,400 and 390 px', async () => {
+    for (const viewport of [DESKTOP, PHONE]) {
+      const { page, close } = await openPage(suite, 'lab.html#documents=30', { viewport });
+      const drawn = await page.$eval('#documents', (select) => {
+        const label = document.querySelector('label[for="documents"]');
+        const panel = select.closest('section');
+        const padding = Number.parseFloat(getComputedStyle(panel).paddingRight);
+        const [box, labelBox, panelBox] = [select, label, panel].map((element) => element.getBoundingClientRect());
+        const width = box.width;
+        select.style.width = 'max-content';
+        const fitted = select.getBoundingClientRect().width;
+        select.style.width = '';
+        return {
+          width, fitted, text: select.selectedOptions[0].textContent,
+          labelLines: labelBox.height / Number.parseFloat(getComputedStyle(label).lineHeight),
+          sameRow: Math.abs((box.top + box.bottom) / 2 - (labelBox.top + labelBox.bottom) / 2) < 2,
+          inside: box.left >= panelBox.left && box.right <= panelBox.right - padding,
+        };
+      });
+      const where = `${viewport.width} px`;
+      assert.equal(drawn.text, '30 documents', where);
+      assert.ok(Math.abs(drawn.width - drawn.fitted) < 1, `${where}: the select ${drawn.width} px wide, its options ${drawn.fitted} px`);
+      assert.ok(drawn.labelLines < 1.5, `${where}: the label on ${drawn.labelLines} lines`);
+      assert.deepEqual([drawn.sameRow, drawn.inside], [true, true], `${where}: beside its label, inside the panel`);
+      await close();
+    }
+  });
+
   test('the published chart draws each model\'s closed-book (dashed) and oracle (dotted) accuracy at the data\'s values on its y axis, keyed in the legend and in the SVG', async () => {
     const { page, close } = await openLab();
     // the y of a value on the chart's axis, from two of its ticks (translate(0,y) and the value they read); d3-axis
