@@ -627,7 +627,7 @@ describe('lab page', () => {
     const stateOf = (heading) => page.$eval(`#${heading}`, (element) => {
       const section = element.closest('section');
       return { busy: section.getAttribute('aria-busy'), dimmed: getComputedStyle(section.querySelector('.chart')).opacity,
-        timing: section.querySelector('.panel-head .muted')?.textContent ?? null };
+        timing: section.querySelector('.panel-head .muted')?.textContent.replace(/^computing… \d+ s$/, 'computing…') ?? null };
     });
     const release = (outcome) => page.evaluate((message) => new BroadcastChannel('lab-release').postMessage(message), outcome);
     const notBusy = (heading) => page.waitForFunction((id) => !document.getElementById(id).closest('section').hasAttribute('aria-busy'),
@@ -656,6 +656,32 @@ describe('lab page', () => {
     await close();
   });
 
+  test('a long computation\'s timing counts the seconds since it was asked, from 2 s on, until its numbers come', async () => {
+    const { page, close } = await openPage(suite, 'lab.html', {
+      prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
+        (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: holdingLabWorker('mitigation') })),
+    });
+    const timing = () => page.textContent('#mitigation-timing');
+    // every reading of the held computation's timing, as the page writes it
+    await page.evaluate(() => {
+      window.timings = [];
+      const element = document.getElementById('mitigation-timing');
+      new MutationObserver(() => window.timings.push([Math.round(performance.now()), element.textContent]))
+        .observe(element, { childList: true, characterData: true, subtree: true });
+    });
+    await page.waitForFunction(() => document.getElementById('mitigation-timing').textContent === 'computing… 4 s', null, { timeout: TIMEOUT_MS });
+    const readings = await page.evaluate(() => window.timings);
+    // the seconds written, each once (a timer late under load may write one twice or skip one)
+    const seconds = [...new Set(readings.map(([, text]) => text.match(/^computing… (\d+) s$/)?.[1]).filter(Boolean).map(Number))];
+    assert.ok(seconds[0] >= 2, `nothing counted before 2 s: ${JSON.stringify(readings)}`);
+    assert.ok(seconds.every((value, k) => k === 0 || value > seconds[k - 1]) && seconds.at(-1) === 4, JSON.stringify(readings));
+    await page.evaluate(() => new BroadcastChannel('lab-release').postMessage('answer'));
+    await page.waitForFunction(() => /^\d+ ms$/.test(document.getElementById('mitigation-timing').textContent), null, { timeout: TIMEOUT_MS });
+    await page.waitForTimeout(1500);
+    assert.match(await timing(), /^\d+ ms$/, 'no count after the answer');
+    await close();
+  });
+
   test('the needle section reads "computing…" while its grid computes after the sweep is drawn, then the time from asking to the grid drawn', async () => {
     const { page, close } = await openPage(suite, 'lab.html', {
       prepare: (context) => context.route((url) => url.pathname.endsWith('/lab-worker.js') && url.search === '',
@@ -663,7 +689,8 @@ describe('lab page', () => {
     });
     const HELD_MS = 600;
     const section = () => page.$eval('#needle-heading', (heading) => ({
-      busy: heading.closest('section').getAttribute('aria-busy'), timing: document.getElementById('needle-timing').textContent,
+      busy: heading.closest('section').getAttribute('aria-busy'),
+      timing: document.getElementById('needle-timing').textContent.replace(/^computing… \d+ s$/, 'computing…'),
     }));
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
     assert.deepEqual(await section(), { busy: 'true', timing: 'computing…' }, 'the sweep drawn, the grid held');
@@ -689,7 +716,7 @@ describe('lab page', () => {
     const release = () => page.evaluate(() => new BroadcastChannel('lab-release').postMessage('answer'));
     const idle = () => page.waitForFunction(() => !document.getElementById('needle-heading').closest('section').hasAttribute('aria-busy'),
       null, { timeout: TIMEOUT_MS });
-    const timing = () => page.textContent('#needle-timing');
+    const timing = async () => (await page.textContent('#needle-timing')).replace(/^computing… \d+ s$/, 'computing…');
     const sweepPath = () => pathOf(page, '#needle-chart .series path.line');
     const sweepRedrawn = (old) => page.waitForFunction((d) => document.querySelector('#needle-chart .series path.line').getAttribute('d') !== d,
       old, { timeout: TIMEOUT_MS });

@@ -127,9 +127,15 @@ const NEEDLE_BUSY = { sections: ['needle-heading'], timing: 'needle-timing' };
 const MITIGATION_BUSY = { sections: ['mitigation-heading'], timing: 'mitigation-timing' };
 const BUSY_CLASS = 'computing';  // lab.css dims a section's charts and read-outs under it
 const pending = new Map();       // section → its computations under way
+// A long computation's timing counts the seconds since it was asked (a needle sweep with
+// Ms-PoE under RoPE takes several), from this long on.
+const ELAPSED_FROM_MS = 2000;
+const ELAPSED_EVERY_MS = 1000;
+const counting = new Map();      // a timing's id → its counter's interval, while its section is busy
 
-// Marks `busy`'s sections busy (aria-busy, dimmed, "computing…" for the timing) until the
-// returned function has been called as often as this one for them.
+// Marks `busy`'s sections busy (aria-busy, dimmed, "computing…" for the timing, with the seconds
+// since it was asked once they are ELAPSED_FROM_MS) until the returned function has been
+// called as often as this one for them.
 function markBusy(busy) {
   const sections = busy.sections.map((id) => $(id).closest('section'));
   for (const section of sections) {
@@ -137,7 +143,14 @@ function markBusy(busy) {
     section.setAttribute('aria-busy', 'true');
     section.classList.add(BUSY_CLASS);
   }
-  $(busy.timing).textContent = 'computing…';
+  const timing = $(busy.timing);
+  timing.textContent = 'computing…';
+  const asked = performance.now();
+  clearInterval(counting.get(busy.timing));
+  counting.set(busy.timing, setInterval(() => {
+    const elapsed = performance.now() - asked;
+    if (elapsed >= ELAPSED_FROM_MS) timing.textContent = `computing… ${Math.floor(elapsed / 1000)} s`;
+  }, ELAPSED_EVERY_MS));
   return function done() {
     for (const section of sections) {
       const left = pending.get(section) - 1;
@@ -145,6 +158,8 @@ function markBusy(busy) {
       if (left > 0) continue;
       section.removeAttribute('aria-busy');
       section.classList.remove(BUSY_CLASS);
+      clearInterval(counting.get(busy.timing));
+      counting.delete(busy.timing);
     }
   };
 }
