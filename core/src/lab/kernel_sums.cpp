@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 namespace attn::lab {
 
@@ -62,17 +61,26 @@ void direct_gather(const std::vector<double>& table, const std::vector<double>& 
 }
 
 // The transpose of direct_gather, pushed from each nonzero input: an independent check of
-// seeing_intervals, and cheap when few inputs are nonzero.
+// seeing_intervals, and cheap when few inputs are nonzero. Each input's push is a contiguous
+// multiply-add over the keys it sees (the kernel read forwards on both sides, as direct_gather
+// reads it), which the compiler turns into vector code; every out[j] still adds its terms in
+// the order of i.
 void direct_scatter(const std::vector<double>& table, const MaskOptions& mask,
                     const std::vector<double>& w, std::vector<double>& out) {
   const long n = static_cast<long>(w.size());
   std::fill(out.begin(), out.end(), 0.0);
+  // reversed[n - d] = K(d): the keys left of i, read upwards, meet K(i - j) in increasing memory.
+  std::vector<double> reversed(table.rbegin(), table.rend());
+  double* const sums = out.data();
   for (long i = 0; i < n; ++i) {
-    if (w[i] == 0.0) continue;
+    const double weight = w[i];
+    if (weight == 0.0) continue;
     const Intervals intervals = visible_intervals(mask, i, n);
     for (int s = 0; s < intervals.count; ++s) {
-      for (long j = intervals.begin[s]; j < intervals.end[s]; ++j)
-        out[j] += w[i] * table[std::abs(i - j)];
+      const long left_end = std::min(intervals.end[s], i + 1);
+      for (long j = intervals.begin[s]; j < left_end; ++j) sums[j] += weight * reversed[n - i + j];
+      for (long j = std::max(intervals.begin[s], i + 1); j < intervals.end[s]; ++j)
+        sums[j] += weight * table[j - i];
     }
   }
 }

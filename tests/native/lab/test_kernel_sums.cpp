@@ -105,3 +105,52 @@ TEST_CASE("kernel sums: running sums keep their digits when weights span e^20", 
     }
   }
 }
+
+TEST_CASE("kernel sums: a table kernel (RoPE's) gathers and scatters as plain loops over the mask",
+          "[lab]") {
+  // RoPE's kernel has no running sums: both directions go through the direct path, here
+  // against out[o] = Σ_k w[k]·K(|o − k|) over the keys o sees (gather) and over the queries
+  // that see o (scatter), summed in the same order, with some weights 0 (skipped by the scatter).
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> uniform(0.0, 2.0);
+  for (const auto& mask : kMasks) {
+    for (long n : {1L, 2L, 17L, 300L}) {
+      DistanceBias bias;
+      bias.type = attn::PositionalType::rope;
+      bias.base = 500.0;
+      bias.strength = 4.0;
+      const attn::lab::DistanceKernel kernel = attn::lab::distance_kernel(bias, 1.4, n);
+      REQUIRE_FALSE(kernel.exponential);
+      std::vector<double> w(n);
+      for (double& value : w) value = uniform(rng) < 0.3 ? 0.0 : uniform(rng);
+      std::vector<double> gather_loop(n, 0.0), scatter_loop(n, 0.0);
+      for (long o = 0; o < n; ++o) {
+        for (long k = 0; k < n; ++k) {
+          if (helpers::api_visible(mask, o, k, n, n))
+            gather_loop[o] += w[k] * kernel.table[std::abs(o - k)];
+        }
+      }
+      for (long i = 0; i < n; ++i) {
+        for (long j = 0; j < n; ++j) {
+          if (helpers::api_visible(mask, i, j, n, n))
+            scatter_loop[j] += w[i] * kernel.table[std::abs(i - j)];
+        }
+      }
+      for (KernelPath path : {KernelPath::fast, KernelPath::direct}) {
+        std::vector<double> gathered, scattered;
+        attn::lab::kernel_sums(kernel, mask, false, w, gathered, path);
+        attn::lab::kernel_sums(kernel, mask, true, w, scattered, path);
+        double worst = 0.0;
+        for (long o = 0; o < n; ++o) {
+          worst = std::max(
+              worst, std::abs(gathered[o] - gather_loop[o]) / (1.0 + std::abs(gather_loop[o])));
+          worst = std::max(
+              worst, std::abs(scattered[o] - scatter_loop[o]) / (1.0 + std::abs(scatter_loop[o])));
+        }
+        INFO("n " << n << ", window " << mask.window << ", sinks " << mask.sinks << ", causal "
+                  << mask.causal << ": max rel diff " << worst);
+        CHECK(worst <= 1e-14);
+      }
+    }
+  }
+}
