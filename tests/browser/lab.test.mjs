@@ -353,6 +353,47 @@ describe('lab page', () => {
     await close();
   });
 
+  test('a screen reader hears a chart\'s reading once a drag stops, not at every step: the visible reading is no live region, its spoken copy is written once', async () => {
+    const { page, close } = await openPage(suite, 'lab.html');
+    await page.waitForFunction(() => document.getElementById('position-reading-spoken').textContent !== '', null, { timeout: TIMEOUT_MS });
+    for (const id of ['position-reading', 'rope-reading']) {
+      assert.equal(await page.getAttribute(`#${id}`, 'aria-live'), null, `${id}: not live`);
+      assert.equal(await page.getAttribute(`#${id}-spoken`, 'aria-live'), 'polite');
+    }
+    await page.evaluate(() => {
+      window.spoken = [];
+      for (const id of ['position-reading-spoken', 'rope-reading-spoken']) {
+        const region = document.getElementById(id);
+        new MutationObserver(() => window.spoken.push([id, region.textContent])).observe(region, { childList: true, characterData: true, subtree: true });
+      }
+      window.readings = 0;
+      new MutationObserver(() => { window.readings += 1; })
+        .observe(document.getElementById('position-reading'), { childList: true, characterData: true, subtree: true });
+    });
+    // a drag of the n slider down through five lengths, 512 to 128 tokens, each drawn before the next
+    const slide = (value) => page.$eval('#n', (slider, v) => {
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }, value);
+    for (const value of [10, 9, 8, 7, 6]) {
+      const before = await page.evaluate(() => window.readings);
+      await slide(value);
+      await page.waitForFunction((count) => window.readings > count, before, { timeout: TIMEOUT_MS });
+    }
+    await page.waitForFunction(() => window.spoken.some(([id]) => id === 'rope-reading-spoken'), null, { timeout: TIMEOUT_MS });
+    await page.waitForTimeout(1200);
+    const spoken = await page.evaluate(() => window.spoken);
+    assert.ok(await page.evaluate(() => window.readings) >= 5, 'the visible reading followed every step');
+    // each reading spoken once at most (not at all where it ended as it began), as it settled
+    for (const id of ['position-reading', 'rope-reading']) {
+      const writes = spoken.filter(([region]) => region === `${id}-spoken`);
+      assert.ok(writes.length <= 1, `${id}: ${JSON.stringify(writes)}`);
+      assert.equal(await page.textContent(`#${id}-spoken`), await page.textContent(`#${id}`), `${id}: the settled reading`);
+    }
+    assert.match(spoken.find(([id]) => id === 'rope-reading-spoken')[1], /a key 127 tokens before it/);
+    await close();
+  });
+
   test('each slider announces the value it stands for (aria-valuetext): "1,024 tokens" not 12, "off" not 0, "0.003" not -2.5, kept in sync', async () => {
     const { page, close } = await openLab();
     const SLIDERS = ['n', 'layers', 'residual', 'slope', 'rope-strength', 'window', 'sinks', 'signal', 'noise', 'trials'];

@@ -89,6 +89,29 @@ async function stepsOncePaused(page) {
 }
 
 describe('Train page', () => {
+  test('a screen reader hears a run start and end, not its progress: the status line is no live region, its spoken copy says only those', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    assert.equal(await page.getAttribute('[data-testid="train-status"]', 'role'), null);
+    assert.equal(await page.getAttribute('#train-status-spoken', 'role'), 'status');
+    await page.evaluate(() => {
+      window.spoken = [];
+      window.shown = 0;
+      const region = document.getElementById('train-status-spoken');
+      new MutationObserver(() => window.spoken.push(region.textContent)).observe(region, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => { window.shown += 1; })
+        .observe(document.getElementById('train-status'), { childList: true, characterData: true, subtree: true });
+    });
+    assert.equal(await trainAndWait(page), 'finished');
+    const spoken = await page.evaluate(() => window.spoken);
+    const status = await page.textContent('[data-testid="train-status"]');
+    assert.ok(await page.evaluate(() => window.shown) > spoken.length, 'the status line showed progress that was not spoken');
+    assert.equal(spoken.length, 2, JSON.stringify(spoken));
+    assert.match(spoken[0], /^Training \(seed 0\): step 0 of 300/);
+    assert.equal(spoken[1], status);
+    assert.match(status, /^Trained 300 steps/);
+    await close();
+  });
+
   test('trains a short run in the worker: progress, curves at every checkpoint equal to the engine’s, charts after training, the runs table', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
     assert.equal(await trainAndWait(page), 'finished');

@@ -6,6 +6,7 @@
 import { foldIntroductionOnNarrowScreens } from '../shared/page/introduction.js';
 import { createSettingsLink } from '../shared/page/link.js';
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
+import { createAnnouncer } from '../shared/page/announcer.js';
 import { createNotices, createProgressLine, engineReady, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
@@ -33,7 +34,17 @@ const notices = createNotices($('notices'));
 watchScrollRegions();
 foldIntroductionOnNarrowScreens($('train-more'));
 const link = createSettingsLink({ notices: createNotices($('link-notices')), parse: parseHash, toHash });
-const status = createProgressLine($('train-progress'), $('train-status'));
+const statusLine = createProgressLine($('train-progress'), $('train-status'));
+const spoken = createAnnouncer($('train-status-spoken'));
+// The status line; a screen reader hears what it says when a run starts, pauses, resumes or
+// ends (spoken), not its progress, which changes at every chunk.
+const status = {
+  progress: (message, fraction) => statusLine.progress(message, fraction),
+  done(message, isError = false) {
+    statusLine.done(message, isError);
+    spoken.now(message);
+  },
+};
 const idleText = $('train-status').textContent;  // the status line's text before any run
 const settings = link.read();
 const runner = createRunner({
@@ -216,6 +227,7 @@ async function train() {
   controls.setTraining('training');
   document.documentElement.dataset.training = 'running';
   status.progress(...progressText(run));
+  spoken.now(progressText(run)[0]);
   drawLive();
   try {
     await runner.train(run, {
@@ -270,6 +282,7 @@ function showPause() {
   const run = runner.training();
   if (!run) return;
   status.progress(...progressText(run));
+  spoken.now(progressText(run)[0]);
   document.documentElement.dataset.training = !runner.paused() ? 'running' : still ? 'paused' : 'pausing';
 }
 

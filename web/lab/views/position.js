@@ -5,6 +5,7 @@
 import { format } from 'd3-format';
 import { formatCount } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
+import { createAnnouncer } from '../../shared/page/announcer.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { domainFromZero, percent, ratio, share, times } from './readouts.js';
 import { describeShape, stretchMeans } from './shape.js';
@@ -23,6 +24,7 @@ const $ = (id) => document.getElementById(id);
 
 /** Returns draw(curves, settings): curves is the 'curves' answer with its milliseconds, or null. */
 export function createPositionView() {
+  const spoken = createAnnouncer($('position-reading-spoken'));  // the reading, once a drag stops
   const chart = createLineChart($('position-chart'), {
     xLabel: 'position in the context (relative)',
     yLabel: 'share ÷ average', xFormat: percent, yFormat: format('.2~f'),
@@ -64,8 +66,10 @@ export function createPositionView() {
       ['final token itself', share(values[n - 1])],
     ]);
     const what = settings.measure === 'final' ? 'influence on the final token' : 'attention received';
-    $('position-reading').textContent = `With these settings the ${what} is ${describeShape(stretches)} (its first, middle and `
+    const reading = `With these settings the ${what} is ${describeShape(stretches)} (its first, middle and `
       + `last tenths average ${first}, ${middle} and ${last} average).`;
+    $('position-reading').textContent = reading;
+    spoken.settled(reading);
     $('position-timing').textContent = `${curves.milliseconds.toFixed(0)} ms in the engine`;
   };
 }

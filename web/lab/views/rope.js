@@ -7,6 +7,7 @@
 import { format } from 'd3-format';
 import { formatCount } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
+import { createAnnouncer } from '../../shared/page/announcer.js';
 import { ROPE_HEAD_WIDTH } from '../state.js';
 import { times } from './readouts.js';
 
@@ -18,6 +19,7 @@ const $ = (id) => document.getElementById(id);
 
 /** Returns draw(rope, settings): rope is the 'rope' answer with its milliseconds, or null. */
 export function createRopeView() {
+  const spoken = createAnnouncer($('rope-reading-spoken'));  // the reading, once a drag stops
   const chart = createLineChart($('rope-chart'), {
     xLabel: 'distance (tokens, log scale)', yLabel: '÷ its value at distance 0', xLog: true,
     xFormat: format('~s'), yFormat: format('.1f'), legend: $('rope-legend'), height: HEIGHT_PX,
@@ -42,8 +44,10 @@ export function createRopeView() {
     chart({ series, xDomain: [1, maxDistance], yDomain: [0, Math.max(...series.flatMap((s) => s.ys))] });
     const farthest = weight.values[weight.values.length - 1];
     const uses = settings.positional === 'rope' ? 'The model uses this weight now' : 'The model uses this weight once the distance decay is RoPE';
-    $('rope-reading').textContent = `${uses}: in one layer, with no content, the final token gives a key `
+    const reading = `${uses}: in one layer, with no content, the final token gives a key `
       + `${formatCount(maxDistance)} tokens before it ${times(farthest)}× the attention it gives itself (distance 0).`;
+    $('rope-reading').textContent = reading;
+    spoken.settled(reading);
     $('rope-timing').textContent = `${rope.milliseconds.toFixed(0)} ms in the engine`;
   };
 }
