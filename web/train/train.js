@@ -3,10 +3,10 @@
 // the charts, live at every checkpoint and after training; the runs table; the trained
 // model's panel (saving and loading a model); exports; on a narrow screen, the introduction's
 // later paragraphs folded (shared/page/introduction.js).
+import { createAnnouncer } from '../shared/page/announcer.js';
 import { foldIntroductionOnNarrowScreens } from '../shared/page/introduction.js';
 import { createSettingsLink } from '../shared/page/link.js';
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
-import { createAnnouncer } from '../shared/page/announcer.js';
 import { createNotices, createProgressLine, engineReady, showEngineStatus } from '../shared/page/status.js';
 import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
@@ -34,17 +34,10 @@ const notices = createNotices($('notices'));
 watchScrollRegions();
 foldIntroductionOnNarrowScreens($('train-more'));
 const link = createSettingsLink({ notices: createNotices($('link-notices')), parse: parseHash, toHash });
-const statusLine = createProgressLine($('train-progress'), $('train-status'));
-const spoken = createAnnouncer($('train-status-spoken'));
 // The status line; a screen reader hears what it says when a run starts, pauses, resumes or
 // ends (spoken), not its progress, which changes at every chunk.
-const status = {
-  progress: (message, fraction) => statusLine.progress(message, fraction),
-  done(message, isError = false) {
-    statusLine.done(message, isError);
-    spoken.now(message);
-  },
-};
+const spoken = createAnnouncer($('train-status-spoken'));
+const status = createProgressLine($('train-progress'), $('train-status'), { announcer: spoken });
 const idleText = $('train-status').textContent;  // the status line's text before any run
 const settings = link.read();
 const runner = createRunner({

@@ -67,8 +67,10 @@ export function showEngineStatus(element, ready, describe) {
 /**
  * A <progress> `bar` and a `text` element that report long work: progress(message,
  * fraction) while it runs (no fraction: an indeterminate bar), done(message, isError) after.
+ * With an `announcer` (announcer.js), a screen reader hears at once what done() says, not the
+ * progress, which changes all the time.
  */
-export function createProgressLine(bar, text) {
+export function createProgressLine(bar, text, { announcer = null } = {}) {
   return {
     progress(message, fraction = null) {
       bar.hidden = false;
@@ -81,6 +83,7 @@ export function createProgressLine(bar, text) {
       bar.hidden = true;
       text.classList.toggle('error', isError);
       text.textContent = message;
+      announcer?.now(message);
     },
   };
 }
