@@ -349,6 +349,40 @@ describe('playground page', () => {
     await close();
   });
 
+  test('a screen reader hears the token count and what the computation came to once typing stops, not at every keystroke: the visible lines are no live regions, their spoken copies are written once', async () => {
+    const { page, close } = await openPage(suite, '#src=random');
+    await page.waitForFunction(() => ['token-count-spoken', 'compute-status-spoken'].every((id) => document.getElementById(id).textContent !== ''),
+      null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.textContent('#token-count-spoken'), '6 tokens');
+    for (const selector of ['#token-count', '#compute-status', '.progress-line']) {
+      assert.equal(await page.getAttribute(selector, 'aria-live'), null, `${selector}: not live`);
+    }
+    for (const id of ['token-count-spoken', 'compute-status-spoken']) assert.equal(await page.getAttribute(`#${id}`, 'aria-live'), 'polite');
+    await page.evaluate(() => {
+      window.spoken = [];
+      for (const id of ['token-count-spoken', 'compute-status-spoken']) {
+        const region = document.getElementById(id);
+        new MutationObserver(() => window.spoken.push([id, region.textContent])).observe(region, { childList: true, characterData: true, subtree: true });
+      }
+    });
+    // five sentences one word longer each, every one computed and drawn before the next is typed
+    const words = ['Your', 'journey', 'starts', 'with', 'one', 'small', 'step', 'today'];
+    for (let count = 4; count <= 8; ++count) {
+      await page.fill(SENTENCE, words.slice(0, count).join(' '));
+      await waitForRows(page, count);
+      assert.equal(await page.textContent('#token-count'), `${count} tokens`);
+    }
+    await page.waitForFunction(() => window.spoken.filter(([id]) => id === 'compute-status-spoken').length > 0, null, { timeout: TIMEOUT_MS });
+    await page.waitForTimeout(1200);
+    const spoken = await page.evaluate(() => window.spoken);
+    assert.deepEqual(spoken.filter(([id]) => id === 'token-count-spoken'), [['token-count-spoken', '8 tokens']]);
+    const computed = spoken.filter(([id]) => id === 'compute-status-spoken');
+    assert.equal(computed.length, 1, JSON.stringify(computed));
+    assert.match(computed[0][1], /^8 × 8, 1 head .*\(engine \d+ ms, view \d+ ms, drawing \d+ ms\)\.$/);
+    assert.equal(computed[0][1], await page.textContent('#compute-status'));
+    await close();
+  });
+
   test('a 300-letter word keeps the page as wide as the window: its chip, key cells and cache column cut it, their titles hold it', async () => {
     const word = 'a'.repeat(300);
     // query 0, the word: the walk-through and the cache panel quote it

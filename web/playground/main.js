@@ -1,6 +1,7 @@
 // Wiring of the playground page: controls ↔ state (URL hash) → tokens and vectors → the
 // engine in its worker → the views. Each part lives in its own module; this file makes them,
 // hands each the parts it talks to, and starts the page.
+import { createAnnouncer } from '../shared/page/announcer.js';
 import { watchScrollRegions } from '../shared/page/scroll-regions.js';
 import { createNotices, createProgressLine, engineReady, showEngineStatus } from '../shared/page/status.js';
 import { createWorkerClient } from '../shared/worker/client.js';
@@ -27,7 +28,9 @@ const client = createWorkerClient(new Worker(new URL('./worker.js', import.meta.
 const engineWorkers = client.request('pool', { workers: ENGINE_WORKERS, callerPart: ENGINE_WORKERS < CORES });
 const notices = createNotices($('notices'));
 watchScrollRegions();
-const status = createProgressLine($('progress'), $('compute-status'));
+// a screen reader hears what a computation came to once typing stops, not its seconds ticking
+const status = createProgressLine($('progress'), $('compute-status'),
+  { announcer: createAnnouncer($('compute-status-spoken')), settle: true });
 const link = createLink({ notices, note: $('link-note') });
 const state = link.read();
 

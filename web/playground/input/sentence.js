@@ -1,8 +1,10 @@
 // The sentence box and its tokens: what is typed goes to the state (after a pause in typing),
 // the long-sample button replaces it with a text of LONG_SAMPLE_TOKENS tokens (which the box's
-// Ctrl+Z undoes), and the engine's tokens show as chips, with a count (unknown words dashed);
-// choosing a chip makes it the query (generation.js selectQuery).
+// Ctrl+Z undoes), and the engine's tokens show as chips, with a count (unknown words dashed),
+// which a screen reader hears once typing stops; choosing a chip makes it the query
+// (generation.js selectQuery).
 import { formatCount } from '../../shared/format.js';
+import { createAnnouncer } from '../../shared/page/announcer.js';
 import { Superseded } from '../../shared/worker/client.js';
 import { selectQuery } from '../generation.js';
 import { longSample } from '../presets.js';
@@ -21,6 +23,7 @@ const $ = (id) => document.getElementById(id);
 export function createSentence({ client, state, onChange, onError }) {
   const box = $('sentence');
   const chips = $('tokens');
+  const tokenCount = createAnnouncer($('token-count-spoken'));
 
   // The UTF-16 offsets where the first `limit` tokens of `text` end, from the engine in the worker.
   async function tokenEnds(text, limit) {
@@ -61,6 +64,7 @@ export function createSentence({ client, state, onChange, onError }) {
     if (unknownCount > 0) parts.push(`${formatCount(unknownCount)} with a hashed vector (dashed)`);
     if (truncated) parts.push(`text cut at ${formatCount(MAX_TOKENS)} tokens`);
     $('token-count').textContent = parts.join(' · ');
+    tokenCount.settled(parts.join(' · '));
     chips.replaceChildren(...labels.slice(0, TOKEN_CHIPS_MAX).map((token) => {
       const item = document.createElement('li');
       const button = document.createElement('button');

@@ -67,10 +67,11 @@ export function showEngineStatus(element, ready, describe) {
 /**
  * A <progress> `bar` and a `text` element that report long work: progress(message,
  * fraction) while it runs (no fraction: an indeterminate bar), done(message, isError) after.
- * With an `announcer` (announcer.js), a screen reader hears at once what done() says, not the
- * progress, which changes all the time.
+ * With an `announcer` (announcer.js), a screen reader hears what done() says, not the progress,
+ * which changes all the time: at once, or with `settle` once no other message has come for a
+ * moment (a page that recomputes at every keystroke says it is done at every keystroke).
  */
-export function createProgressLine(bar, text, { announcer = null } = {}) {
+export function createProgressLine(bar, text, { announcer = null, settle = false } = {}) {
   return {
     progress(message, fraction = null) {
       bar.hidden = false;
@@ -83,7 +84,8 @@ export function createProgressLine(bar, text, { announcer = null } = {}) {
       bar.hidden = true;
       text.classList.toggle('error', isError);
       text.textContent = message;
-      announcer?.now(message);
+      if (settle) announcer?.settled(message);
+      else announcer?.now(message);
     },
   };
 }
