@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { float32Text } from '../../web/shared/downloads.js';
 import { format } from 'd3-format';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { DEFAULTS, GRID_LENGTHS, PRESETS, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
+import { DEFAULTS, GRID_LENGTHS, PRESETS, mitigationOption, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
 import { stretchMeans } from '../../web/lab/views/shape.js';
 
 const POSITION_PATH = '#position-chart .series path';
@@ -1194,6 +1194,26 @@ describe('lab page', () => {
     await page.waitForFunction((text) => document.getElementById('needle-note').textContent === text, `${start}8 seeded trials.`, { timeout: TIMEOUT_MS });
     await slide('trials', 1);
     await page.waitForFunction((text) => document.getElementById('needle-note').textContent === text, `${start}1 seeded trial.`, { timeout: TIMEOUT_MS });
+    await close();
+  });
+
+  test('without distractor noise the needle note says that chart 4\'s reordering runs the seeded trials, its retriever\'s estimate being noisy (the engine\'s reordered sweeps of 1 and 8 trials differ)', async () => {
+    const engine = await nodeEngine();
+    const { settings } = parseHash('#noise=0&mitigation=reorder');
+    const reordered = (trials) => Array.from(engine.needleSweep({
+      ...modelOptions(settings), ...needleOptions({ ...settings, trials }), mitigation: mitigationOption(settings),
+    }).retrieval);
+    assert.notDeepEqual(reordered(8), reordered(1), 'after reordering the trials differ');
+
+    const { page, close } = await openLab('#noise=0&mitigation=reorder');
+    const start = 'n = 1,024 tokens: 1,023 documents of one token each before the final token; 11 depths, ';
+    assert.equal(await page.textContent('#needle-note'), `${start}one trial: with no distractor noise every seeded trial would be the same; `
+      + 'chart 4\'s sweep after reordering, 8 seeded trials: the retriever\'s estimate has noise of its own (σ = 1).');
+    await page.$eval('#noise', (slider) => {
+      slider.value = '0.25';
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction((text) => document.getElementById('needle-note').textContent === text, `${start}8 seeded trials.`, { timeout: TIMEOUT_MS });
     await close();
   });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { DEFAULTS, PRESETS, modelOptions, needleOptions } from '../../web/lab/state.js';
+import { DEFAULTS, PRESETS, drawsAtRandom, mitigationOption, modelOptions, needleOptions } from '../../web/lab/state.js';
 
 const engine = await createAttention();
 const preset = (id) => ({ ...DEFAULTS, ...PRESETS.find((p) => p.id === id).settings });
@@ -51,4 +51,21 @@ test('Ms-PoE: with the defaults the end loses and the middle and start gain; no 
   const middle = Math.floor(before.length / 2);
   assert.ok(after.at(-1) < before.at(-1) && after[middle] > before[middle] && after[0] > before[0], `${before} → ${after}`);
   assert.deepEqual(sweep(preset('primacy'), 'ms-poe'), sweep(preset('primacy')));
+});
+
+test('the needle note\'s trials: a sweep\'s seeded trials differ exactly when drawsAtRandom says so, without noise only after reordering (its retriever\'s error), with the page\'s mitigation options', () => {
+  const trialsOf = (settings, mitigated) => (trials) => Array.from(engine.needleSweep({
+    ...modelOptions(settings), ...needleOptions({ ...settings, trials }), ...(mitigated && { mitigation: mitigationOption(settings) }),
+  }).retrieval);
+  for (const noise of [0, 0.25]) {
+    for (const mitigation of ['query-aware', 'calibration', 'ms-poe', 'reorder']) {
+      const settings = { ...DEFAULTS, n: 256, noise, mitigation };
+      for (const mitigated of [false, true]) {
+        const run = trialsOf(settings, mitigated);
+        const differ = JSON.stringify(run(8)) !== JSON.stringify(run(1));
+        assert.equal(drawsAtRandom(settings, { mitigated }), differ, `noise ${noise}, ${mitigated ? mitigation : 'no mitigation'}: 8 trials ${differ ? 'differ from' : 'give'} one`);
+      }
+    }
+  }
+  assert.equal(drawsAtRandom({ ...DEFAULTS, noise: 0, mitigation: 'reorder' }, { mitigated: true }), true);
 });

@@ -14,7 +14,7 @@ import { gridCsv, mitigationCsv, needleCsv, positionCsv, ropeCsv } from './csv.j
 import { dealLengths, joinGrids, lengthCost } from './grid-parts.js';
 import { setUpNarrowLayout } from './narrow-layout.js';
 import {
-  experimentLength, gridLengths, modelOptions, modelSettings, NEEDLE_SETTINGS, needleOptions, parseHash, pickSettings, ROPE_BASES,
+  experimentLength, gridLengths, mitigationOption, modelOptions, modelSettings, NEEDLE_SETTINGS, needleOptions, parseHash, pickSettings, ROPE_BASES,
   ROPE_HEAD_WIDTH, settingsCaption, settingsLink, toHash,
 } from './state.js';
 import { createMitigationView } from './views/mitigation.js';
@@ -286,7 +286,7 @@ function computeMitigation() {
   const askedWith = settings;
   const payload = {
     model: modelOptions(askedWith, experimentLength(askedWith)), needle: needleOptions(askedWith),
-    mitigation: { type: askedWith.mitigation },
+    mitigation: mitigationOption(askedWith),
   };
   const before = sweepAnswer;
   const both = askOnce('mitigation', payload, () => Promise.all([before, experimentsEngine.request('mitigation', payload)])

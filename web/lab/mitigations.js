@@ -1,6 +1,8 @@
 // What each mitigation does, in the literature and in the lab's model, and when it helps, for
 // the learner. The page's own numbers say whether it helped with the settings on display
 // (views/mitigation.js): nothing here promises a curve.
+import { RETRIEVER_NOISE } from './state.js';
+
 export const MITIGATIONS = {
   'query-aware': {
     name: 'Query-aware contextualisation',
@@ -38,7 +40,7 @@ export const MITIGATIONS = {
     name: 'Reordering',
     what: 'If you cannot change the model, change the input: rank the documents by a relevance estimate (a retriever) '
       + 'and put the best ones where the model looks best.',
-    model: 'In the model, each document\'s estimate is its true score plus noise (σ = 1). The k-th best goes to the '
+    model: `In the model, each document's estimate is its true score plus noise (σ = ${RETRIEVER_NOISE}). The k-th best goes to the `
       + 'position with the k-th highest value of the position curve (chart 1), which is measured without content.',
     helps: 'It helps only when the needle is found best where the position curve is high. When they disagree, it '
       + 'moves the needle away from its best place: with the defaults the position curve is highest at the start '

@@ -176,6 +176,24 @@ export function needleOptions(settings) {
   return { signal: settings.signal, noise: settings.noise, trials: settings.trials, metric: settings.metric, depths: NEEDLE_DEPTHS, seed: 1 };
 }
 
+/** The reordering mitigation's retriever: the error of its relevance estimate, σ in score units. */
+export const RETRIEVER_NOISE = 1;
+
+/** The engine's mitigation option for `settings` (mitigations.js says what each does). */
+export function mitigationOption(settings) {
+  return settings.mitigation === 'reorder' ? { type: 'reorder', retrieverNoise: RETRIEVER_NOISE } : { type: settings.mitigation };
+}
+
+/**
+ * Whether a needle sweep of `settings` draws anything at random, with their mitigation when
+ * `mitigated` (chart 4's sweep after it) or without (chart 3's, and chart 4's before): the
+ * distractors' noise, or the reordering retriever's error. When nothing is, every seeded trial
+ * is the same and the engine runs one (core lab/needle.cpp); else it runs settings.trials.
+ */
+export function drawsAtRandom(settings, { mitigated = false } = {}) {
+  return settings.noise > 0 || (mitigated && settings.mitigation === 'reorder' && RETRIEVER_NOISE > 0);
+}
+
 /** The context length of the needle experiments: n, capped for RoPE. */
 export function experimentLength(settings) {
   return settings.positional === 'rope' ? Math.min(settings.n, ROPE_EXPERIMENT_LIMIT) : settings.n;

@@ -3,7 +3,7 @@
 // note on the context length the experiments use.
 import { formatCount, plural } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
-import { NEEDLE_DEPTHS } from '../state.js';
+import { drawsAtRandom, NEEDLE_DEPTHS, RETRIEVER_NOISE } from '../state.js';
 import { createGrid } from './grid.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { metricFormat, percent, ratio, retrievalAxis, retrievalTitles, times } from './readouts.js';
@@ -19,11 +19,16 @@ export function createNeedleView() {
 
   return {
     // The experiments' context length: n, or less for RoPE (state.js, experimentLength); their
-    // trials, one without noise, where the engine runs one: every seeded trial would be the same.
+    // trials, one without noise, where the engine runs one: every seeded trial would be the same;
+    // chart 4's reordering, whose retriever's estimate is noisy, runs them all (drawsAtRandom).
     note(n, settings) {
       const documents = `${formatCount(n - 1)} documents of one token each before the final token`;
-      const trials = settings.noise > 0 ? plural(settings.trials, 'seeded trial')
+      let trials = drawsAtRandom(settings) ? plural(settings.trials, 'seeded trial')
         : 'one trial: with no distractor noise every seeded trial would be the same';
+      if (!drawsAtRandom(settings) && drawsAtRandom(settings, { mitigated: true })) {
+        trials += `; chart 4's sweep after reordering, ${plural(settings.trials, 'seeded trial')}: the retriever's estimate `
+          + `has noise of its own (σ = ${RETRIEVER_NOISE})`;
+      }
       $('needle-note').textContent = n < settings.n
         ? `With RoPE the needle experiments use n = ${formatCount(n)}, ${documents} (RoPE has no O(n) path in the engine).`
         : `n = ${formatCount(n)} tokens: ${documents}; ${NEEDLE_DEPTHS} depths, ${trials}.`;
