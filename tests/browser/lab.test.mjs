@@ -1217,6 +1217,19 @@ describe('lab page', () => {
     await close();
   });
 
+  test('the needle note follows the mitigation alone: without noise, choosing reordering adds its trials, choosing query-aware takes them away', async () => {
+    const { page, close } = await openLab('#noise=0');
+    const start = 'n = 1,024 tokens: 1,023 documents of one token each before the final token; 11 depths, '
+      + 'one trial: with no distractor noise every seeded trial would be the same';
+    const noted = (text) => page.waitForFunction((expected) => document.getElementById('needle-note').textContent === expected, text, { timeout: TIMEOUT_MS });
+    await noted(`${start}.`);
+    await page.check('input[name="mitigation"][value="reorder"]');
+    await noted(`${start}; chart 4's sweep after reordering, 8 seeded trials: the retriever's estimate has noise of its own (σ = 1).`);
+    await page.check('input[name="mitigation"][value="query-aware"]');
+    await noted(`${start}.`);
+    await close();
+  });
+
   test('the texts say what a document, the shared q·k direction and attention received are, which charts have content, and the sinks\' share the engine\'s', async () => {
     const { page, close } = await openLab();
     const text = (selector) => page.textContent(selector).then((t) => t.replace(/\s+/g, ' '));

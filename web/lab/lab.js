@@ -245,9 +245,7 @@ function computeRope() {
 
 function computeNeedle() {
   const askedWith = settings;
-  const n = experimentLength(askedWith);
-  needle.note(n, askedWith);
-  const model = modelOptions(askedWith, n);
+  const model = modelOptions(askedWith, experimentLength(askedWith));
   const options = needleOptions(askedWith);
   const lengths = gridLengths(askedWith);
   const sweep = askOnce('sweep', { model, options }, () => experimentsEngine.request('needle', { model, needle: options }));
@@ -298,11 +296,13 @@ function computeMitigation() {
   });
 }
 
-// What changed decides what is computed again: mechanisms feed everything.
+// What changed decides what is computed again: mechanisms feed everything. The needle note
+// follows every change: it names the mitigation's trials too.
 function update(changes, scope) {
   settings = { ...settings, ...changes };
   showSettings(settings);
   link.write(settings);
+  needle.note(experimentLength(settings), settings);
   if (scope === 'mechanisms') {
     computeCurves();
     computeRope();
