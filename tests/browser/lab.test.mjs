@@ -1230,6 +1230,19 @@ describe('lab page', () => {
     await close();
   });
 
+  test('under RoPE above 1,024 tokens the needle note says what the experiments computed, as at any n: the length they use, the documents, the depths and the trials', async () => {
+    const { page, close } = await openLab('#positional=rope&n=2048&noise=0');
+    const start = 'With RoPE the needle experiments use n = 1,024 tokens (RoPE has no O(n) path in the engine): '
+      + '1,023 documents of one token each before the final token; 11 depths, ';
+    assert.equal(await page.textContent('#needle-note'), `${start}one trial: with no distractor noise every seeded trial would be the same.`);
+    await page.$eval('#noise', (slider) => {
+      slider.value = '0.25';
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction((text) => document.getElementById('needle-note').textContent === text, `${start}8 seeded trials.`, { timeout: TIMEOUT_MS });
+    await close();
+  });
+
   test('the texts say what a document, the shared q·k direction and attention received are, which charts have content, and the sinks\' share the engine\'s', async () => {
     const { page, close } = await openLab();
     const text = (selector) => page.textContent(selector).then((t) => t.replace(/\s+/g, ' '));

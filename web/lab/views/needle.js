@@ -29,9 +29,10 @@ export function createNeedleView() {
         trials += `; chart 4's sweep after reordering, ${plural(settings.trials, 'seeded trial')}: the retriever's estimate `
           + `has noise of its own (σ = ${RETRIEVER_NOISE})`;
       }
-      $('needle-note').textContent = n < settings.n
-        ? `With RoPE the needle experiments use n = ${formatCount(n)}, ${documents} (RoPE has no O(n) path in the engine).`
-        : `n = ${formatCount(n)} tokens: ${documents}; ${NEEDLE_DEPTHS} depths, ${trials}.`;
+      const length = n < settings.n
+        ? `With RoPE the needle experiments use n = ${formatCount(n)} tokens (RoPE has no O(n) path in the engine)`
+        : `n = ${formatCount(n)} tokens`;
+      $('needle-note').textContent = `${length}: ${documents}; ${NEEDLE_DEPTHS} depths, ${trials}.`;
     },
 
     sweep(needle, settings) {
