@@ -517,6 +517,42 @@ describe('lab page', () => {
     }
   });
 
+  test('the linear y axes\' tick labels lie inside their SVG and at least 6 px clear of the axis title, at 1,400 and 390 px: the needle sweep\'s "0.012", the mitigation\'s "0.030", the top-1 rate\'s "100%", chart 1 and chart 2', async () => {
+    const GAP_PX = 6;
+    const charts = { '': ['rope-chart', 'needle-chart', 'mitigation-chart'], '#logScale=0': ['position-chart'], '#metric=top1': ['needle-chart', 'mitigation-chart'] };
+    const widest = { '': ['0.012', '0.030'], '#metric=top1': ['100%'] };
+    for (const [hash, ids] of Object.entries(charts)) {
+      for (const viewport of [DESKTOP, PHONE]) {
+        const { page, close } = await openPage(suite, `lab.html${hash}`, { viewport });
+        await page.waitForSelector('#mitigation-chart .series path', { timeout: TIMEOUT_MS });
+        const where = `${hash || 'the defaults'} at ${viewport.width} px`;
+        const labels = [];
+        for (const id of ids) {
+          const drawn = await page.$eval(`#${id}`, (svg) => {
+            const box = (element) => {
+              const { left, right, top, bottom } = element.getBoundingClientRect();
+              return { left, right, top, bottom };
+            };
+            return {
+              svg: box(svg), title: box(svg.querySelector('text.axis-title[transform]')),
+              y: [...svg.querySelectorAll('.y-axis .tick text')].filter((text) => text.textContent).map((text) => ({ text: text.textContent, ...box(text) })),
+            };
+          });
+          assert.ok(drawn.y.length >= 2, `${where}: ${id} has its y labels`);
+          for (const tick of drawn.y) {
+            labels.push(tick.text);
+            assert.ok(tick.left >= drawn.svg.left && tick.right <= drawn.svg.right, `${where}: ${id}'s “${tick.text}” at ${tick.left}–${tick.right}, the SVG ${drawn.svg.left}–${drawn.svg.right}`);
+            assert.ok(tick.left - drawn.title.right >= GAP_PX,
+              `${where}: ${id}'s “${tick.text}” starts ${tick.left - drawn.title.right} px after the axis title ends (${drawn.title.right} px)`);
+          }
+          assert.ok(drawn.title.left >= drawn.svg.left, `${where}: ${id}'s axis title inside the SVG`);
+        }
+        for (const label of widest[hash] ?? []) assert.ok(labels.includes(label), `${where}: “${label}” among ${labels}`);
+        await close();
+      }
+    }
+  });
+
   test('the position read-outs are the means of the first, middle and last tenths, as the shape sentence\'s, in three significant digits, none above 0 as "0×"', async () => {
     const engine = await nodeEngine();
     // RoPE base 500, s = 12 at 4,096 tokens ripples: its first token alone is 3.6× its middle one, its first tenth level with the middle.

@@ -1,8 +1,9 @@
-// Line charts, drawn with d3 into an <svg>: axes (linear or logarithmic) with their titles,
-// one path per series (solid, dashed, dotted or faint, coloured by CSS class series-K), an
-// optional band around a series (a spread, shaded in its colour), optional point markers with
-// their values as tooltips, and a legend kept as an HTML list beside the chart (<ul
-// class="chart-legend">). Its styles, line-chart.css, come with it into the page's bundled CSS.
+// Line charts, drawn with d3 into an <svg>: axes (linear or logarithmic) with their titles (the
+// y axis's clear of its tick labels, the left margin growing for wide ones), one path per series
+// (solid, dashed, dotted or faint, coloured by CSS class series-K), an optional band around a
+// series (a spread, shaded in its colour), optional point markers with their values as tooltips,
+// and a legend kept as an HTML list beside the chart (<ul class="chart-legend">). Its styles,
+// line-chart.css, come with it into the page's bundled CSS.
 import { axisBottom, axisLeft } from 'd3-axis';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
@@ -17,6 +18,11 @@ const X_TICKS_PER_PX = 1 / 90;   // one x tick per this many pixels
 const Y_TICKS = 5;
 const POINT_RADIUS_PX = 3.5;
 const LABEL_OFFSET_PX = 34;      // axis titles sit this far outside the plot
+const Y_TITLE_BASELINE_PX = -LABEL_OFFSET_PX - 12;  // the y axis title's baseline, left of the plot
+// The y axis title keeps this much room from the widest tick label: where the labels are wider
+// than the default margin leaves room for ("0.012", "100%"), the title moves left and the left
+// margin grows by as much.
+const Y_TITLE_GAP_PX = 8;
 const CLIP_ID_PREFIX = 'line-chart-clip-';
 let charts = 0;                   // charts made so far on the page: each clip path's id is its own
 
@@ -26,6 +32,19 @@ const DATA_COLORS = [0, 1, 2, 4, 5, 6, 7];  // the palette without its grey
 
 /** The colour index of the k-th data series: the palette in order, leaving out the key's grey. */
 export const seriesColor = (k) => DATA_COLORS[k % DATA_COLORS.length];
+
+// How far left of its default place, in whole pixels, the y axis title must go to stay
+// Y_TITLE_GAP_PX clear of the y axis's tick labels, as drawn (0 where it is already, and for a
+// chart not laid out, which measures nothing). The title is rotated a quarter turn: its box's
+// vertical extent, before the rotation, is its horizontal extent on the page.
+function yTitleShift(axis, title) {
+  const labels = [...axis.querySelectorAll('.tick text')].map((text) => text.getBBox()).filter((box) => box.width > 0);
+  if (labels.length === 0) return 0;
+  const labelsLeft = Math.min(...labels.map((box) => box.x));  // a tick's group moves it up or down only
+  const box = title.getBBox();
+  const titleRight = box.y + box.height;
+  return Math.max(0, Math.ceil(titleRight + Y_TITLE_GAP_PX - labelsLeft));  // the plot's edges stay on whole pixels
+}
 
 /**
  * Binds a chart to `svg`. Returns draw({series, xDomain, yDomain, yLog, yFormat, yLabel, xTickValues}) where each series
@@ -60,11 +79,19 @@ export function createLineChart(svg, {
   }) {
     const width = Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth);
     root.attr('width', width).attr('viewBox', `0 0 ${width} ${height}`);
-    const innerWidth = width - MARGIN.left - MARGIN.right;
     const innerHeight = height - MARGIN.top - MARGIN.bottom;
+    const y = (yLog ? scaleLog() : scaleLinear()).domain(yDomain).nice(Y_TICKS).range([innerHeight, 0]);
+    const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), logTickLabel))
+      : axisLeft(y).ticks(Y_TICKS, drawnYFormat);
+    yAxis.call(left);
+    yTitle.attr('x', -innerHeight / 2).attr('y', Y_TITLE_BASELINE_PX).text(drawnYLabel);
+    const shift = yTitleShift(yAxis.node(), yTitle.node());
+    yTitle.attr('y', Y_TITLE_BASELINE_PX - shift);
+    const marginLeft = MARGIN.left + shift;
+    plot.attr('transform', `translate(${marginLeft},${MARGIN.top})`);
+    const innerWidth = width - marginLeft - MARGIN.right;
     clipRect.attr('width', innerWidth).attr('height', innerHeight);
     const x = (xLog ? scaleLog() : scaleLinear()).domain(xDomain).range([0, innerWidth]);
-    const y = (yLog ? scaleLog() : scaleLinear()).domain(yDomain).nice(Y_TICKS).range([innerHeight, 0]);
 
     const xTicks = Math.max(2, Math.round(innerWidth * X_TICKS_PER_PX));
     const bottom = axisBottom(x).ticks(xTicks, xFormat);
@@ -75,11 +102,7 @@ export function createLineChart(svg, {
       bottom.tickValues(ticksWithEnds(ticks, x.domain()));
     }
     xAxis.attr('transform', `translate(0,${innerHeight})`).call(bottom);
-    const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), logTickLabel))
-      : axisLeft(y).ticks(Y_TICKS, drawnYFormat);
-    yAxis.call(left);
     xTitle.attr('x', innerWidth / 2).attr('y', innerHeight + LABEL_OFFSET_PX + 4);
-    yTitle.attr('x', -innerHeight / 2).attr('y', -LABEL_OFFSET_PX - 12).text(drawnYLabel);
 
     const shown = (value) => Number.isFinite(value) && (!yLog || value > 0);
     const path = line().defined(([, value]) => shown(value)).x(([xv]) => x(xv)).y(([, yv]) => y(yv));
