@@ -210,6 +210,29 @@ describe('lab page', () => {
     await close();
   });
 
+  test('sinks without a window, which the model does not have, leave the preset pressed whose model it is: a link\'s #sinks=4 is "Both", and so is the Sinks + window preset with its window slid to 0; the sinks stay for a window', async () => {
+    const { page, close } = await openLab('#sinks=4');
+    const pressed = () => page.$$eval('#presets button', (buttons) => buttons.filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.dataset.preset));
+    assert.deepEqual(await pressed(), ['u-shape'], '#sinks=4: the defaults\' model');
+    assert.equal(await page.textContent('#sinks-value'), 'needs a window');
+    await page.click('button[data-preset="streaming"]');
+    await page.waitForFunction(() => window.location.hash === '#window=128&sinks=4', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await pressed(), ['streaming']);
+    await page.$eval('#window', (slider) => {
+      slider.value = '0';
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(() => window.location.hash === '#sinks=4', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await pressed(), ['u-shape'], 'window 0 with 4 sinks: the defaults\' model');
+    await page.$eval('#window', (slider) => {
+      slider.value = '1';  // 4 tokens
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(() => window.location.hash === '#window=4&sinks=4', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await pressed(), [], 'a window of 4 with its 4 sinks is no preset');
+    await close();
+  });
+
   test('on a phone (390×844) chart 1 comes before the settings: its top on the first screen above the folded settings sheet, which opens below the chart it redraws; at 1400×1000 the settings stay beside the charts', async () => {
     const phone = await openPage(suite, 'lab.html', { viewport: PHONE });
     const { page } = phone;

@@ -40,8 +40,16 @@ export const PRESETS = [
     settings: { layers: 12, residual: 0.85, causal: true, positional: 'alibi', slope: 0.003, window: 128, sinks: 4 } },
 ];
 
-/** Whether `settings` are the preset's: every setting it sets has its value (n and the rest may be any). */
-export const isPresetOf = (preset, settings) => Object.entries(preset.settings).every(([key, value]) => settings[key] === value);
+/** The sinks the model of `settings` has: none without a window, where they mean nothing (the sinks slider keeps its value). */
+const sinksOf = (settings) => (settings.window > 0 ? settings.sinks : 0);
+
+/**
+ * Whether `settings` are the preset's: every setting it sets has its value (n and the rest may be
+ * any), the sinks as the model has them (sinksOf), so that sinks without a window, from a link or
+ * a window slid to 0, still leave the preset pressed whose model the page computes.
+ */
+export const isPresetOf = (preset, settings) => Object.entries(preset.settings)
+  .every(([key, value]) => (key === 'sinks' ? sinksOf(settings) === sinksOf(preset.settings) : settings[key] === value));
 
 /** The sliders' ranges: [min, max, step], the only values the controls and the link take. */
 export const RANGES = Object.freeze({
@@ -167,7 +175,7 @@ export function positionalOption(settings) {
 export function modelOptions(settings, n = settings.n) {
   return {
     n, layers: settings.layers, residual: settings.residual, causal: settings.causal,
-    window: settings.window, sinks: settings.window > 0 ? settings.sinks : 0, positional: positionalOption(settings),
+    window: settings.window, sinks: sinksOf(settings), positional: positionalOption(settings),
   };
 }
 
