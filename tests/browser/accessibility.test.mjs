@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DESKTOP, PHONE, TRAIN_QUICK, openPage, startSuite, trainAndWait, waitForRows } from './helpers.mjs';
+import { DESKTOP, PHONE, TIMEOUT_MS, TRAIN_QUICK, openPage, startSuite, trainAndWait, waitForRows } from './helpers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const AXE = readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -105,6 +105,24 @@ describe('accessibility', () => {
       });
     }
   }
+
+  test('on a phone, a fold\'s button is named by its words, without the arrow drawn beside them (▴ ▸ ▾)', async () => {
+    for (const [path, button] of [['lab.html', '#settings-toggle'], ['', '.option-group-toggle'], ['train.html', '.option-group-toggle']]) {
+      const { page, close } = await openPage(suite, path, { viewport: PHONE });
+      const toggle = page.locator(button).first();
+      for (const expanded of ['false', 'true']) {
+        await page.waitForFunction(([selector, value]) => document.querySelector(selector).getAttribute('aria-expanded') === value,
+          [button, expanded], { timeout: TIMEOUT_MS });
+        const arrow = await toggle.evaluate((element) => getComputedStyle(element, '::after').content);
+        assert.match(arrow, /[▴▸▾]/u, `${path || 'playground'}: an arrow is drawn`);
+        const name = (await toggle.ariaSnapshot()).match(/button "(.*)"/u)[1];
+        assert.doesNotMatch(name, /[▴▸▾]/u, `${path || 'playground'}, expanded ${expanded}: ${name}`);
+        assert.ok(name.length > 10, name);
+        if (expanded === 'false') await toggle.click();
+      }
+      await close();
+    }
+  });
 
   test('a table that scrolls sideways is a named region the keyboard reaches and scrolls; one that fits is not a stop', async () => {
     const { page, close } = await openPage(suite, '', { viewport: PHONE });
