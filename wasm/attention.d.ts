@@ -741,6 +741,11 @@ export interface AttentionEngine {
   walkthrough(x: MatrixInput, options?: { query?: number; scale?: number }): Walkthrough;
   /** RoPE's rotation as attention applies it to q and k: row r of x (heads·dh wide) at position firstPosition + r. */
   rope(x: MatrixInput, options?: { heads?: number; firstPosition?: number; base?: number; pairing?: 'interleaved' | 'half' }): Matrix;
+  /**
+   * Bytes of the score matrices, heads · n · m · bytesPerElement ('materialized'), or of the flash
+   * kernel's working set, heads · min(n, 16) · (min(m, 512) + 2) · bytesPerElement ('flash': a tile
+   * of scores and each of its rows' running maximum and total).
+   */
   attentionMemory(options: MemoryOptions): number;
   /** Bytes: 2 · layers · kvHeads · headWidth · bytesPerElement · min(tokens, window). */
   kvCacheMemory(options: KvCacheOptions): number;

@@ -18,11 +18,13 @@ double attention_memory(const MemoryQuery& query) {
     fail("bytesPerElement must be a whole number ≥ 1, got " +
          std::to_string(query.bytes_per_element));
   }
-  const double per_head =
-      query.kernel == Kernel::flash
-          // one tile of scores plus the running maximum and total of each of its rows
-          ? static_cast<double>(kernels::kFlashTileRows) * (kernels::kFlashTileCols + 2)
-          : static_cast<double>(query.n) * static_cast<double>(query.m);
+  // Flash: the tile of scores it works in, plus the running maximum and total of each of the
+  // tile's rows; a call with fewer queries or keys than a tile has uses that much of it.
+  const double tile_rows = static_cast<double>(std::min(query.n, kernels::kFlashTileRows));
+  const double tile_cols = static_cast<double>(std::min(query.m, kernels::kFlashTileCols));
+  const double per_head = query.kernel == Kernel::flash
+                              ? tile_rows * (tile_cols + 2)
+                              : static_cast<double>(query.n) * static_cast<double>(query.m);
   return static_cast<double>(query.heads) * per_head * static_cast<double>(query.bytes_per_element);
 }
 

@@ -80,7 +80,7 @@ describe('views', () => {
     await close();
   });
 
-  test('the cost panel answers the 32K-token fp16 question with engine.attentionMemory', async () => {
+  test('the cost panel answers the 32K-token fp16 question with engine.attentionMemory, and a short input\'s flash row uses part of a tile', async () => {
     const { page, close } = await openPage(suite);
     await waitForRows(page, 6);
     const engine = await nodeEngine();
@@ -92,6 +92,12 @@ describe('views', () => {
     for (const label of ['1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K']) assert.ok(rows.includes(label), `${label} in ${rows}`);
     const flash = await page.locator('#cost-table tbody tr.highlight td').nth(2).getAttribute('data-bytes');
     assert.equal(Number(flash), engine.attentionMemory({ n: 32768, kernel: 'flash' }));
+    // the input's own row: 6 tokens use 6 rows of a tile, 6 scores and two numbers each (192 B),
+    // near the full matrix's 144 B, not a whole tile's 32.1 KiB
+    const current = page.locator('#cost-table tbody tr.current td');
+    assert.equal(await page.textContent('#cost-table tbody tr.current th'), '6 (this input)');
+    assert.deepEqual(await Promise.all([0, 2].map(async (cell) => Number(await current.nth(cell).getAttribute('data-bytes')))), [6 * 6 * 4, 6 * 8 * 4]);
+    assert.equal(6 * 8 * 4, engine.attentionMemory({ n: 6, kernel: 'flash' }));
     await close();
   });
 

@@ -76,14 +76,21 @@ describe('attentionMemory', () => {
     assert.equal(engine.attentionMemory({ n: 4096, heads: 32, kernel: 'materialized' }), 32 * 4096 * 4096 * 4);
   });
 
-  test('flash: a tile working set, independent of n and m, much smaller', () => {
+  test('flash: a tile working set (16 rows × 512 keys and two numbers a row), independent of n and m beyond it, much smaller', () => {
     const small = engine.attentionMemory({ n: 1000, kernel: 'flash' });
     const large = engine.attentionMemory({ n: 100000, m: 50000, kernel: 'flash' });
+    assert.equal(small, 16 * (512 + 2) * 4);
     assert.equal(small, large);
-    assert.ok(small > 0);
     assert.ok(small * 1000 < engine.attentionMemory({ n: 32768 }), `flash ${small} bytes is not much smaller`);
     assert.ok(small < engine.attentionMemory({ n: 128 }), 'flash beats even a short materialised call');
-    assert.equal(engine.attentionMemory({ n: 10, heads: 4, bytesPerElement: 2, kernel: 'flash' }), 4 * 2 * small / 4);
+    assert.equal(engine.attentionMemory({ n: 1000, heads: 4, bytesPerElement: 2, kernel: 'flash' }), 4 * 2 * small / 4);
+  });
+
+  test('flash on fewer queries or keys than a tile: the part of the tile it uses', () => {
+    // the playground's own 11 tokens with 4 heads: 11 rows of 11 scores and two numbers each
+    assert.equal(engine.attentionMemory({ n: 11, heads: 4, kernel: 'flash' }), 4 * 11 * (11 + 2) * 4);
+    assert.equal(engine.attentionMemory({ n: 3, m: 5000, kernel: 'flash' }), 3 * (512 + 2) * 4);
+    assert.equal(engine.attentionMemory({ n: 5000, m: 40, bytesPerElement: 2, kernel: 'flash' }), 16 * (40 + 2) * 2);
   });
 });
 

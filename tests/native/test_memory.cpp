@@ -25,11 +25,23 @@ TEST_CASE("attention memory: materialised is heads times n times m times bytes",
         2.0 * (1 << 30));
 }
 
-TEST_CASE("attention memory: flash does not grow with n or m", "[memory]") {
-  const double small = attn::attention_memory(query(16, 16, 2, 4, attn::Kernel::flash));
-  CHECK(attn::attention_memory(query(1 << 20, 1 << 20, 2, 4, attn::Kernel::flash)) == small);
-  CHECK(attn::attention_memory(query(16, 16, 4, 4, attn::Kernel::flash)) == 2 * small);
-  CHECK(small < attn::attention_memory(query(1024, 1024, 2, 4, attn::Kernel::materialized)));
+TEST_CASE("attention memory: flash does not grow with n or m beyond one tile", "[memory]") {
+  // a tile of 16 query rows × 512 keys, and two numbers per row, for each head
+  const double tile = attn::attention_memory(query(16, 512, 2, 4, attn::Kernel::flash));
+  CHECK(tile == 2 * 16 * (512 + 2) * 4);
+  CHECK(attn::attention_memory(query(1 << 20, 1 << 20, 2, 4, attn::Kernel::flash)) == tile);
+  CHECK(attn::attention_memory(query(16, 512, 4, 4, attn::Kernel::flash)) == 2 * tile);
+  CHECK(tile < attn::attention_memory(query(1024, 1024, 2, 4, attn::Kernel::materialized)));
+}
+
+TEST_CASE("attention memory: flash on fewer queries or keys than a tile uses that much of it",
+          "[memory]") {
+  // 11 tokens, 4 heads: 11 rows of 11 scores and two numbers each, where materialised keeps 11²
+  CHECK(attn::attention_memory(query(11, 11, 4, 4, attn::Kernel::flash)) == 4 * 11 * (11 + 2) * 4);
+  CHECK(attn::attention_memory(query(11, 11, 4, 4, attn::Kernel::materialized)) == 4 * 11 * 11 * 4);
+  // fewer rows than a tile, more keys; more rows, fewer keys
+  CHECK(attn::attention_memory(query(3, 5000, 1, 2, attn::Kernel::flash)) == 3 * (512 + 2) * 2);
+  CHECK(attn::attention_memory(query(5000, 40, 1, 2, attn::Kernel::flash)) == 16 * (40 + 2) * 2);
 }
 
 TEST_CASE("attention memory: invalid sizes name the argument", "[memory][errors]") {

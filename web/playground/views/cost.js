@@ -41,7 +41,7 @@ export function renderCost(parts, { rows, heads, n }) {
   parts.answer.textContent = `Full attention over 32K tokens in fp16 needs ${formatBytes(question.fp16)} ` +
     `for the score matrix of ${headsText} in one layer (${formatBytes(question.fp32)} in fp32), ` +
     `while the flash kernel works in ${formatBytes(question.flash)}: it never holds the n×n matrix, ` +
-    'only one tile of scores and two numbers per row.';
+    'only a tile of scores for each head (16 queries × 512 keys, less for a shorter input) and two numbers per row of the tile.';
   parts.answer.dataset.bytes = String(question.fp16);
 }
 
