@@ -84,6 +84,34 @@ describe('positional options', () => {
     }
   });
 
+  test('under ALiBi the walk-through shows the score\'s two parts: the scaled dot product plus the bias −m·|i − j| is each score', async () => {
+    // head 1 of 2 with the geometric slopes (2^(−8·1/2) = 0.0625), causal; head 2 with a typed slope
+    for (const [hash, slope, query] of [['#pe=alibi&h=2&c=1&q=3', 0.0625, 3], [`#pe=alibi&h=2&hv=2&as=${encodeURIComponent('0.5,1')}&q=4`, 1, 4]]) {
+      const { page, close } = await openPage(suite, hash);
+      await waitForRows(page, TOKENS);
+      await page.waitForFunction(() => document.querySelector('[data-testid="steps-table"]').dataset.source === 'matrix'
+        && document.getElementById('steps-summary').dataset.query, null);
+      const walk = await page.evaluate(() => ({
+        summary: document.getElementById('steps-summary').textContent,
+        heads: [...document.querySelectorAll('[data-testid="steps-table"] thead th')].slice(2, 5).map((th) => th.textContent),
+        rows: [...document.querySelectorAll('[data-testid="steps-table"] tbody tr')].map((row) => ({
+          key: Number(row.cells[0].textContent), dot: Number(row.cells[2].dataset.value), bias: Number(row.cells[3].dataset.value),
+          score: Number(row.cells[4].dataset.value),
+        })),
+      }));
+      assert.match(walk.summary, new RegExp(`score ω_j = \\(q · k_j\\) × 1/√\\d+ \\(= [\\d.]+\\) − m · \\|${query} − j\\| \\(ALiBi, this head's slope m = ${slope}\\)`), hash);
+      assert.deepEqual(walk.heads, ['q · k_j × scale', 'Bias −m·|i−j|', 'Score ω'], hash);
+      assert.equal(walk.rows.length, TOKENS, hash);
+      for (const { key, dot, bias, score } of walk.rows) {
+        assert.equal(bias, -Math.fround(slope * Math.abs(query - key)) || 0, `${hash}, key ${key}`);
+        if (score === -Infinity) continue;  // a key the causal mask hides
+        assert.ok(Math.abs(dot + bias - score) <= SCORE_TOLERANCE, `${hash}, key ${key}: ${dot} + ${bias}, the score ${score}`);
+        assert.ok(Math.abs(bias) > SCORE_TOLERANCE || key === query, `${hash}, key ${key}: a bias`);
+      }
+      await close();
+    }
+  });
+
   test('ALiBi: geometric slopes by default, one per head when typed, and a visible message for a bad list', async () => {
     const { page, close } = await openPage(suite, `#pe=alibi&h=${HEADS}`);
     await waitForRows(page, TOKENS);

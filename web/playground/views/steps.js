@@ -61,8 +61,16 @@ const POSITION_TEXT = {
   none: '',
   sinusoidal: ' The sinusoidal encoding was added to x before the projections.',
   rope: ' RoPE rotates q and each k by its position before the dot product: the q and k shown are after the rotation, so their dot product times the scale is the score.',
-  alibi: ' ALiBi then adds −slope × distance to each score.',
+  alibi: ' ALiBi adds its bias to each score before the weights: the table shows the scaled dot product and the bias apart, and their sum.',
 };
+
+// ALiBi's slope m of query head `head` of `heads`: the one typed, or the geometric default
+// 2^(−8h/H) for h = head + 1, in float32 as the engine has it.
+function alibiSlope(positional, head, heads) {
+  return Math.fround(positional.slopes?.[head] ?? 2 ** ((-8 * (head + 1)) / heads));
+}
+
+const dotProduct = (a, b) => a.reduce((sum, value, t) => sum + value * b[t], 0);
 
 // The table's head: one column header per name; {number: text} heads a column of numbers,
 // aligned as they are; {hidden: text} is read out but not shown.
@@ -114,12 +122,17 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
     : `q = ${vectorText(walk.query)}`;
   const mask = [options.causal && 'causal', options.window > 0 && `window ${options.window}`,
     options.window > 0 && options.sinks > 0 && `${options.sinks} sink${options.sinks === 1 ? '' : 's'}`].filter(Boolean);
+  const alibi = options.positional.type === 'alibi';
+  const slope = alibi ? alibiSlope(options.positional, walk.head, walk.heads) : 0;
+  const bias = alibi ? ` − m · |${query} − j| (ALiBi, this head's slope m = ${Number(slope.toPrecision(6))})` : '';
   parts.summary.textContent = `Query #${query} “${tokens[query].text}”${heads}: ${queryText}; ` +
-    `score ω_j = (q · k_j) × ${scaleText}${mask.length > 0 ? `, masked keys (${mask.join(', ')}) −Infinity` : ''}; ` +
+    `score ω_j = (q · k_j) × ${scaleText}${bias}${mask.length > 0 ? `, masked keys (${mask.join(', ')}) −Infinity` : ''}; ` +
     `weights by ${NORMALIZATION_IN_TEXT[options.normalization]}; ` +
     `context z = Σ_j weight_j · v_j, this head's part of the context row.${POSITION_TEXT[options.positional.type]}`;
   parts.summary.dataset.query = Array.from(walk.query).join(',');
-  const head = tableHead([{ number: '#' }, 'Key', { number: 'Score ω' },
+  // under ALiBi the score's two parts first: the scaled dot product and the bias −m·|i − j|
+  const scoreHeads = alibi ? [{ number: 'q · k_j × scale' }, { number: 'Bias −m·|i−j|' }] : [];
+  const head = tableHead([{ number: '#' }, 'Key', ...scoreHeads, { number: 'Score ω' },
     { number: `Weight (${NORMALIZATION_NAMES[options.normalization]})` },
     { hidden: 'Weight as a bar' }, rope ? 'Key k_j after RoPE' : 'Key k_j', 'Value v_j']);
   const body = document.createElement('tbody');
@@ -127,7 +140,9 @@ function renderMatrixSteps(parts, { walk, tokens, query }) {
     const tr = document.createElement('tr');
     if (j === query) tr.className = 'selected';
     const token = tokenCell(tokens[j]);
-    tr.append(cell('td', String(j), 'number'), token, numberCell(walk.scores[r]), numberCell(walk.weights[r]),
+    const scoreParts = alibi
+      ? [numberCell(dotProduct(walk.query, walk.keys[r]) * walk.scale), numberCell(-Math.fround(slope * Math.abs(query - j)) || 0)] : [];
+    tr.append(cell('td', String(j), 'number'), token, ...scoreParts, numberCell(walk.scores[r]), numberCell(walk.weights[r]),
       barCell(walk.weights[r]), vectorCell(walk.keys[r]), vectorCell(walk.values[r]));
     body.append(tr);
   });
