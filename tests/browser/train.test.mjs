@@ -1057,6 +1057,25 @@ describe('Train page', () => {
     await close();
   });
 
+  test('charts 1 and 2 explain the run they show: its middle pair of its k, and three seeds to try only with one seed', async () => {
+    // what a reader sees of chart 1's and chart 2's explanations
+    const explained = (page, chart) => page.$eval(`section[aria-labelledby="${chart}-heading"] details`, (details) => details.innerText.replace(/\s+/g, ' '));
+    const threeSeeds = 'Try next: the same settings with three seeds side by side.';
+    const { page, close } = await openPage(suite, 'train.html');
+    assert.match(await explained(page, 'positions'), /“Middle” is the one pair ⌊\(k \+ 1\) \/ 2⌋ \(pair 8 of 16\)/);
+    assert.ok((await explained(page, 'training')).includes(threeSeeds));
+    await page.fill('#seeds', '3');
+    await page.waitForFunction(() => location.hash.includes('seeds=3'), null, { timeout: TIMEOUT_MS });
+    assert.ok(!(await explained(page, 'training')).includes(threeSeeds), 'three seeds chosen: not suggested');
+    await close();
+    const { page: quick, close: closeQuick } = await openPage(suite, `train.html${QUICK}&seeds=2`);
+    assert.equal(await trainAndWait(quick), 'finished');
+    assert.match(await quick.textContent('[data-testid="positions-summary"]'), /middle \(pair 2 of 4\)/);
+    assert.match(await explained(quick, 'positions'), /⌊\(k \+ 1\) \/ 2⌋ \(pair 2 of 4\)/);
+    assert.ok(!(await explained(quick, 'training')).includes(threeSeeds), 'a run of two seeds: no "try three seeds"');
+    await closeQuick();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });

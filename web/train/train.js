@@ -13,7 +13,7 @@ import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
 import { createRunner, MAX_TEAM } from './runner.js';
-import { createRun } from './runs.js';
+import { createRun, middleIndex } from './runs.js';
 import { describeRun, parseHash, RUN_FIELDS, runSeeds, taskOptions, toHash } from './state.js';
 import { createAttentionMap } from './views/attention-map.js';
 import { createLengthsView } from './views/lengths.js';
@@ -101,6 +101,11 @@ const modelPanel = createModelPanel({
 // Before any run the charts show their axes for the settings on display.
 function drawLive() {
   const run = live ?? createRun({ id: 0, settings, seeds: [] });
+  // chart 1's and 2's explanations, as they read for this run: its middle pair, and three
+  // seeds to try only when it has one (before any run, the settings' seeds)
+  const k = run.settings.pairs;
+  $('middle-pair').textContent = `pair ${middleIndex(k) + 1} of ${k}`;
+  $('seeds-try-next').hidden = (live ? run.seeds.length : settings.seeds) > 1;
   training.progress(run);
   training.draw(run);
   positions(run);
