@@ -1057,6 +1057,40 @@ describe('Train page', () => {
     await close();
   });
 
+  test('the presets that stay near chance in their 1,400 steps say so on their buttons and in the presets\' text', async () => {
+    const { page, close } = await openPage(suite, 'train.html');
+    const buttons = await page.$$eval('button[data-preset]', (elements) => elements.map((button) => [button.dataset.preset, button.textContent]));
+    const marked = buttons.filter(([, text]) => text.includes('(near chance at 1,400 steps)')).map(([id]) => id);
+    assert.deepEqual(marked, ['learned', 'sinusoidal', 'bidirectional'], JSON.stringify(buttons));
+    assert.match(await page.textContent('.presets p'), /Those marked “near chance at 1,400 steps” have not learned the task by then/);
+    await close();
+  });
+
+  test('a run that has not learned the task is named above charts 3–5 and in chart 4\'s read-out; a run that learned is not', async () => {
+    // 50 steps of the quick run: held-out accuracy near chance (1 / 8), below the rule's 25.6%
+    const { page, close } = await openPage(suite, `train.html${QUICK.replace('steps=300', 'steps=50')}`);
+    assert.equal(await page.isHidden('[data-testid="not-learned"]'), true, 'no run: no notice');
+    assert.equal(await trainAndWait(page), 'finished');
+    const [evaluation] = (await curves(page)).seeds[0].evaluations;
+    assert.ok(evaluation.accuracy < 1 / 8 + 0.15 * (1 - 1 / 8), `accuracy ${evaluation.accuracy}`);
+    const notice = await page.textContent('[data-testid="not-learned"]');
+    assert.equal(await page.isVisible('[data-testid="not-learned"]'), true);
+    assert.match(notice, new RegExp(`^This run has not learned the task: held-out accuracy ${Math.round(100 * evaluation.accuracy)}% where chance is 13%`));
+    assert.match(notice, /Charts 3–5 show what a model answering near chance does/);
+    assert.match(await page.textContent('[data-testid="looks-summary"]'), /mean weight [\d.]+ \(a model near chance: no head here finds the answer\)/);
+
+    await page.click('button[data-preset="quick"]');
+    assert.equal(await trainAndWait(page), 'finished');
+    const [learned] = (await curves(page)).seeds[0].evaluations;
+    assert.ok(learned.accuracy >= 1 / 8 + 0.15 * (1 - 1 / 8), `accuracy ${learned.accuracy}`);
+    assert.equal(await page.isHidden('[data-testid="not-learned"]'), true, 'the quick run learns: no notice');
+    assert.doesNotMatch(await page.textContent('[data-testid="looks-summary"]'), /near chance/);
+    // Show on the first run brings its notice back
+    await page.getByRole('button', { name: 'Show run 1 in the charts' }).click();
+    assert.equal(await page.isVisible('[data-testid="not-learned"]'), true);
+    await close();
+  });
+
   test('charts 1 and 2 explain the run they show: its middle pair of its k, and three seeds to try only with one seed', async () => {
     // what a reader sees of chart 1's and chart 2's explanations
     const explained = (page, chart) => page.$eval(`section[aria-labelledby="${chart}-heading"] details`, (details) => details.innerText.replace(/\s+/g, ' '));

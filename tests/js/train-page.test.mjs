@@ -8,6 +8,7 @@ import { settingProblems } from '../../web/train/checks.js';
 import { fieldOfEngineError } from '../../web/train/controls.js';
 import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js';
 import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
+import { LEARNED_FRACTION, learnedThreshold, learningOf, notLearnedText } from '../../web/train/learning.js';
 import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
   checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleIndex, positionsAt, runCaption, runSummary, seedsNote, spread,
@@ -370,5 +371,50 @@ describe('Train exports and read-outs', () => {
       ['k3', 'v0', 'v7', 'SEP', 'RS', 'FR', 'q=k3']);
     assert.deepEqual(Array.from(maskedCells(3, 0)), [0, 1, 1, 0, 0, 1, 0, 0, 0]);
     assert.deepEqual(Array.from(maskedCells(3, 2)), [0, 0, 1, 0, 0, 1, 0, 0, 0]);
+  });
+});
+
+describe('Train: whether a run has learned the task', () => {
+  // A run of `seeds` seeds, each evaluated at the trained length with these accuracies.
+  function evaluatedRun(accuracies, changes = {}) {
+    const settings = settingsWith(changes);
+    const run = createRun({ id: 1, settings, seeds: accuracies.map((_, k) => k) });
+    run.seeds.forEach((seed, k) => {
+      seed.evaluations = [{ pairs: settings.pairs, accuracy: accuracies[k], accuracyByPosition: new Array(settings.pairs).fill(accuracies[k]) }];
+    });
+    return run;
+  }
+
+  test('the rule: below 15% of the way from chance to every answer right (17.6% with 32 values, 25.6% with 8, 57.5% with 2)', () => {
+    assert.equal(LEARNED_FRACTION, 0.15);
+    assert.ok(Math.abs(learnedThreshold(32) - 0.17656) < 1e-5);
+    assert.ok(Math.abs(learnedThreshold(8) - 0.25625) < 1e-5);
+    assert.ok(Math.abs(learnedThreshold(2) - 0.575) < 1e-12);
+  });
+
+  test('the presets that stay near chance in 1,400 steps are not learned, the weakest that learns is (the seeds\' mean)', () => {
+    // over seeds 0–2 (README, "What it finds"; the ALiBi bidirectional run measured by a reviewer)
+    for (const [name, accuracies] of [['learned', [0.09, 0.11, 0.14]], ['sinusoidal', [0.08, 0.08, 0.09]], ['bidirectional', [0.112]]]) {
+      const learning = learningOf(evaluatedRun(accuracies));
+      assert.equal(learning.learned, false, name);
+      assert.equal(learning.chance, 1 / 32);
+    }
+    for (const [name, accuracies] of [['none', [0.12, 0.23, 0.34]], ['alibi', [0.48, 0.49, 0.50]]]) {
+      assert.equal(learningOf(evaluatedRun(accuracies)).learned, true, name);
+    }
+    assert.equal(learningOf(evaluatedRun([0.25], { pairs: 4, keys: 8, values: 8, evaluateAt: [4] })).learned, false);
+    assert.equal(learningOf(evaluatedRun([0.26], { pairs: 4, keys: 8, values: 8, evaluateAt: [4] })).learned, true);
+    assert.equal(learningOf(createRun({ id: 1, settings: settingsWith({}), seeds: [0] })), null, 'before its evaluations');
+  });
+
+  test('the notice says the accuracy, the seeds and chance, and nothing for a run that learned or has no evaluation', () => {
+    assert.equal(notLearnedText(evaluatedRun([0.09, 0.11, 0.14])),
+      'This run has not learned the task: held-out accuracy 11% (mean of 3 seeds) where chance is 3% (the page counts a run ' +
+      'as learned from 18%). Charts 3–5 show what a model answering near chance does: noise, not a shape. Train it longer, ' +
+      'or choose a preset that learns in 1,400 steps (ALiBi or RoPE).');
+    assert.match(notLearnedText(evaluatedRun([0.082])), /^This run has not learned the task: held-out accuracy 8% where chance is 3% \(/);
+    assert.equal(notLearnedText(evaluatedRun([0.487])), '');
+    assert.equal(notLearnedText(createRun({ id: 1, settings: settingsWith({}), seeds: [0] })), '');
+    assert.equal(notLearnedText(null), '');
   });
 });

@@ -104,6 +104,12 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
     const element = document.createElement('button');
     element.type = 'button';
     element.textContent = preset.label;
+    if (preset.note) {
+      const note = document.createElement('span');
+      note.className = 'preset-note';
+      note.textContent = ` (${preset.note})`;
+      element.append(note);
+    }
     element.dataset.preset = preset.id;
     element.addEventListener('click', () => {
       typed.clear();

@@ -12,6 +12,7 @@ import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
+import { notLearnedText } from './learning.js';
 import { createRunner, MAX_TEAM } from './runner.js';
 import { createRun, middleIndex } from './runs.js';
 import { describeRun, parseHash, RUN_FIELDS, runSeeds, taskOptions, toHash } from './state.js';
@@ -135,6 +136,9 @@ async function drawAttention() {
 
 function drawShown() {
   modelPanel(shown);
+  // above charts 3–5: whether the run they show has learned the task (learning.js's rule)
+  $('not-learned').textContent = notLearnedText(shown?.run);
+  $('not-learned').hidden = $('not-learned').textContent === '';
   if (!shown) return;
   lengths(shown.run, settings);
   looks(shown.run, shown, settings);

@@ -5,6 +5,7 @@
 // shows one seed's model.
 import { format } from 'd3-format';
 import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
+import { learnedThreshold } from '../learning.js';
 import { evaluationsAt } from '../runs.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { percentFine, weightFormat } from './readouts.js';
@@ -12,6 +13,9 @@ import { percentFine, weightFormat } from './readouts.js';
 const $ = (id) => document.getElementById(id);
 // A layer's line style (by layer, cycling), its heads told apart by colour: solid, dotted, dashed.
 const LAYER_STYLES = ['solid', 'dotted', 'dashed'];
+// What the strongest head's read-out adds for a run that has not learned the task (learning.js):
+// a model answering near chance has no head that finds the answer, only one less even than the others.
+const NOT_LEARNED = ' (a model near chance: no head here finds the answer)';
 const TARGETS = {
   value: { field: 'toValue', words: 'the queried value' },
   key: { field: 'toKey', words: 'the queried key' },
@@ -47,11 +51,12 @@ export function createLooksView() {
     $('looks-heading-target').textContent = words;
     // the head that looks hardest at the target, on average over positions
     const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+    const learned = evaluation.accuracy >= learnedThreshold(run.settings.values);  // this seed's model, at these pairs
     const strongest = heads.reduce((best, head) => (mean(head.ys) > mean(best.ys) ? head : best), heads[0]);
     summaryList($('looks-summary'), [
       ['seed', String(run.seeds[k].seed)],
       ['pairs', String(pairs)],
-      [`most on ${words}`, `${strongest.label}, mean weight ${weightFormat(mean(strongest.ys))}`],
+      [`most on ${words}`, `${strongest.label}, mean weight ${weightFormat(mean(strongest.ys))}${learned ? '' : NOT_LEARNED}`],
       ['accuracy', percentFine(evaluation.accuracy)],
     ]);
   };
