@@ -1110,6 +1110,18 @@ describe('Train page', () => {
     await closeQuick();
   });
 
+  test('the introduction says the default run stops while still learning, what longer training does to its dip, and why ALiBi is the default', async () => {
+    const { page, close } = await openPage(suite, 'train.html');
+    const intro = (await page.textContent('#train-more')).replace(/\s+/g, ' ');
+    assert.doesNotMatch(intro, /nothing on the page is tuned/);
+    assert.match(intro, /chosen as the default because it shows/);
+    assert.match(intro, /stops while still learning/);
+    assert.match(intro, /6,000 steps/);
+    const positions = (await page.textContent('section[aria-labelledby="positions-heading"] details')).replace(/\s+/g, ' ');
+    assert.doesNotMatch(positions, /with RoPE it does not\./);
+    await close();
+  });
+
   test('a failed engine load is shown', async () => {
     await assertEngineFailureShown(suite, 'train.html');
   });
