@@ -519,11 +519,13 @@ describe('Train page', () => {
     const { run: saved, seeds: [{ seed }] } = await curves(page);
     const described = `${saved.label}. Link: train.html${saved.link}`;
     const example = await page.inputValue('#example');
-    assert.equal(mapFiles.svg.caption, `Run ${saved.id}, seed ${seed}'s model at 4 pairs, example sequence ${example}: ${described}`);
+    assert.equal(mapFiles.svg.caption, `Run ${saved.id} (Quick: 4 pairs of 8, 300 steps), seed ${seed}'s model at 4 pairs, example sequence ${example}: ${described}`);
+    // the run named as the runs table names it (the quick preset's label)
+    const run = `Run ${saved.id} (Quick: 4 pairs of 8, 300 steps)`;
     const captions = {
-      'loss-chart': `Run ${saved.id}, seed ${seed}: ${described}`, 'accuracy-chart': `Run ${saved.id}, seed ${seed}: ${described}`,
-      'positions-chart': `Run ${saved.id}, seed ${seed}: ${described}`, 'lengths-chart': `Run ${saved.id}, seed ${seed}: ${described}`,
-      'looks-chart': `Run ${saved.id}, seed ${seed}'s model at 4 pairs: ${described}`, 'overlay-chart': '', 'published-chart': '',
+      'loss-chart': `${run}, seed ${seed}: ${described}`, 'accuracy-chart': `${run}, seed ${seed}: ${described}`,
+      'positions-chart': `${run}, seed ${seed}: ${described}`, 'lengths-chart': `${run}, seed ${seed}: ${described}`,
+      'looks-chart': `${run}, seed ${seed}'s model at 4 pairs: ${described}`, 'overlay-chart': '', 'published-chart': '',
     };
     for (const target of svgCharts.filter((chart) => chart !== 'attention-map')) {
       const file = await downloadOf(page, `button[data-svg="${target}"]`);
@@ -614,7 +616,7 @@ describe('Train page', () => {
       room: td.closest('.table-scroll').getBoundingClientRect().right,
     })));
     assert.deepEqual(cells.map((c) => c.text), ['"seed numbers: " / ""', 'none', '"accuracy: " / ""', '"first: " / ""',
-      '"middle (pair): " / ""', '"last: " / ""', '"time: " / ""']);
+      '"middle (pairs): " / ""', '"last: " / ""', '"time: " / ""']);
     for (const { text, right, room } of cells) assert.ok(right <= room, `${text} ends at ${right} px in ${room} px`);
     // the summaries above the charts wrap inside their panels, terms beside their values
     const pairs = await page.$$eval('.summary > div', (divs) => divs.map((div) => ({
@@ -968,7 +970,7 @@ describe('Train page', () => {
     await close();
   });
 
-  test('chart 2: one seed\'s accuracy by position with its 95% Wilson interval on the questions each position was asked; the lowest pair read out', async () => {
+  test('chart 2: one seed\'s accuracy by position with its 95% Wilson interval on the questions each position was asked; the middle third\'s mean and the lowest pair read out, the runs table\'s middle that mean', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
     assert.equal(await trainAndWait(page), 'finished');
     // 512 held-out sequences over 4 pairs: 128 questions a position
@@ -983,13 +985,18 @@ describe('Train page', () => {
     const tips = await page.$$eval('#positions-chart [data-series="latest"] circle title', (titles) => titles.map((title) => title.textContent));
     assert.deepEqual(tips, values.map((p, i) => `pair ${i + 1}: ${pct(p)} (95% interval ${pct(intervals[i][0])}–${pct(intervals[i][1])}; 128 questions)`));
     assert.match(await page.textContent('#positions-legend'), /step 300 \(band: 95% Wilson interval, 128 questions per position\)/);
-    // the summary: first, the middle pair as the page takes it (pair ⌊(k + 1) / 2⌋ alone), the lowest, the last
+    // the summary: first, the middle as the mean over the middle third of the pairs (pairs 2–3
+    // of 4, not one noisy pair), the lowest, the last; the runs table's middle the same mean, its pairs named
     const summary = await page.$$eval('#positions-summary > div', (divs) => divs.map((div) => [div.querySelector('dt').textContent, div.querySelector('dd').textContent]));
     const lowest = values.indexOf(Math.min(...values));
+    const middle = (values[1] + values[2]) / 2;
     assert.deepEqual(summary, [
-      ['step', '300'], ['questions per position', '128'], ['first pair', pct(values[0])], ['middle (pair 2 of 4)', pct(values[1])],
+      ['step', '300'], ['questions per position', '128'], ['first pair', pct(values[0])], ['middle (mean of pairs 2–3 of 4)', pct(middle)],
       [`lowest (pair ${lowest + 1})`, pct(values[lowest])], ['last (pair 4)', pct(values[3])],
     ]);
+    assert.deepEqual(await page.$$eval('#runs-body tr td:nth-child(n+6):nth-child(-n+8)', (tds) => tds.map((td) => td.textContent)),
+      [pct(values[0]), `${pct(middle)} (2–3)`, pct(values[3])]);
+    assert.equal(await page.textContent('#runs-table th:nth-child(7)'), 'middle (pairs)');
     await close();
   });
 
@@ -1025,6 +1032,56 @@ describe('Train page', () => {
       await close();
     });
   }
+
+  test('chart 2 with three seeds: the earlier checkpoints are one seed\'s, the one "Model of" shows, not their mean; the latest the mean', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}&seeds=3`);
+    assert.equal(await trainAndWait(page), 'finished');
+    const { seeds } = await curves(page);
+    const earlierLines = async () => {
+      const ids = await page.$$eval('#positions-chart .series.checkpoint', (groups) => groups.map((group) => group.dataset.series));
+      return Promise.all(ids.map(async (id) => (await pathData(page, 'positions-chart', id)).map(([, y]) => y)));
+    };
+    const legend = async () => (await page.$$eval('#positions-legend li', (items) => items.map((item) => item.textContent))).join(' | ');
+    // the mean of the seeds at each earlier checkpoint, which no line may be unless a seed had it
+    const mean = (c) => seeds[0].checkpoints[c].accuracyByPosition.map((_, i) => seeds.reduce((sum, s) => sum + s.checkpoints[c].accuracyByPosition[i], 0) / seeds.length);
+    let apart = 0;
+    for (const k of [0, 2]) {
+      if (k > 0) {
+        await page.selectOption('#shown-seed', String(k));
+        await page.waitForFunction((seed) => document.getElementById('positions-legend').textContent.includes(`of seed ${seed},`), seeds[k].seed);
+      }
+      assert.match(await legend(), new RegExp(`earlier checkpoints of seed ${seeds[k].seed}, steps 50 to 250 \\(the older, the fainter\\)`));
+      const lines = await earlierLines();
+      assert.equal(lines.length, QUICK_CHECKPOINTS - 1);
+      lines.forEach((ys, c) => {
+        assertClose(ys, seeds[k].checkpoints[c].accuracyByPosition, PATH_TOLERANCE, `seed ${seeds[k].seed}'s step ${seeds[k].checkpoints[c].step}`);
+        apart = Math.max(apart, ...ys.map((y, i) => Math.abs(y - mean(c)[i])));
+      });
+      const tips = await page.$$eval('#positions-chart .series.checkpoint path.line title', (titles) => titles.map((title) => title.textContent));
+      assert.deepEqual(tips, [50, 100, 150, 200, 250].map((step) => `seed ${seeds[k].seed}, step ${step}`));
+      // the latest checkpoint: the mean of the three seeds, whichever is shown
+      const latest = (await page.getAttribute('#positions-chart', 'data-values')).split(',').map(Number);
+      assertClose(latest, mean(QUICK_CHECKPOINTS - 1), TOLERANCE, 'the latest checkpoint\'s mean');
+    }
+    assert.ok(apart > 0.01, `the seeds' lines ${apart} from their mean somewhere: the test tells them apart`);
+    await close();
+  });
+
+  test('runs are told apart by name: a preset\'s label, else the encoding and what differs from the default run, alike in the table, the overlay, the model panel and the status line', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}`);
+    assert.equal(await trainAndWait(page), 'finished');
+    await page.evaluate((hash) => { window.location.hash = hash; }, `${QUICK.slice(1)}&steps=200`);
+    await page.waitForFunction(() => document.getElementById('steps').value === '200', null, { timeout: TIMEOUT_MS });
+    assert.equal(await trainAndWait(page), 'finished');
+    const names = ['#1 Quick: 4 pairs of 8, 300 steps', '#2 ALiBi · 4 pairs of 8, 200 steps +5 more'];
+    assert.deepEqual(await page.$$eval('#runs-body tr td:nth-child(2)', (tds) => tds.map((td) => td.firstChild.textContent)), names);
+    assert.deepEqual(await page.$$eval('#overlay-legend li', (items) => items.map((item) => item.textContent)), names);
+    assert.match(await page.textContent('[data-testid="shown-run"]'), new RegExp(`^${names[1].replace(/[+]/g, '\\+')}: ALiBi, 2L d16 2H`));
+    await page.click('#runs-body tr:first-child button:text("Show")');
+    await page.waitForSelector('#runs-body tr:first-child.selected');
+    assert.match(await page.textContent('[data-testid="train-status"]'), new RegExp(`^Showing ${names[0]}: trained 300 steps`));
+    await close();
+  });
 
   test('chart 4: every layer and head in a line of its own colour and style', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}&heads=4`);
@@ -1091,12 +1148,12 @@ describe('Train page', () => {
     await close();
   });
 
-  test('charts 1 and 2 explain the run they show: its middle pair of its k, and three seeds to try only with one seed', async () => {
+  test('charts 1 and 2 explain the run they show: the middle pairs of its k, and three seeds to try only with one seed', async () => {
     // what a reader sees of chart 1's and chart 2's explanations
     const explained = (page, chart) => page.$eval(`section[aria-labelledby="${chart}-heading"] details`, (details) => details.innerText.replace(/\s+/g, ' '));
     const threeSeeds = 'Try next: the same settings with three seeds side by side.';
     const { page, close } = await openPage(suite, 'train.html');
-    assert.match(await explained(page, 'positions'), /“Middle” is the one pair ⌊\(k \+ 1\) \/ 2⌋ \(pair 8 of 16\)/);
+    assert.match(await explained(page, 'positions'), /“Middle” is the mean over the middle third of the pairs \(pairs 6–11 of 16\)/);
     assert.ok((await explained(page, 'training')).includes(threeSeeds));
     await page.fill('#seeds', '3');
     await page.waitForFunction(() => location.hash.includes('seeds=3'), null, { timeout: TIMEOUT_MS });
@@ -1104,8 +1161,8 @@ describe('Train page', () => {
     await close();
     const { page: quick, close: closeQuick } = await openPage(suite, `train.html${QUICK}&seeds=2`);
     assert.equal(await trainAndWait(quick), 'finished');
-    assert.match(await quick.textContent('[data-testid="positions-summary"]'), /middle \(pair 2 of 4\)/);
-    assert.match(await explained(quick, 'positions'), /⌊\(k \+ 1\) \/ 2⌋ \(pair 2 of 4\)/);
+    assert.match(await quick.textContent('[data-testid="positions-summary"]'), /middle \(mean of pairs 2–3 of 4\)/);
+    assert.match(await explained(quick, 'positions'), /middle third of the pairs \(pairs 2–3 of 4\)/);
     assert.ok(!(await explained(quick, 'training')).includes(threeSeeds), 'a run of two seeds: no "try three seeds"');
     await closeQuick();
   });

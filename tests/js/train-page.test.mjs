@@ -11,7 +11,7 @@ import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../we
 import { LEARNED_FRACTION, learnedThreshold, learningOf, notLearnedText } from '../../web/train/learning.js';
 import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
-  checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleIndex, positionsAt, runCaption, runSummary, seedsNote, spread,
+  checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleMean, middleName, middlePairs, middleRange, positionsAt, runCaption, runName, runSummary, seedsNote, spread,
 } from '../../web/train/runs.js';
 import {
   DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
@@ -240,11 +240,25 @@ describe('Train runs: means and spreads over seeds', () => {
     assert.deepEqual(lowestOf([0.9, 0.3, 0.2, 0.2, 0.8]), { index: 2, value: 0.2 });
   });
 
-  test('the table reads the first, middle and last pair at the trained length', () => {
+  test('the middle is the middle third of the pairs, never an end: pairs 6–11 of 16', () => {
+    assert.deepEqual(middleRange(16), { from: 5, to: 10 });
+    assert.deepEqual([middleName(16), middleName(32), middleName(4), middleName(3), middleName(2)],
+      ['pairs 6–11', 'pairs 11–22', 'pairs 2–3', 'pair 2', null]);
+    assert.equal(middlePairs(5), '2–4');
+    for (let k = 3; k <= 256; ++k) {
+      const { from, to } = middleRange(k);
+      assert.ok(from >= 1 && to <= k - 2 && from + to === k - 1 && to - from + 1 >= k / 3, `k ${k}: ${from}–${to}`);
+    }
+    // a local peak at the centre (the default run's pair 8) does not stand for the middle
+    const curve = [0.98, 0.7, 0.5, 0.4, 0.35, 0.33, 0.31, 0.5, 0.37, 0.4, 0.42, 0.45, 0.5, 0.55, 0.57, 0.59];
+    assert.ok(Math.abs(middleMean(curve) - (0.33 + 0.31 + 0.5 + 0.37 + 0.4 + 0.42) / 6) < 1e-12);
+    assert.equal(middleMean([0.5, 0.25]), null);
+  });
+
+  test('the table reads the first pair, the middle third\'s mean and the last pair at the trained length', () => {
     const run = twoSeedRun();
-    assert.equal(middleIndex(16), 7);
-    assert.equal(middleIndex(4), 1);
-    assert.deepEqual(runSummary(run), { accuracy: 0.5, first: 0.75, middle: 0.375, last: 0.625 });
+    // seeds' means by position 0.75, 0.375, 0.25, 0.625: the middle, pairs 2–3, 0.3125
+    assert.deepEqual(runSummary(run), { accuracy: 0.5, first: 0.75, middle: 0.3125, last: 0.625 });
     assert.ok(Math.abs(positionsAt(run, 6).accuracy - (3.5 / 6 + 2 / 6) / 2) < 1e-12);
     assert.equal(runSummary(createRun({ id: 2, settings: settingsWith({}), seeds: [0] })), null);
   });
@@ -349,12 +363,31 @@ describe('Train exports and read-outs', () => {
     const run = twoSeedRun();
     const described = 'ALiBi, 2L d32 2H; 4 pairs of 8/8; 1,400 steps × 64, lr 0.01. Link: train.html#pairs=4&keys=8&values=8&pe=alibi&evalAt=6';
     assert.equal(run.label, described.split('. Link')[0]);
-    assert.equal(runCaption(run), `Run 1, seeds 0, 1: ${described}`);
-    assert.equal(runCaption(run, { k: 1, pairs: 6 }), `Run 1, seed 1's model at 6 pairs: ${described}`);
-    assert.equal(runCaption(run, { k: 0, pairs: 4, example: 3 }), `Run 1, seed 0's model at 4 pairs, example sequence 3: ${described}`);
-    const loaded = createRun({ id: 4, settings: settingsWith({ pairs: 4 }), seeds: [7], source: 'loaded', trainingKnown: false });
-    assert.equal(runCaption(loaded), `Run 4, seed 7: ${loaded.label}.`);
+    const named = 'Run 1 (ALiBi · 4 pairs of 8, evaluated at 6)';
+    assert.equal(runCaption(run), `${named}, seeds 0, 1: ${described}`);
+    assert.equal(runCaption(run, { k: 1, pairs: 6 }), `${named}, seed 1's model at 6 pairs: ${described}`);
+    assert.equal(runCaption(run, { k: 0, pairs: 4, example: 3 }), `${named}, seed 0's model at 4 pairs, example sequence 3: ${described}`);
+    const loaded = createRun({ id: 4, settings: settingsWith({ pairs: 4 }), seeds: [7], source: 'loaded', trainingKnown: false, fileName: 'm.json' });
+    assert.equal(runCaption(loaded), `Run 4 (loaded m.json), seed 7: ${loaded.label}.`);
     assert.match(loaded.label, /its training not in the file$/);
+  });
+
+  test('a run is named by its preset, or by its encoding and what differs from the default run, briefly', () => {
+    const named = (changes, { id = 1, seeds = [0] } = {}) => runName(createRun({ id, settings: settingsWith(changes), seeds }));
+    const quick = PRESETS.find((p) => p.id === 'quick');
+    // the quick run and the default run are told apart, with any number of seeds
+    assert.equal(named(presetRun(quick)), `#1 ${quick.label}`);
+    assert.equal(named({}, { id: 2, seeds: [0, 1, 2] }), `#2 ${PRESETS[0].label}`);
+    for (const preset of PRESETS) assert.equal(named(presetRun(preset)), `#1 ${preset.label}`);
+    assert.equal(named({ positional: 'rope', steps: 800 }), '#1 RoPE · 800 steps');
+    assert.equal(named({ context: 'prefix', heads: 4, dModel: 64 }), '#1 ALiBi bidirectional · d64 4H');
+    assert.equal(named({ pairs: 8, keys: 16, values: 64, learningRate: 0.003 }), '#1 ALiBi · 8 pairs of 16/64, lr 0.003');
+    // beyond two differences, how many more (the rest are in the run's settings)
+    assert.equal(named({ ...presetRun(quick), positional: 'rope' }), '#1 RoPE · 4 pairs of 8, 300 steps +5 more');
+    // another seed than the default's is no difference: the table has the seeds' column
+    assert.equal(named({ seed: 5 }), '#1 ALiBi');
+    const loaded = createRun({ id: 3, settings: settingsWith({}), seeds: [0], source: 'loaded', fileName: 'model.json' });
+    assert.equal(runName(loaded), '#3 loaded model.json');
   });
 
   test('an engine message is traced to the setting it names', () => {

@@ -14,7 +14,7 @@ import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
 import { notLearnedText } from './learning.js';
 import { createRunner, MAX_TEAM } from './runner.js';
-import { createRun, middleIndex } from './runs.js';
+import { createRun, middleName, runName } from './runs.js';
 import { describeRun, parseHash, RUN_FIELDS, runSeeds, taskOptions, toHash } from './state.js';
 import { createAttentionMap } from './views/attention-map.js';
 import { createLengthsView } from './views/lengths.js';
@@ -22,7 +22,7 @@ import { createLooksView } from './views/looks.js';
 import { createModelPanel } from './views/model-panel.js';
 import { createPositionsView } from './views/positions.js';
 import { countFormat } from './views/readouts.js';
-import { createRunsTable, runName } from './views/runs-table.js';
+import { createRunsTable } from './views/runs-table.js';
 import { createTrainingView } from './views/training.js';
 import './train.css';
 import './option-groups.css';
@@ -79,6 +79,7 @@ const modelPanel = createModelPanel({
   },
   onSelect(change) {
     Object.assign(shown, change);
+    if ('k' in change && live === shown.run) positions(live, shownSeed(live));
     looks(shown.run, shown, settings);
     drawAttention();
   },
@@ -99,17 +100,21 @@ const modelPanel = createModelPanel({
 
 // ---- what the charts show ---------------------------------------------------------------------
 
+// The seed whose earlier checkpoints chart 2 draws, of a run of several: the model panel's when
+// it shows that run, else the first.
+const shownSeed = (run) => ({ k: shown?.run === run ? shown.k : 0 });
+
 // Before any run the charts show their axes for the settings on display.
 function drawLive() {
   const run = live ?? createRun({ id: 0, settings, seeds: [] });
-  // chart 1's and 2's explanations, as they read for this run: its middle pair, and three
+  // chart 1's and 2's explanations, as they read for this run: its middle pairs, and three
   // seeds to try only when it has one (before any run, the settings' seeds)
   const k = run.settings.pairs;
-  $('middle-pair').textContent = `pair ${middleIndex(k) + 1} of ${k}`;
+  $('middle-pair').textContent = middleName(k) ? `${middleName(k)} of ${k}` : `none: ${k} pairs have no middle`;
   $('seeds-try-next').hidden = (live ? run.seeds.length : settings.seeds) > 1;
   training.progress(run);
   training.draw(run);
-  positions(run);
+  positions(run, shownSeed(run));
 }
 
 function showWasmMemory() {

@@ -8,9 +8,8 @@ import {
   loadedSettings, MODEL_FILE_LIMIT, modelFileName, modelMeta, parseModelFile,
 } from '../model-file.js';
 import { evaluationOptions } from '../runner.js';
-import { createRun, isTrainedLength } from '../runs.js';
+import { createRun, isTrainedLength, runName } from '../runs.js';
 import { describeRun } from '../state.js';
-import { runName } from './runs-table.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -4,12 +4,13 @@
 // on a few questions only), several seeds' mean with the band from the lowest to the highest
 // and a thin line per seed. The earlier checkpoints are thin and faint, older ones fainter, the
 // legend naming their steps and each line's tooltip its own, so that the positions learned
-// first stand out.
+// first stand out. With several seeds they are one seed's (the one the model panel shows), not
+// the mean: seeds that learn at different steps would leave means no seed ever had.
 import { format } from 'd3-format';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { questionsByPosition, wilsonInterval } from '../intervals.js';
-import { chance, checkpointPositions, lowestOf, middleIndex, seedsNote } from '../runs.js';
+import { chance, checkpointPositions, lowestOf, middleMean, middleName, seedsNote } from '../runs.js';
 import {
   chanceSeries, countFormat, noCheckpointsSummary, percent, percentFine, seedLinesLegend, spreadSeries,
 } from './readouts.js';
@@ -24,9 +25,12 @@ const CHECKPOINT_STYLE = 'checkpoint';
 const EARLIEST_OPACITY = 0.28;
 const NEWEST_EARLIER_OPACITY = 0.6;
 
-// The legend's words for the earlier checkpoints' lines, at `steps`.
-const earlierLabel = (steps) => (steps.length === 1 ? `earlier checkpoint, step ${countFormat(steps[0])}`
-  : `earlier checkpoints, steps ${countFormat(steps[0])} to ${countFormat(steps.at(-1))} (the older, the fainter)`);
+// The legend's words for the earlier checkpoints' lines, at `steps`, of `seed` when the run has several.
+function earlierLabel(steps, seed) {
+  const of = seed === undefined ? '' : ` of seed ${seed}`;
+  return steps.length === 1 ? `earlier checkpoint${of}, step ${countFormat(steps[0])}`
+    : `earlier checkpoints${of}, steps ${countFormat(steps[0])} to ${countFormat(steps.at(-1))} (the older, the fainter)`;
+}
 const positionsOf = (k) => Array.from({ length: k }, (_, i) => i + 1);
 
 // '128' questions, or '128–129' when the held-out set does not split evenly over the positions.
@@ -35,23 +39,27 @@ function questionsText(questions) {
   return fewest === most ? countFormat(fewest) : `${countFormat(fewest)}–${countFormat(most)}`;
 }
 
-/** Returns draw(run). */
+/** Returns draw(run, {k}): k, the index of the seed whose earlier checkpoints a run of several seeds draws. */
 export function createPositionsView() {
   const chart = createLineChart($('positions-chart'), {
     xLabel: 'position of the queried pair', yLabel: 'held-out accuracy', xFormat: format('d'), yFormat: percent,
     legend: $('positions-legend'), integerX: true,
   });
 
-  return function draw(run) {
+  return function draw(run, { k: shownSeed = 0 } = {}) {
     const k = run.settings.pairs;
     const xs = positionsOf(k);
     const questions = questionsByPosition(run.settings.sequences, k);
     const count = Math.max(0, ...run.seeds.map((s) => s.checkpoints.length));
-    const curves = Array.from({ length: count }, (_, c) => checkpointPositions(run, c));
-    const latest = curves.at(-1);
-    const earlier = curves.slice(0, -1).map((curve, c, all) => ({
-      id: `step-${curve.step}`, label: c === 0 ? earlierLabel(all.map((e) => e.step)) : '',
-      title: `step ${countFormat(curve.step)}`, xs, ys: curve.mean, colorIndex: EARLIER_COLOR, style: CHECKPOINT_STYLE,
+    const latest = count > 0 ? checkpointPositions(run, count - 1) : null;
+    // the checkpoints before the latest: the one seed's own, of the seed shown with several
+    const seed = run.seeds[shownSeed] ?? run.seeds[0];
+    const several = run.seeds.length > 1;
+    const before = (seed?.checkpoints ?? []).slice(0, Math.max(0, count - 1));
+    const earlier = before.map((checkpoint, c, all) => ({
+      id: `step-${checkpoint.step}`, label: c === 0 ? earlierLabel(all.map((e) => e.step), several ? seed.seed : undefined) : '',
+      title: `${several ? `seed ${seed.seed}, ` : ''}step ${countFormat(checkpoint.step)}`, xs, ys: checkpoint.accuracyByPosition,
+      colorIndex: EARLIER_COLOR, style: CHECKPOINT_STYLE,
       opacity: EARLIEST_OPACITY + ((NEWEST_EARLIER_OPACITY - EARLIEST_OPACITY) * c) / Math.max(1, all.length - 1),
     }));
     const xDomain = [1, Math.max(2, k)];
@@ -83,7 +91,7 @@ export function createPositionsView() {
       ['step', countFormat(latest.step)],
       ['questions per position', questionsText(questions)],
       ['first pair', percentFine(latest.mean[0])],
-      [`middle (pair ${middleIndex(k) + 1} of ${k})`, percentFine(latest.mean[middleIndex(k)])],
+      ...(middleName(k) ? [[`middle (mean of ${middleName(k)} of ${k})`, percentFine(middleMean(latest.mean))]] : []),
       [`lowest (pair ${lowest.index + 1})`, percentFine(lowest.value)],
       [`last (pair ${k})`, percentFine(latest.mean[k - 1])],
     ] : noCheckpointsSummary(run));

@@ -1,12 +1,12 @@
 // Chart 6, the runs: a table that keeps every finished (or stopped, or loaded) run with its
-// settings, seeds, accuracy at the trained length and at its first, middle and last pair, and
+// settings, seeds, accuracy at the trained length, at its first pair, over its middle third
+// (the mean of those pairs, which the cell names: 45.3% (6–11)) and at its last pair, and
 // time; a checkbox overlays a run's accuracy by position on the chart below it, Show brings a
 // run back into the charts above, Use settings puts its settings back in the controls and the
 // link, Remove drops it (and frees its models). On a phone each run is a card (train.css) whose
 // settings fold behind a button of their own.
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
-import { middleIndex, positionsAt, runSummary } from '../runs.js';
-import { POSITIONAL_NAMES } from '../state.js';
+import { middlePairs, positionsAt, runName, runSummary } from '../runs.js';
 import { pairX } from './lengths.js';
 import { percent, percentFine, spreadSeries } from './readouts.js';
 
@@ -33,15 +33,6 @@ function button(text, onClick, label) {
 }
 
 const statusWords = { finished: 'finished', stopped: 'stopped', loaded: 'loaded' };
-
-/**
- * The name of a run in the table and the overlay's legend: #3 RoPE, #6 RoPE bidirectional (a
- * prefix context), or #4 loaded model.json.
- */
-export function runName(run) {
-  if (run.source === 'loaded') return `#${run.id} loaded ${run.fileName}`;
-  return `#${run.id} ${POSITIONAL_NAMES[run.settings.positional]}${run.settings.context === 'prefix' ? ' bidirectional' : ''}`;
-}
 
 /** Returns draw(runs, shownRun); callbacks onShow(run), onUseSettings(run), onRemove(run). */
 export function createRunsTable({ onShow, onUseSettings, onRemove }) {
@@ -119,7 +110,7 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
         cell(statusWords[run.status] ?? run.status, '', 'status'),
         cell(summary ? percentFine(summary.accuracy) : '—', 'number', 'accuracy'),
         cell(summary ? percentFine(summary.first) : '—', 'number', 'first'),
-        cell(summary ? `${percentFine(summary.middle)} (${middleIndex(k) + 1})` : '—', 'number', 'middle (pair)'),
+        cell(summary && summary.middle !== null ? `${percentFine(summary.middle)} (${middlePairs(k)})` : '—', 'number', 'middle (pairs)'),
         cell(summary ? percentFine(summary.last) : '—', 'number', 'last'),
         cell(run.source === 'loaded' ? '—' : `${run.seconds.toFixed(TIME_DIGITS)} s`, 'number', 'time'),
         actions,
