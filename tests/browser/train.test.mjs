@@ -519,9 +519,9 @@ describe('Train page', () => {
     const { run: saved, seeds: [{ seed }] } = await curves(page);
     const described = `${saved.label}. Link: train.html${saved.link}`;
     const example = await page.inputValue('#example');
-    assert.equal(mapFiles.svg.caption, `Run ${saved.id} (Quick: 4 pairs of 8, 300 steps), seed ${seed}'s model at 4 pairs, example sequence ${example}: ${described}`);
+    assert.equal(mapFiles.svg.caption, `Run ${saved.id} (Quick), seed ${seed}'s model at 4 pairs, example sequence ${example}: ${described}`);
     // the run named as the runs table names it (the quick preset's label)
-    const run = `Run ${saved.id} (Quick: 4 pairs of 8, 300 steps)`;
+    const run = `Run ${saved.id} (Quick)`;
     const captions = {
       'loss-chart': `${run}, seed ${seed}: ${described}`, 'accuracy-chart': `${run}, seed ${seed}: ${described}`,
       'positions-chart': `${run}, seed ${seed}: ${described}`, 'lengths-chart': `${run}, seed ${seed}: ${described}`,
@@ -616,7 +616,7 @@ describe('Train page', () => {
       room: td.closest('.table-scroll').getBoundingClientRect().right,
     })));
     assert.deepEqual(cells.map((c) => c.text), ['"seed numbers: " / ""', 'none', '"accuracy: " / ""', '"first: " / ""',
-      '"middle (pairs): " / ""', '"last: " / ""', '"time: " / ""']);
+      '"middle: " / ""', '"last: " / ""', '"time: " / ""']);
     for (const { text, right, room } of cells) assert.ok(right <= room, `${text} ends at ${right} px in ${room} px`);
     // the summaries above the charts wrap inside their panels, terms beside their values
     const pairs = await page.$$eval('.summary > div', (divs) => divs.map((div) => ({
@@ -793,7 +793,7 @@ describe('Train page', () => {
     assert.equal(await trainAndWait(page), 'finished');
     assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), '4');
     await page.click('#runs-body tr:first-child button:text("Show")');
-    assert.match(await page.textContent('[data-testid="train-status"]'), /^Showing #2 ALiBi: trained 300 steps \(one seed\) in [\d.]+ s\.$/);
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Showing #2 Quick: trained 300 steps \(one seed\) in [\d.]+ s\.$/);
     assert.equal(await page.getAttribute('#accuracy-chart', 'data-checkpoints'), String(QUICK_CHECKPOINTS));
     await close();
   });
@@ -1073,7 +1073,7 @@ describe('Train page', () => {
     await page.evaluate((hash) => { window.location.hash = hash; }, `${QUICK.slice(1)}&steps=200`);
     await page.waitForFunction(() => document.getElementById('steps').value === '200', null, { timeout: TIMEOUT_MS });
     assert.equal(await trainAndWait(page), 'finished');
-    const names = ['#1 Quick: 4 pairs of 8, 300 steps', '#2 ALiBi · 4 pairs of 8, 200 steps +5 more'];
+    const names = ['#1 Quick', '#2 ALiBi · 4 pairs of 8 +6 more'];
     assert.deepEqual(await page.$$eval('#runs-body tr td:nth-child(2)', (tds) => tds.map((td) => td.firstChild.textContent)), names);
     assert.deepEqual(await page.$$eval('#overlay-legend li', (items) => items.map((item) => item.textContent)), names);
     assert.match(await page.textContent('[data-testid="shown-run"]'), new RegExp(`^${names[1].replace(/[+]/g, '\\+')}: ALiBi, 2L d16 2H`));

@@ -363,7 +363,7 @@ describe('Train exports and read-outs', () => {
     const run = twoSeedRun();
     const described = 'ALiBi, 2L d32 2H; 4 pairs of 8/8; 1,400 steps × 64, lr 0.01. Link: train.html#pairs=4&keys=8&values=8&pe=alibi&evalAt=6';
     assert.equal(run.label, described.split('. Link')[0]);
-    const named = 'Run 1 (ALiBi · 4 pairs of 8, evaluated at 6)';
+    const named = 'Run 1 (ALiBi · 4 pairs of 8 +1 more)';
     assert.equal(runCaption(run), `${named}, seeds 0, 1: ${described}`);
     assert.equal(runCaption(run, { k: 1, pairs: 6 }), `${named}, seed 1's model at 6 pairs: ${described}`);
     assert.equal(runCaption(run, { k: 0, pairs: 4, example: 3 }), `${named}, seed 0's model at 4 pairs, example sequence 3: ${described}`);
@@ -372,18 +372,18 @@ describe('Train exports and read-outs', () => {
     assert.match(loaded.label, /its training not in the file$/);
   });
 
-  test('a run is named by its preset, or by its encoding and what differs from the default run, briefly', () => {
+  test('a run is named by its preset, or by its encoding and the first thing that differs from the default run, briefly', () => {
     const named = (changes, { id = 1, seeds = [0] } = {}) => runName(createRun({ id, settings: settingsWith(changes), seeds }));
     const quick = PRESETS.find((p) => p.id === 'quick');
     // the quick run and the default run are told apart, with any number of seeds
-    assert.equal(named(presetRun(quick)), `#1 ${quick.label}`);
+    assert.equal(named(presetRun(quick)), '#1 Quick');
     assert.equal(named({}, { id: 2, seeds: [0, 1, 2] }), `#2 ${PRESETS[0].label}`);
-    for (const preset of PRESETS) assert.equal(named(presetRun(preset)), `#1 ${preset.label}`);
+    for (const preset of PRESETS) assert.equal(named(presetRun(preset)), `#1 ${preset.label.split(':')[0]}`);
     assert.equal(named({ positional: 'rope', steps: 800 }), '#1 RoPE · 800 steps');
     assert.equal(named({ context: 'prefix', heads: 4, dModel: 64 }), '#1 ALiBi bidirectional · d64 4H');
-    assert.equal(named({ pairs: 8, keys: 16, values: 64, learningRate: 0.003 }), '#1 ALiBi · 8 pairs of 16/64, lr 0.003');
-    // beyond two differences, how many more (the rest are in the run's settings)
-    assert.equal(named({ ...presetRun(quick), positional: 'rope' }), '#1 RoPE · 4 pairs of 8, 300 steps +5 more');
+    assert.equal(named({ pairs: 8, keys: 16, values: 64, learningRate: 0.003 }), '#1 ALiBi · 8 pairs of 16/64 +1 more');
+    // beyond the first difference, how many more (the rest are in the run's settings)
+    assert.equal(named({ ...presetRun(quick), positional: 'rope' }), '#1 RoPE · 4 pairs of 8 +6 more');
     // another seed than the default's is no difference: the table has the seeds' column
     assert.equal(named({ seed: 5 }), '#1 ALiBi');
     const loaded = createRun({ id: 3, settings: settingsWith({}), seeds: [0], source: 'loaded', fileName: 'model.json' });

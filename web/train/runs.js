@@ -7,8 +7,9 @@ import { isPresetRun, PRESETS } from './presets.js';
 import { DEFAULTS, describeRun, evaluationLengths, POSITIONAL_NAMES, toHash } from './state.js';
 
 // How many of a run's differences from the default run its name lists before '+N more' (the
-// rest are in its settings, behind the runs table's button): a name stays one short line.
-const NAMED_DIFFERENCES = 2;
+// rest are in its settings, behind the runs table's button): a name stays one short line, on a
+// phone's card too.
+const NAMED_DIFFERENCES = 1;
 
 // The run's settings that differ from the default run's, each as a run's name says it, the
 // task first, then the training's length, the model, the rest of the training, the
@@ -40,14 +41,14 @@ function differences(settings) {
 /**
  * What a run is called wherever it is named (the runs table, the overlay's legend, the model
  * panel, the status line, the figures' captions), without its number: a preset's label when
- * the run is exactly the preset ('ALiBi', 'Quick: 4 pairs of 8, 300 steps'; the seeds aside),
- * else its positional encoding and context and what differs from the default run, briefly
- * ('RoPE · 4 pairs of 8, 300 steps +4 more'); a loaded model by its file ('loaded model.json').
+ * the run is exactly the preset, up to its colon ('ALiBi', 'Quick'; the seeds aside), else its
+ * positional encoding and context and the first thing that differs from the default run
+ * ('RoPE · 4 pairs of 8 +5 more'); a loaded model by its file ('loaded model.json').
  */
 export function runTitle(run) {
   if (run.source === 'loaded') return `loaded ${run.fileName}`;
   const preset = PRESETS.find((p) => isPresetRun(p, run.settings));
-  if (preset) return preset.label;
+  if (preset) return preset.label.split(':')[0];
   const encoding = `${POSITIONAL_NAMES[run.settings.positional]}${run.settings.context === 'prefix' ? ' bidirectional' : ''}`;
   const all = differences(run.settings);
   if (all.length === 0) return encoding;
@@ -55,7 +56,7 @@ export function runTitle(run) {
   return `${encoding} · ${all.slice(0, NAMED_DIFFERENCES).join(', ')}${more}`;
 }
 
-/** The name of a run in the runs table, the overlay's legend and the model panel: '#3 RoPE', '#1 Quick: 4 pairs of 8, 300 steps'. */
+/** The name of a run in the runs table, the overlay's legend and the model panel: '#3 RoPE', '#1 Quick'. */
 export const runName = (run) => `#${run.id} ${runTitle(run)}`;
 
 /**

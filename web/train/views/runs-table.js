@@ -80,7 +80,13 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
       const overlay = document.createElement('td');
       overlay.dataset.label = 'overlay';
       overlay.append(check);
-      const name = cell(runName(run));
+      // the name in a span of its own, which a phone's card cuts with an ellipsis (train.css)
+      const name = cell('');
+      const nameText = document.createElement('span');
+      nameText.className = 'run-name';
+      nameText.textContent = runName(run);
+      nameText.title = runName(run);
+      name.append(nameText);
       const label = document.createElement('div');
       label.id = `run-${run.id}-settings`;
       label.className = 'run-settings muted small';
@@ -110,7 +116,7 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
         cell(statusWords[run.status] ?? run.status, '', 'status'),
         cell(summary ? percentFine(summary.accuracy) : '—', 'number', 'accuracy'),
         cell(summary ? percentFine(summary.first) : '—', 'number', 'first'),
-        cell(summary && summary.middle !== null ? `${percentFine(summary.middle)} (${middlePairs(k)})` : '—', 'number', 'middle (pairs)'),
+        cell(summary && summary.middle !== null ? `${percentFine(summary.middle)} (${middlePairs(k)})` : '—', 'number', 'middle'),
         cell(summary ? percentFine(summary.last) : '—', 'number', 'last'),
         cell(run.source === 'loaded' ? '—' : `${run.seconds.toFixed(TIME_DIGITS)} s`, 'number', 'time'),
         actions,
