@@ -418,7 +418,7 @@ describe('Train: whether a run has learned the task', () => {
     return run;
   }
 
-  test('the rule: below 15% of the way from chance to every answer right (17.6% with 32 values, 25.6% with 8, 57.5% with 2)', () => {
+  test('the rule: below 15% of the way from chance to every answer right (17.7% with 32 values, 25.6% with 8, 57.5% with 2)', () => {
     assert.equal(LEARNED_FRACTION, 0.15);
     assert.ok(Math.abs(learnedThreshold(32) - 0.17656) < 1e-5);
     assert.ok(Math.abs(learnedThreshold(8) - 0.25625) < 1e-5);
@@ -442,10 +442,10 @@ describe('Train: whether a run has learned the task', () => {
 
   test('the notice says the accuracy, the seeds and chance, and nothing for a run that learned or has no evaluation', () => {
     assert.equal(notLearnedText(evaluatedRun([0.09, 0.11, 0.14])),
-      'This run has not learned the task: held-out accuracy 11% (mean of 3 seeds) where chance is 3% (the page counts a run ' +
-      'as learned from 18%). Charts 3–5 show what a model answering near chance does: noise, not a shape. Train it longer, ' +
+      'This run has not learned the task: held-out accuracy 11.3% (mean of 3 seeds) where chance is 3.1% (the page counts a run ' +
+      'as learned from 17.7%). Charts 3–5 show what a model answering near chance does: noise, not a shape. Train it longer, ' +
       'or choose a preset that learns in 1,400 steps (ALiBi or RoPE).');
-    assert.match(notLearnedText(evaluatedRun([0.082])), /^This run has not learned the task: held-out accuracy 8% where chance is 3% \(/);
+    assert.match(notLearnedText(evaluatedRun([0.082])), /^This run has not learned the task: held-out accuracy 8.2% where chance is 3.1% \(/);
     assert.equal(notLearnedText(evaluatedRun([0.487])), '');
     assert.equal(notLearnedText(createRun({ id: 1, settings: settingsWith({}), seeds: [0] })), '');
     assert.equal(notLearnedText(null), '');
