@@ -160,7 +160,7 @@ describe('the Train page\'s settings on a desktop', () => {
     }
     assert.equal(await page.getAttribute('#train-more', 'open'), '');
     assert.equal(await page.isVisible('#train-more > summary'), false);
-    assert.equal(await page.locator('#train-more > p').count(), 2);
+    assert.equal(await page.locator('#train-more > p').count(), 3);
     for (const paragraph of await page.locator('#train-more > p').all()) assert.equal(await paragraph.isVisible(), true);
     await close();
   });

@@ -105,10 +105,15 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
     element.type = 'button';
     element.textContent = preset.label;
     if (preset.note) {
+      // a dagger for the eye, which the presets' text explains, and the words for a screen reader
+      const mark = document.createElement('span');
+      mark.className = 'preset-note';
+      mark.setAttribute('aria-hidden', 'true');
+      mark.textContent = ' †';
       const note = document.createElement('span');
-      note.className = 'preset-note';
+      note.className = 'visually-hidden';
       note.textContent = ` (${preset.note})`;
-      element.append(note);
+      element.append(mark, note);
     }
     element.dataset.preset = preset.id;
     element.addEventListener('click', () => {

@@ -9,7 +9,7 @@
 // 3.1%; README "What it finds"), so that nobody reads their curves as a finding.
 import { DEFAULTS, RUN_FIELDS } from './state.js';
 
-const SLOW = 'near chance at 1,400 steps';
+const SLOW = 'near chance';
 
 const QUICK = {
   pairs: 4, keys: 8, values: 8, dModel: 16, steps: 300, batch: 32, every: 50, sequences: 512, evaluateAt: [4, 6, 8],
