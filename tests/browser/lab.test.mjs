@@ -745,9 +745,26 @@ describe('lab page', () => {
     assert.deepEqual({ ...answered, timing: answered.timing.replace(/\d+/, 'N') }, { busy: null, dimmed: '1', timing: 'N ms' });
     assert.equal(await page.locator('#mitigation-chart .series path.line').count(), 2);
 
-    // another mitigation, held, then failed: busy until the failure, which clears the timing
+    // another mitigation, held, then failed: busy until the failure, which clears the timing;
+    // meanwhile the text is the chosen mitigation's and says whose numbers the chart still shows,
+    // and a redraw of those (a resize) leaves their legend, the text and "computing…" as they were
     await page.check('input[name="mitigation"][value="ms-poe"]');
     await page.waitForFunction(() => document.getElementById('mitigation-timing').textContent === 'computing…', null, { timeout: TIMEOUT_MS });
+    const shown = () => page.evaluate(() => ({
+      heading: document.querySelector('#mitigation-text h3').textContent,
+      reading: document.querySelector('#mitigation-text .reading').textContent,
+      legend: [...document.querySelectorAll('#mitigation-legend li')].map((item) => item.textContent).filter((text) => text.startsWith('after')),
+    }));
+    const whileComputing = {
+      heading: 'Ms-PoE: multi-scale positions',
+      reading: 'The chart still shows Query-aware contextualisation, until this mitigation\'s numbers come.',
+      legend: ['after: Query-aware contextualisation'],
+    };
+    assert.deepEqual(await shown(), whileComputing);
+    assert.deepEqual(await stateOf('mitigation-heading'), { busy: 'true', dimmed: '0.45', timing: 'computing…' });
+    await page.setViewportSize({ width: 1300, height: 1000 });
+    await page.waitForTimeout(300);
+    assert.deepEqual(await shown(), whileComputing);
     assert.deepEqual(await stateOf('mitigation-heading'), { busy: 'true', dimmed: '0.45', timing: 'computing…' });
     await release('fail');
     await notBusy('mitigation-heading');

@@ -164,15 +164,17 @@ function markBusy(busy) {
   };
 }
 
-// The answer of `request` goes to `store`, which redraws (and writes the timing); while it
-// computes, `busy`'s sections say so (markBusy). A failure replaces the page's notices and
+// The answer of `request` goes to `store`, which redraws and returns the timing to show, if
+// any (only here, so that a redraw of the old numbers, on a resize, leaves "computing…" alone);
+// while it computes, `busy`'s sections say so (markBusy). A failure replaces the page's notices and
 // clears the timing (a superseded request says nothing: the one that replaced it is under
 // way), and the next answer clears them. Resolves to whether the answer was stored.
 function settle(request, busy, store) {
   const done = markBusy(busy);
   return request.then((answer) => {
     done();
-    store(answer);
+    const timing = store(answer);
+    if (timing) $(busy.timing).textContent = timing;
     $('notices').replaceChildren();
     return true;
   }, (error) => {
@@ -187,12 +189,15 @@ function settle(request, busy, store) {
   });
 }
 
+const inTheEngine = (milliseconds) => `${milliseconds.toFixed(0)} ms in the engine`;
+
 function computeCurves() {
   const askedWith = settings;
   const payload = { model: modelOptions(askedWith), measure: askedWith.measure };
   return settle(curvesEngine.request('curves', payload), CURVES_BUSY, ({ value, milliseconds }) => {
     results.curves = { ...value, milliseconds, settings: askedWith };
     position(results.curves, settings);
+    return inTheEngine(milliseconds);
   });
 }
 
@@ -240,6 +245,7 @@ function computeRope() {
   settle(answer, ROPE_BUSY, ({ value, milliseconds }) => {
     results.rope = { ...value, milliseconds, settings: askedWith };
     rope(results.rope, settings);
+    return inTheEngine(milliseconds);
   });
 }
 
@@ -293,6 +299,7 @@ function computeMitigation() {
   settle(both, MITIGATION_BUSY, ({ value, milliseconds }) => {
     results.mitigation = { value, milliseconds, settings: askedWith };
     mitigation(results.mitigation, settings);
+    return `${milliseconds.toFixed(0)} ms`;
   });
 }
 
@@ -314,6 +321,7 @@ function update(changes, scope) {
     computeNeedle();
     computeMitigation();
   } else if (scope === 'mitigation') {
+    mitigation(results.mitigation, settings);  // the chosen mitigation's words at once
     computeMitigation();
   } else if (scope === 'published') {
     published(settings);

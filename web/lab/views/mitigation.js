@@ -30,7 +30,12 @@ function paragraph(text) {
   return p;
 }
 
-/** Returns draw(mitigation, settings): mitigation is {value: {before, after}, milliseconds}, or null. */
+/**
+ * Returns draw(mitigation, settings): mitigation is {value: {before, after}, settings}
+ * (the settings it was computed with), or null. The chart and read-outs are the computed
+ * mitigation's; the text describes the chosen one at once, and while that is not the one
+ * computed yet, says that the chart still shows the other.
+ */
 export function createMitigationView() {
   const chart = createLineChart($('mitigation-chart'), {
     xLabel: 'needle depth', xFormat: percent,  // the y axis titled by the metric (retrievalAxis)
@@ -39,24 +44,25 @@ export function createMitigationView() {
 
   return function draw(mitigation, settings) {
     if (!mitigation) return;
+    const computed = mitigation.settings;
     const { before, after } = mitigation.value;
     const depths = Array.from(before.depths);
-    const info = MITIGATIONS[settings.mitigation];
+    const info = MITIGATIONS[computed.mitigation];
     const afterLabel = `after: ${info.name}`;
     chart({
       series: [
         {
           label: 'before', xs: depths, ys: Array.from(before.retrieval), colorIndex: BEFORE_COLOR, style: 'dashed', points: true,
-          pointTitles: retrievalTitles(settings, 'before', depths, before.retrieval),
+          pointTitles: retrievalTitles(computed, 'before', depths, before.retrieval),
         },
         {
           label: afterLabel, xs: depths, ys: Array.from(after.retrieval), colorIndex: AFTER_COLOR, points: true,
-          pointTitles: retrievalTitles(settings, afterLabel, depths, after.retrieval),
+          pointTitles: retrievalTitles(computed, afterLabel, depths, after.retrieval),
         },
       ],
-      xDomain: [0, 1], ...retrievalAxis(settings, Math.max(...before.retrieval, ...after.retrieval)),
+      xDomain: [0, 1], ...retrievalAxis(computed, Math.max(...before.retrieval, ...after.retrieval)),
     });
-    const f = metricFormat(settings);
+    const f = metricFormat(computed);
     const worst = [worstOf(before), worstOf(after)];
     const atDepth = ({ value, depth }) => `${f(value)} at ${percent(depth)}`;
     summaryList($('mitigation-summary'), [
@@ -65,12 +71,14 @@ export function createMitigationView() {
       ['middle', `${f(before.summary.middle)} → ${f(after.summary.middle)}`],
       ['max ÷ min', `${ratio(before.summary.maxOverMin)} → ${ratio(after.summary.maxOverMin)}`],
     ]);
+    const chosen = MITIGATIONS[settings.mitigation];
     const heading = document.createElement('h3');
-    heading.textContent = info.name;
-    const verdict = paragraph(`With these settings it ${change('the mean', before.summary.mean, after.summary.mean, f)} and `
-      + `${change('the worst depth', worst[0].value, worst[1].value, f)}.`);
+    heading.textContent = chosen.name;
+    const verdict = paragraph(chosen === info
+      ? `With these settings it ${change('the mean', before.summary.mean, after.summary.mean, f)} and `
+        + `${change('the worst depth', worst[0].value, worst[1].value, f)}.`
+      : `The chart still shows ${info.name}, until this mitigation's numbers come.`);
     verdict.className = 'reading';
-    $('mitigation-text').replaceChildren(heading, verdict, ...[info.what, info.model, info.helps, COMPARE].map(paragraph));
-    $('mitigation-timing').textContent = `${mitigation.milliseconds.toFixed(0)} ms`;
+    $('mitigation-text').replaceChildren(heading, verdict, ...[chosen.what, chosen.model, chosen.helps, COMPARE].map(paragraph));
   };
 }

@@ -22,7 +22,7 @@ const FLOAT32_ZERO = 2 ** -150;
 
 const $ = (id) => document.getElementById(id);
 
-/** Returns draw(curves, settings): curves is the 'curves' answer with its milliseconds, or null. */
+/** Returns draw(curves, settings): curves is the 'curves' answer, or null. */
 export function createPositionView() {
   const spoken = createAnnouncer($('position-reading-spoken'));  // the reading, once a drag stops
   const chart = createLineChart($('position-chart'), {
@@ -70,6 +70,5 @@ export function createPositionView() {
       + `last tenths average ${first}, ${middle} and ${last} average).`;
     $('position-reading').textContent = reading;
     spoken.settled(reading);
-    $('position-timing').textContent = `${curves.milliseconds.toFixed(0)} ms in the engine`;
   };
 }

@@ -17,7 +17,7 @@ const BOUND_COLOR_FROM = 1;  // the bounds take the series colours after the wei
 
 const $ = (id) => document.getElementById(id);
 
-/** Returns draw(rope, settings): rope is the 'rope' answer with its milliseconds, or null. */
+/** Returns draw(rope, settings): rope is the 'rope' answer, or null. */
 export function createRopeView() {
   const spoken = createAnnouncer($('rope-reading-spoken'));  // the reading, once a drag stops
   const chart = createLineChart($('rope-chart'), {
@@ -48,6 +48,5 @@ export function createRopeView() {
       + `${formatCount(maxDistance)} tokens before it ${times(farthest)}× the attention it gives itself (distance 0).`;
     $('rope-reading').textContent = reading;
     spoken.settled(reading);
-    $('rope-timing').textContent = `${rope.milliseconds.toFixed(0)} ms in the engine`;
   };
 }
