@@ -235,7 +235,10 @@ export interface PositionModelOptions {
 
 /**
  * A curve in a few numbers: its first, middle (the mean of the two middle points when
- * their count is even) and last values, its mean, and max / min (Infinity when min is 0).
+ * their count is even) and last values, its mean, and max / min (Infinity when min is 0);
+ * and the means of its first, middle and last tenth (max(1, round(count / 10)) points each,
+ * the middle one from ⌊(count − width) / 2⌋). All in double precision: a steep curve's start
+ * that the float32 values hold as 0 keeps its size here.
  */
 export interface CurveSummary {
   begin: number;
@@ -243,6 +246,9 @@ export interface CurveSummary {
   end: number;
   mean: number;
   maxOverMin: number;
+  firstTenth: number;
+  middleTenth: number;
+  lastTenth: number;
 }
 
 export interface PositionCurveOptions extends PositionModelOptions {

@@ -616,6 +616,9 @@ val to_js(const attn::lab::CurveSummary& summary) {
   result.set("end", summary.end);
   result.set("mean", summary.mean);
   result.set("maxOverMin", summary.max_over_min);
+  result.set("firstTenth", summary.first_tenth);
+  result.set("middleTenth", summary.middle_tenth);
+  result.set("lastTenth", summary.last_tenth);
   return result;
 }
 

@@ -1,34 +1,57 @@
 // The words chart 1 gives its curve's shape (web/lab/views/shape.js): the means of the first,
-// middle and last tenth of the context, compared with a margin, on hand-made curves and on the
-// engine's curves at the settings the page links to.
+// middle and last tenth of the context (the engine's summary, in double precision), compared with
+// a margin, on hand-made curves and on the engine's curves at the settings the page links to.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import createAttention from '../../dist/wasm/attention.mjs';
-import { describeShape, stretchMeans } from '../../web/lab/views/shape.js';
+import { describeShape, stretchesOf } from '../../web/lab/views/shape.js';
 import { DEFAULTS, PRESETS, modelOptions, parseHash } from '../../web/lab/state.js';
 
 const engine = await createAttention();
 
-// The page's shares for `settings`: each context position's share divided by the average.
-function sharesOf(settings) {
-  const { values, summary } = engine.positionCurve({ ...modelOptions(settings), measure: settings.measure });
-  return Array.from(values.subarray(0, values.length - 1), (value) => value / summary.mean);
-}
+// The engine's position curve for `settings`, as the page asks for it.
+const curveOf = (settings) => engine.positionCurve({ ...modelOptions(settings), measure: settings.measure });
+
+// The page's shares of a curve: each context position's share divided by the average.
+const sharesOf = ({ values, summary }) => Array.from(values.subarray(0, values.length - 1), (value) => value / summary.mean);
+
+// The mean of `values` from `start`, over `width` of them.
+const meanOf = (values, start, width) => values.slice(start, start + width).reduce((sum, v) => sum + v, 0) / width;
+
 const preset = (id) => ({ ...DEFAULTS, ...PRESETS.find((p) => p.id === id).settings });
 const near = (actual, expected, what) => assert.ok(Math.abs(actual - expected) <= 0.005 * expected, `${what}: ${actual}, expected ${expected}`);
 
-test('stretchMeans: the means of the first, middle and last tenth, at least one position each', () => {
-  // 20 positions: stretches of 2, the middle one positions 9 and 10
-  const shares = Array.from({ length: 20 }, (_, j) => j);
-  assert.deepEqual(stretchMeans(shares), { first: 0.5, middle: 9.5, last: 18.5 });
-  assert.deepEqual(stretchMeans([3, 1, 2]), { first: 3, middle: 1, last: 2 });
+test('stretchesOf: the engine\'s tenths ÷ the average, the means of the float32 shares\' first, middle and last tenth where those hold them', () => {
+  // 1,023 context positions: tenths of 102, the middle one from 460; 4,095: tenths of 410, from 1,842
+  for (const hash of ['', '#n=4096&positional=rope&ropeBase=500&ropeStrength=12', '#measure=received']) {
+    const curve = curveOf(parseHash(hash).settings);
+    const shares = sharesOf(curve);
+    const width = Math.round(shares.length / 10);
+    const expected = { first: meanOf(shares, 0, width), middle: meanOf(shares, Math.floor((shares.length - width) / 2), width),
+      last: meanOf(shares, shares.length - width, width) };
+    const stretches = stretchesOf(curve.summary);
+    for (const key of ['first', 'middle', 'last']) near(stretches[key], expected[key], `${hash || 'defaults'}: ${key} tenth`);
+  }
+  assert.deepEqual(stretchesOf({ firstTenth: 1, middleTenth: 0.5, lastTenth: 3, mean: 2 }), { first: 0.5, middle: 0.25, last: 1.5 });
+});
+
+test('a steep ALiBi start keeps its size: slope 0.3162\'s first two tenths, 0 in float32, are 3.2e-116 and 1.5e-55 of the average', () => {
+  const curve = curveOf(parseHash('#slope=0.3162').settings);
+  const shares = sharesOf(curve);
+  assert.equal(meanOf(shares, 0, 102), 0, 'the float32 shares of the first tenth');
+  const { first, middle, last } = stretchesOf(curve.summary);
+  near(first, 3.153e-116, 'first tenth');
+  near(middle, 1.470e-55, 'middle tenth');
+  near(last, 10.03, 'last tenth');
+  assert.equal(describeShape({ first, middle, last }), 'recency: the end dominates');
 });
 
 test('RoPE base 500, s = 12, n = 4,096: recency, though its first token is 3.6× its middle one', () => {
-  const shares = sharesOf(parseHash('#n=4096&positional=rope&ropeBase=500&ropeStrength=12').settings);
+  const curve = curveOf(parseHash('#n=4096&positional=rope&ropeBase=500&ropeStrength=12').settings);
+  const shares = sharesOf(curve);
   const middle = shares[Math.floor((shares.length - 1) / 2)];
   assert.ok(shares[0] > 3 * middle && shares.at(-1) > 3 * middle, `single points: ${shares[0]}, ${middle}, ${shares.at(-1)}`);
-  const stretches = stretchMeans(shares);
+  const stretches = stretchesOf(curve.summary);
   near(stretches.first, 0.1432, 'first tenth');
   near(stretches.middle, 0.1418, 'middle tenth');
   near(stretches.last, 9.143, 'last tenth');
@@ -45,7 +68,7 @@ test('the presets and the defaults keep their words: a U, primacy, recency, flat
     [preset('streaming'), 'recency: the end dominates', { first: 0.04371, middle: 0.01280, last: 4.502 }],
   ];
   for (const [settings, words, expected] of cases) {
-    const stretches = stretchMeans(sharesOf(settings));
+    const stretches = stretchesOf(curveOf(settings).summary);
     for (const [key, value] of Object.entries(expected)) near(stretches[key], value, `${words}, ${key}`);
     assert.equal(describeShape(stretches), words);
   }

@@ -144,6 +144,13 @@ CurveSummary summarize(const std::vector<double>& curve) {
   summary.mean = std::accumulate(curve.begin(), curve.end(), 0.0) / count;
   const auto [low, high] = std::minmax_element(curve.begin(), curve.end());
   summary.max_over_min = *low > 0.0 ? *high / *low : std::numeric_limits<double>::infinity();
+  const long width = std::max(1L, std::lround(static_cast<double>(count) * 0.1));
+  const auto mean_from = [&](long start) {
+    return std::accumulate(curve.begin() + start, curve.begin() + start + width, 0.0) / width;
+  };
+  summary.first_tenth = mean_from(0);
+  summary.middle_tenth = mean_from((count - width) / 2);
+  summary.last_tenth = mean_from(count - width);
   return summary;
 }
 

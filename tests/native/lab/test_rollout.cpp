@@ -292,3 +292,36 @@ TEST_CASE("summary: first, middle and last points, mean and max over min", "[lab
   CHECK(summary.max_over_min == Approx(20.0));
   CHECK(std::isinf(attn::lab::summarize({0.0, 1.0}).max_over_min));
 }
+
+TEST_CASE("summary: the means of the first, middle and last tenth, one point each at least",
+          "[lab]") {
+  std::vector<double> curve(20);  // 0 … 19: tenths of 2 points, the middle one from 9
+  std::iota(curve.begin(), curve.end(), 0.0);
+  const attn::lab::CurveSummary summary = attn::lab::summarize(curve);
+  CHECK(summary.first_tenth == 0.5);
+  CHECK(summary.middle_tenth == 9.5);
+  CHECK(summary.last_tenth == 18.5);
+  const attn::lab::CurveSummary short_curve = attn::lab::summarize({3.0, 1.0, 2.0});
+  CHECK(short_curve.first_tenth == 3.0);
+  CHECK(short_curve.middle_tenth == 1.0);
+  CHECK(short_curve.last_tenth == 2.0);
+  std::vector<double> long_curve(1023, 1.0);   // tenths of 102 points, the middle one from 460
+  long_curve[459] = long_curve[562] = 1000.0;  // just outside the middle tenth
+  long_curve[101] = 3.0;
+  const attn::lab::CurveSummary long_summary = attn::lab::summarize(long_curve);
+  CHECK(long_summary.middle_tenth == 1.0);
+  CHECK(long_summary.first_tenth == Approx(104.0 / 102.0));
+}
+
+TEST_CASE("summary: a steep ALiBi start, 0 in float32, keeps its tenth's mean in double", "[lab]") {
+  // the lab's defaults with the slope 0.3162 (#slope=0.3162): 1,024 tokens, 12 layers, residual 0.85
+  const attn::lab::PositionCurve curve =
+      attn::lab::position_curve(model(1024, 12, 0.85, true, 0.3162), RolloutStart::final_token);
+  const attn::lab::CurveSummary& summary = curve.summary;
+  INFO("tenths " << summary.first_tenth << ", " << summary.middle_tenth << ", "
+                 << summary.last_tenth);
+  CHECK(static_cast<float>(summary.first_tenth) == 0.0f);
+  CHECK(summary.first_tenth > 0.0);
+  CHECK(summary.first_tenth < summary.middle_tenth);
+  CHECK(summary.middle_tenth < summary.last_tenth);
+}

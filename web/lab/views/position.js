@@ -8,17 +8,12 @@ import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { createAnnouncer } from '../../shared/page/announcer.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { domainFromZero, percent, ratio, share, times } from './readouts.js';
-import { describeShape, stretchMeans } from './shape.js';
+import { describeShape, stretchesOf } from './shape.js';
 
 // On the log scale, shares below this fraction of the largest leave a gap in the line (a
 // window's unreachable start is exactly 0; deep primacy's end reaches 1e-20 of its start), and a
 // note under the chart says how many positions it leaves out.
 const LOG_FLOOR = 1e-6;
-// The engine's curve is float32, which holds a value of 2^-150 or less as 0: steep ALiBi's start,
-// 1e-131 of the whole at 1,024 tokens, reads 0 there. A tenth whose mean is 0 in it while the
-// engine's float64 point in that tenth (its first, middle or last) is above 0 is written as at
-// most what float32 holds as 0, not as 0.
-const FLOAT32_ZERO = 2 ** -150;
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,12 +47,9 @@ export function createPositionView() {
       yDomain: settings.logScale ? [lowestShown, highest] : domainFromZero(highest),
       yLog: settings.logScale,
     });
-    // the means of the first, middle and last tenths, as the read-outs and the sentence write them: '1.34×', '≤ 9.55e-43×'
-    const stretches = stretchMeans(shares);
-    const multiple = (mean, point) => (mean === 0 && point > 0 ? `≤ ${times(FLOAT32_ZERO / summary.mean)}×` : `${times(mean)}×`);
-    const [first, middle, last] = [
-      multiple(stretches.first, summary.begin), multiple(stretches.middle, summary.middle), multiple(stretches.last, summary.end),
-    ];
+    // the means of the first, middle and last tenths, as the read-outs and the sentence write them: '1.34×', '3.15e-116×'
+    const stretches = stretchesOf(summary);
+    const [first, middle, last] = [stretches.first, stretches.middle, stretches.last].map((mean) => `${times(mean)}×`);
     summaryList($('position-summary'), [
       ['first tenth (mean)', `${first} average`],
       ['middle tenth (mean)', `${middle} average`],

@@ -3,32 +3,19 @@
 // from one position to the next, so that a single first token can sit above a single middle one
 // on a curve whose start and middle are level.
 
-// The part of the context each stretch takes (at least one position).
-const STRETCH = 0.1;
 // One stretch is clearly above another when its mean exceeds the other's by more than this
 // fraction of the larger of the other's mean and the average share (1): 10% of the other, and at
 // least a tenth of a fair share, so that 1e-13 is not "above" a middle of 0.
 const CLEAR_MARGIN = 0.1;
 
-const meanOf = (values, from, to) => {
-  let sum = 0;
-  for (let j = from; j < to; ++j) sum += values[j];
-  return sum / (to - from);
-};
-
 /**
- * The means of the first, middle and last tenth of `shares` (each position's share divided by
- * the average, the final token left out): {first, middle, last}.
+ * The means of the first, middle and last tenth of a position curve's context, each divided by
+ * the average share, {first, middle, last}: from the engine's `summary` (its tenths, in double
+ * precision, where the curve's float32 values hold a steep start, 3e-116 of the average, as 0).
  */
-export function stretchMeans(shares) {
-  const count = shares.length;
-  const width = Math.max(1, Math.round(count * STRETCH));
-  const middleStart = Math.floor((count - width) / 2);
-  return {
-    first: meanOf(shares, 0, width),
-    middle: meanOf(shares, middleStart, middleStart + width),
-    last: meanOf(shares, count - width, count),
-  };
+export function stretchesOf(summary) {
+  const { firstTenth, middleTenth, lastTenth, mean } = summary;
+  return { first: firstTenth / mean, middle: middleTenth / mean, last: lastTenth / mean };
 }
 
 const clearlyAbove = (a, b) => a - b > CLEAR_MARGIN * Math.max(b, 1);

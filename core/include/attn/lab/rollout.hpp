@@ -45,9 +45,13 @@ std::vector<double> rollout(const PositionModel& model);
 
 // A curve in a few numbers: its first point, its middle point (the mean of the two middle
 // points when their count is even), its last point, its mean, and max / min (+Infinity
-// when the minimum is 0).
+// when the minimum is 0); and the means of its first, middle and last tenth (each
+// max(1, round(count / 10)) points, the middle one starting at ⌊(count − width) / 2⌋), which
+// stand for a stretch of the curve where a single point ripples (RoPE). In double: a curve's
+// steep start (ALiBi's, 3e-116 of the average) is 0 in the float32 values handed to a page.
 struct CurveSummary {
   double begin = 0, middle = 0, end = 0, mean = 0, max_over_min = 0;
+  double first_tenth = 0, middle_tenth = 0, last_tenth = 0;
 };
 
 CurveSummary summarize(const std::vector<double>& curve);
