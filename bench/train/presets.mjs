@@ -1,28 +1,28 @@
 // The presets part of `npm run bench` (node bench/run.mjs presets): the Train page's presets for
-// each positional encoding (web/train/presets.js: the default run with one setting changed),
-// each trained on the page's first SEEDS seeds (0, 1, 2: a run with 3 seeds), as the page's
+// each positional encoding and the default run with a bidirectional context (web/train/presets.js:
+// the default run with one setting changed), each trained on the page's first SEEDS seeds (0, 1, 2: a run with 3 seeds), as the page's
 // workers train them (engine.retrievalTrainer, here one seed after another), then measured on
 // the page's held-out set (engine.evaluateRetrieval) at the trained length and at twice it.
 // Per preset and length: the accuracy (the seeds' mean and range) and the seeds' mean at the
-// first pair, in the middle (the MIDDLE_PAIRS pairs around the centre) and at the last pair;
+// first pair, in the middle (the mean over the middle third, as the page's: runs.js middleRange)
+// and at the last pair;
 // the README's table "What it finds" is this table. Nothing is tuned here: what it shows is
 // what this network learns with these settings.
 import createAttention from '../../dist/wasm/attention.mjs';
 import { PRESETS, presetRun } from '../../web/train/presets.js';
+import { middleMean, middleName } from '../../web/train/runs.js';
 import { runSeeds, trainerOptions } from '../../web/train/state.js';
 
 const SEEDS = 3;
-const MIDDLE_PAIRS = 4;           // pairs 7–10 of 16, 15–18 of 32
 const LONGER = 2;                 // the longer length, × the trained one
-const COMPARED = ['alibi', 'rope', 'none', 'learned', 'sinusoidal'];  // one preset per encoding, the default first
+// one preset per encoding, the default first, then the default with a bidirectional context
+const COMPARED = ['alibi', 'rope', 'none', 'learned', 'sinusoidal', 'bidirectional'];
 
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 // {accuracy, first, middle, last} of one evaluation's accuracy by position.
 function ends(accuracy, byPosition) {
-  const k = byPosition.length;
-  const from = k / 2 - MIDDLE_PAIRS / 2;
-  return { accuracy, first: byPosition[0], middle: mean(byPosition.slice(from, from + MIDDLE_PAIRS)), last: byPosition[k - 1] };
+  return { accuracy, first: byPosition[0], middle: middleMean(byPosition), last: byPosition.at(-1) };
 }
 
 // One seed of a preset's run, trained to the end: its measures at each length, and its seconds.
@@ -76,7 +76,7 @@ export async function runPresetsBenchmark() {
     `The Train page's presets, one per positional encoding, each trained on seeds ${seeds.map(({ seed }) => seed).join(', ')} ` +
       `(${steps.toLocaleString('en-US')} steps) and measured on ${sequences.toLocaleString('en-US')} held-out sequences at ` +
       `${lengths[0]} pairs (trained) and ${lengths[1]}: accuracy, the seeds' mean (their range), then their mean at the first ` +
-      `pair, the middle ${MIDDLE_PAIRS} and the last.`,
+      `pair, the middle (the mean of ${middleName(lengths[0])} and of ${middleName(lengths[1])}) and the last.`,
     '',
     `| preset | ${lengths[0]} pairs (trained) | first | middle | last | ${lengths[1]} pairs | first | middle | last |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
