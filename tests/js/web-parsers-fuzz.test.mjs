@@ -50,7 +50,7 @@ function mutate(random, text) {
 const VALID_HASHES = ['', '#t=Hello+world&h=2&c=1', '#src=random&rs=7&h=4', '#pe=alibi&h=2&as=0.5,0.25',
   '#pe=rope&rb=500&rp=half', '#src=table&tv=1,-2;3,4', '#w=3&sk=1&c=1&q=2', '#h=2&a=h%3D1%26c%3D1%26t%3DHi',
   '#c=1&a=', '#z=0,0,4&hv=2&kv=1&tw=linear&h=4', '#gen=1&gs=3&c=1',
-  '#src=random&rd=4&td=2&ts=5&do=8&sc=0&nm=sum&ss=0.5&sw=tutorial&val=scores&pool=mean'];
+  '#src=random&rd=4&td=2&ts=5&do=8&sc=0&nm=sum&ss=0.5&sw=tutorial&val=scores&pool=mean&cs=log'];
 
 test('parseHash never throws, reports every problem briefly, and round-trips what it keeps', () => {
   const random = mulberry32(20261122);

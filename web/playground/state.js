@@ -28,6 +28,7 @@ const MAX_LINK_TEXT = 64 * 1024;
 const NORMALIZATIONS = ['softmax', 'naive-softmax', 'sum'];
 const VALUES = ['weights', 'scores'];
 const POOLING = ['max', 'mean'];
+const COLOR_SCALES = ['linear', 'log'];  // how the heatmap's colours follow the weights
 const STEP_SOURCES = ['matrix', 'tutorial'];  // what the step-by-step view walks through
 
 const text = { parse: (value) => value, format: String };
@@ -133,6 +134,7 @@ const FIELDS = {
   generate: { key: 'gen', label: 'generation step by step', value: false, codec: flag },
   generationStep: { key: 'gs', label: 'generation step', value: 0, codec: wholeNumber(0, MAX_POSITION) },
   value: { key: 'val', label: 'colour', value: 'weights', codec: choice(VALUES) },
+  colorScale: { key: 'cs', label: 'colour scale', value: 'linear', codec: choice(COLOR_SCALES) },
   pooling: { key: 'pool', label: 'block pooling', value: 'max', codec: choice(POOLING) },
   zoom: { key: 'z', label: 'zoom', value: null, codec: zoom },
 };
@@ -142,7 +144,7 @@ export const LIMITS = { MAX_TABLE_DIMS, MAX_HEADS, MAX_LINK_TEXT, MAX_WIDTH };
 
 // What is on display rather than what is computed: a comparison shows A and B alike, as B's
 // settings say, so the pinned setting A holds none of these.
-const VIEW_FIELDS = ['headView', 'query', 'stepScale', 'value', 'pooling', 'zoom'];
+const VIEW_FIELDS = ['headView', 'query', 'stepScale', 'value', 'colorScale', 'pooling', 'zoom'];
 const PIN_KEY = 'a';   // the hash's entry of the pinned setting A
 
 /** The state when the hash is empty (nothing pinned). */
@@ -280,6 +282,14 @@ export function attentionOptions(state) {
     sinks: state.sinks,
     positional: positionalOption(state),
   };
+}
+
+/**
+ * Whether the heatmap's colours follow the logarithm of what it shows: the log colour scale
+ * applies to weights; scores, which can be negative, stay linear.
+ */
+export function logColors(state) {
+  return state.colorScale === 'log' && state.value === 'weights';
 }
 
 /** The heads on display, counted from 0. */

@@ -71,6 +71,9 @@ export function logAxisFormat([low, high], format) {
   };
 }
 
+/** 10 to the power `exponent`, exactly as its decimal reads: 10 ** -5 is 0.000009999999999999999. */
+export const powerOfTen = (exponent) => Number(`1e${exponent}`);
+
 /**
  * A log axis's tick label, four characters from 1e-9 to 1e+9: the shortest exact form up to
  * PLAIN_TICK_CHARS characters ("0.01", "0.5", "1000"), else with an exponent ("1e-6" for

@@ -34,6 +34,21 @@ export function colorStep(v, lo, hi) {
   return step < 0 ? 0 : step > top ? top : step;
 }
 
+/**
+ * The steps of finite values on the domain [lo, hi]: a function v → step. Linear, colorStep's;
+ * with `log` (0 < lo < hi), log10(v) placed linearly between log10(lo) and log10(hi), so that
+ * each decade takes as many colours, and the geometric midpoint √(lo·hi) the middle one; v ≤ lo
+ * (0 and negative weights too, which have no logarithm) take lo's colour, the lowest. The
+ * logarithms of the ends are taken once, the value's once per cell: the cell images call this for
+ * every cell.
+ */
+export function colorSteps([lo, hi], log = false) {
+  if (!log) return (v) => colorStep(v, lo, hi);
+  const logLo = Math.log10(lo);
+  const logHi = Math.log10(hi);
+  return (v) => (v > lo ? colorStep(Math.log10(v), logLo, logHi) : 0);
+}
+
 // One 32-bit word per colour, in the byte order of the platform, so that a Uint32Array over
 // an ImageData's pixels takes a whole pixel in one write.
 const word = (rgba) => new Uint32Array(Uint8ClampedArray.from(rgba).buffer)[0];
@@ -65,11 +80,12 @@ export const HATCH_LINE_PX = 1.5;
 
 /**
  * Which colours outside the scale `panels` show (their `value`, 'scores' or 'weights', and
- * their `masked` flags, cell by cell): {masked, nan, infinity}, each true when some cell is
- * masked, NaN or ±Infinity (an unmasked one). For legends that list only what is drawn.
+ * their `masked` flags, cell by cell): {masked, nan, infinity, below}, each true when some cell is
+ * masked, NaN, ±Infinity or a finite value under `lowEnd` (an unmasked one: a log scale gives
+ * those its low end's colour). For legends that list only what is drawn.
  */
-export function specialsIn(panels, value) {
-  const found = { masked: false, nan: false, infinity: false };
+export function specialsIn(panels, value, lowEnd = -Infinity) {
+  const found = { masked: false, nan: false, infinity: false, below: false };
   for (const panel of panels) {
     const values = panel[value];
     const { masked } = panel;
@@ -77,6 +93,7 @@ export function specialsIn(panels, value) {
       if (masked[k]) found.masked = true;
       else if (Number.isNaN(values[k])) found.nan = true;
       else if (values[k] === Infinity || values[k] === -Infinity) found.infinity = true;
+      else if (values[k] < lowEnd) found.below = true;
     }
   }
   return found;

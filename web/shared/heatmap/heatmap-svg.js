@@ -8,14 +8,13 @@
 // the canvas heatmap's model (heatmap.js): the same panel titles and frames, rows (generation step
 // by step draws the rows fed so far and outlines the rest), marked columns and labelled tokens.
 // Light colours, whatever the page's scheme: a figure goes on paper.
-import { scaleLinear } from 'd3-scale';
 import { float32Text, wrapText } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
-import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorStep, specialsIn } from './colors.js';
+import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorSteps, specialsIn } from './colors.js';
 import {
   PENDING_DASH, cellImage, labelSteps, labelledPositions, pendingBand, pendingLabel, tokenLabel,
 } from './heatmap.js';
-import { fittingTicks } from './legend.js';
+import { belowLabel, legendAxis } from './legend.js';
 
 const RECT_MAX_CELLS = 4096;  // cells of all panels drawn as <rect>s; more go in as images
 const FONT_FAMILY = 'system-ui, Helvetica, Arial, sans-serif';
@@ -51,12 +50,15 @@ const HATCH_ID = 'masked-hatch';
 
 const hex = (table, step) => `#${[0, 1, 2].map((c) => table[step * 4 + c].toString(16).padStart(2, '0')).join('')}`;
 
-/** The CSS colour of one cell, as the page's canvas paints it; null for a masked cell (the hatching shows). */
-function cellColor(value, masked, [lo, hi], scale = 'sequential') {
+/**
+ * The CSS colour of one cell, as the page's canvas paints it, its step from `stepOf` (colorSteps);
+ * null for a masked cell (the hatching shows).
+ */
+function cellColor(value, masked, stepOf, scale = 'sequential') {
   if (masked) return null;
   if (Number.isNaN(value)) return SPECIAL_COLORS.nan.css;
   if (!Number.isFinite(value)) return SPECIAL_COLORS.infinity.css;
-  return hex(COLOR_SCALES[scale].table, colorStep(value, lo, hi));
+  return hex(COLOR_SCALES[scale].table, stepOf(value));
 }
 
 function textWidth(text, font) {
@@ -148,14 +150,16 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   group.append(svgElement('rect', { x: left, y: top, width: side, height: drawnPx, fill: `url(#${HATCH_ID})` }));
   const values = panel[value];
   const domain = panel.domain ?? figure.domain;
+  const log = panel.log ?? figure.log ?? false;
   const blockPx = block * cellPx;
   if (asRects) {
     const cells = svgElement('g', { 'shape-rendering': 'crispEdges', class: 'cells' });
+    const stepOf = colorSteps(domain, log);
     const last = (start) => Math.min(start + block, figure.n) - 1;
     for (let r = 0; r < panel.cellRows; ++r) {
       for (let c = 0; c < panel.cellCols; ++c) {
         const k = r * panel.cellCols + c;
-        const fill = cellColor(values[k], panel.masked[k], domain, panel.scale);
+        const fill = cellColor(values[k], panel.masked[k], stepOf, panel.scale);
         if (fill === null) continue;
         const rect = svgElement('rect', {
           x: left + c * blockPx, y: top + r * blockPx, width: blockPx, height: Math.min(blockPx, drawnPx - r * blockPx), fill,
@@ -170,7 +174,7 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
     }
     group.append(cells);
   } else {
-    const image = cellImage(panel, values, domain, panel.scale);
+    const image = cellImage(panel, values, domain, panel.scale, log);
     // a viewport of the drawn rows, which clips a last block of rows that reaches past them
     const viewport = svgElement('svg', { x: left, y: top, width: side, height: drawnPx });
     viewport.append(svgElement('image', {
@@ -202,8 +206,7 @@ function drawLegend(legend, l, { x, y, specials }) {
   group.append(text(0, FONT_PX, legend.heading, { 'font-weight': 600 }));
   const barTop = LINE_PX * 0.8;
   group.append(svgElement('rect', { y: barTop, ...LEGEND_BAR_PX, fill: `url(#legend-scale-${l})` }));
-  const scale = scaleLinear().domain(legend.domain).range([0, LEGEND_BAR_PX.width]);
-  const { ticks, format } = fittingTicks(scale, LEGEND_BAR_PX.width, LEGEND_TICKS);
+  const { scale, ticks, format } = legendAxis(legend.domain, legend.log ?? false, 0, LEGEND_BAR_PX.width, LEGEND_TICKS);
   for (const tick of ticks) {
     const tx = scale(tick);
     group.append(svgElement('line', {
@@ -224,11 +227,12 @@ function drawLegend(legend, l, { x, y, specials }) {
 /**
  * The figure as an <svg> element. figure = {title, tokens: [{text}], n, region: {row0, col0,
  * size}, block, pooling, query, value ('weights' or 'scores'), names: {query, key} (axis
- * titles), domain, panels: [{title, cellRows, cellCols, scores, weights, masked, domain, scale,
- * frame}], legends: [{heading, domain, scale}]}, and optionally rows, marked and columns, as the canvas
+ * titles), domain, log, panels: [{title, cellRows, cellCols, scores, weights, masked, domain, log, scale,
+ * frame}], legends: [{heading, domain, log, scale}]}, and optionally rows, marked and columns, as the canvas
  * heatmap's model has them (heatmap.js createHeatmap): the panels as the page pooled them, each
- * with the scale ('sequential' or 'diverging') and domain of its colours (default: the figure's
- * domain) and the colour of its frame, if it has one; and a caption (what produced the figure,
+ * with the scale ('sequential' or 'diverging'), domain and log of its colours (default: the figure's
+ * domain and log, whether the colours follow the values' logarithm, default false) and the colour
+ * of its frame, if it has one; and a caption (what produced the figure,
  * say), written under the legends in lines that fit the figure's width.
  */
 export function heatmapSvg(figure) {
@@ -251,7 +255,11 @@ export function heatmapSvg(figure) {
   const legendsTop = panelsTop + rows * panelHeight + (rows - 1) * PANEL_GAP_PX + LINE_PX;
   const legendHeight = LINE_PX * 3;
   const present = specialsIn(panels, value);
+  // values under a log scale's low end take its lowest colour (the first legend's scale)
+  const logPanels = panels.filter((panel) => panel.log ?? figure.log);
+  const below = logPanels.length > 0 && specialsIn(logPanels, value, figure.domain[0]).below;
   const specials = [
+    ...(below ? [{ fill: hex(COLOR_SCALES.sequential.table, 0), name: belowLabel(figure.domain[0]) }] : []),
     ...(present.masked ? [{ fill: `url(#${HATCH_ID})`, name: 'masked' }] : []),
     ...(present.nan ? [{ fill: SPECIAL_COLORS.nan.css, name: SPECIAL_COLORS.nan.label }] : []),
     ...(present.infinity ? [{ fill: SPECIAL_COLORS.infinity.css, name: SPECIAL_COLORS.infinity.label }] : []),

@@ -9,9 +9,9 @@
 // blocks (the engine's poolBlocks, in the worker); labels and hit tests work in token positions
 // either way.
 import {
-  COLOR_SCALES, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS, colorStep,
+  COLOR_SCALES, HATCH_LINE_PX, HATCH_PX, MASKED, SPECIAL_COLORS, colorSteps,
 } from './colors.js';
-import { formatNumber } from '../format.js';
+import { formatNumber, powerOfTen } from '../format.js';
 
 const FONT_PX = 12;
 const LABEL_SPACING = 1.3;       // label pitch, in font heights, when thinning
@@ -35,6 +35,13 @@ const PENDING_NAME_GAP_PX = 4;   // the band's name keeps this much room around 
 export const MIN_ZOOM_TOKENS = 8;  // zooming in stops at this many rows
 export const ZOOM_STEP = 2;
 const TOOLTIP_OFFSET_PX = 14;
+// A log colour scale of weights reaches down to a hundredth of an even share of the n keys, 1/n,
+// rounded down to a power of ten (which the legend then labels): a key weighed a hundred times
+// less than an even share adds under 1% of one to the context. Below that the scale would spend
+// its colours on keys the query all but ignores, and exp's underflow (1e-30, 1e-45) would stretch
+// it over dozens of decades and squeeze what matters (the diagonal, a sink) into its top colours.
+const LOG_FLOOR_SHARE = 100;
+const LOW_END_DIGITS = 2;  // significant digits of a log scale's low end above the floor
 
 /**
  * The square region after zooming `region` of an n×n matrix by `factor` (> 1 zooms in)
@@ -61,6 +68,56 @@ export function colorDomain(panels, value) {
   }
   if (!Number.isFinite(lo)) return [0, 1];
   return hi > lo ? [lo, hi] : [lo, lo + 1];
+}
+
+/**
+ * The share of the panels' finite, unmasked values in the lowest `fraction` of the linear domain
+ * [lo, hi]: how much of the heatmap its darkest colours draw (0 when nothing is drawn).
+ */
+export function lowShare(panels, value, [lo, hi], fraction) {
+  const below = lo + (hi - lo) * fraction;
+  let low = 0;
+  let drawn = 0;
+  for (const panel of panels) {
+    const values = panel[value];
+    for (let k = 0; k < values.length; ++k) {
+      if (panel.masked[k] || !Number.isFinite(values[k])) continue;
+      drawn += 1;
+      if (values[k] < below) low += 1;
+    }
+  }
+  return drawn === 0 ? 0 : low / drawn;
+}
+
+/**
+ * [lo, hi] of a log colour scale of the panels' weights, shown from an input of n tokens: hi the
+ * largest finite, unmasked weight, lo the smallest above 0, raised to the floor (the power of ten
+ * at or below 1 / (LOG_FLOOR_SHARE · n)) where the floor cuts inside them; a decade below hi when
+ * every weight shown is the same. Weights under lo take lo's colour (colorSteps).
+ */
+export function logColorDomain(panels, n) {
+  const floor = powerOfTen(-Math.ceil(Math.log10(LOG_FLOOR_SHARE * n)));
+  let smallest = Infinity;
+  let largest = 0;
+  for (const { weights, masked } of panels) {
+    for (let k = 0; k < weights.length; ++k) {
+      const w = weights[k];
+      if (masked[k] || !(w > 0) || w === Infinity) continue;
+      if (w < smallest) smallest = w;
+      if (w > largest) largest = w;
+    }
+  }
+  if (largest === 0) return [floor, 1];  // no weight above 0 on display: any domain colours them alike
+  const lo = smallest < floor && floor < largest ? floor : roundedDown(smallest);
+  return lo < largest ? [lo, largest] : [roundedDown(largest / 10), largest];
+}
+
+// x > 0 rounded down to LOW_END_DIGITS significant digits: a low end the legend can name exactly
+// ("≤ 0.012") with every weight above it still above it.
+function roundedDown(x) {
+  const exponent = Math.floor(Math.log10(x)) - (LOW_END_DIGITS - 1);
+  const down = Number(`${Math.floor(x / powerOfTen(exponent))}e${exponent}`);
+  return down <= x ? down : Number(`${Math.floor(x / powerOfTen(exponent)) - 1}e${exponent}`);
 }
 
 /**
@@ -123,13 +180,14 @@ function cssColor(name) {
 
 /**
  * One image of a panel's cells, 1 pixel per cell, on a canvas: `values` (cellRows×cellCols,
- * row-major) on the colour scale `scale` ('sequential' or 'diverging') over [lo, hi]; masked
- * cells stay transparent.
+ * row-major) on the colour scale `scale` ('sequential' or 'diverging') over `domain`, [lo, hi],
+ * linear or with `log` logarithmic (colorSteps); masked cells stay transparent.
  */
-export function cellImage({ cellRows, cellCols, masked }, values, [lo, hi], scale = 'sequential') {
+export function cellImage({ cellRows, cellCols, masked }, values, domain, scale = 'sequential', log = false) {
   const image = new ImageData(cellCols, cellRows);
   const pixels = new Uint32Array(image.data.buffer);
   const { words } = COLOR_SCALES[scale];
+  const stepOf = colorSteps(domain, log);
   const nan = SPECIAL_COLORS.nan.word;
   const infinity = SPECIAL_COLORS.infinity.word;
   for (let k = 0; k < values.length; ++k) {
@@ -139,7 +197,7 @@ export function cellImage({ cellRows, cellCols, masked }, values, [lo, hi], scal
     } else if (v - v !== 0) {  // NaN or ±Infinity: v − v is NaN for both, 0 for every finite v
       pixels[k] = Number.isNaN(v) ? nan : infinity;
     } else {
-      pixels[k] = words[colorStep(v, lo, hi)];
+      pixels[k] = words[stepOf(v)];
     }
   }
   const canvas = document.createElement('canvas');
@@ -181,7 +239,8 @@ function hatchPattern(context, back, stroke) {
  * (default "Head h of H"); its frame, a CSS colour drawn around the panel and its title (panels
  * that belong together: heads sharing a key/value head); its scores (without them the tooltip
  * shows the weight alone); its colour scale, 'sequential' (default) or 'diverging', and its own
- * domain (default the model's); compare: the panels are A, B and B − A of one head, and the
+ * domain and log (default the model's); the model's log: whether the colours follow the values'
+ * logarithm over the domain (colors.js colorSteps; default false, linear); compare: the panels are A, B and B − A of one head, and the
  * tooltip shows the cell in all three; marked, token positions whose columns are outlined and
  * whose labels are always drawn and stand out; names {query, key}, what the tooltip calls a row
  * and a column (default 'query', 'key'); numberFrom, the number the tooltip gives the first
@@ -191,7 +250,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   const context = canvas.getContext('2d');
   let model = null;
   let images = [];    // one canvas of cells per panel
-  const imageCache = new WeakMap();  // a panel's scores or weights → {lo, hi, image}
+  const imageCache = new WeakMap();  // a panel's scores or weights → {lo, hi, log, image}
   let hatch = null;   // {colors, pattern}
   let labelWidth = 0; // of the widest row label, measured once per model
   let layout = null;
@@ -202,12 +261,12 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   const drawnRows = () => Math.min(model.region.size, model.rows ?? model.region.size);
 
   // The panel's cell image for this colour mapping, made again only when the mapping changed.
-  function cachedImage(panel, value, [lo, hi]) {
+  function cachedImage(panel, value, [lo, hi], log) {
     const key = panel[value];
     const cached = imageCache.get(key);
-    if (cached?.lo === lo && cached.hi === hi) return cached.image;
-    const image = cellImage(panel, key, [lo, hi], panel.scale);
-    imageCache.set(key, { lo, hi, image });
+    if (cached?.lo === lo && cached.hi === hi && cached.log === log) return cached.image;
+    const image = cellImage(panel, key, [lo, hi], panel.scale, log);
+    imageCache.set(key, { lo, hi, log, image });
     return image;
   }
 
@@ -541,7 +600,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     draw(next) {
       model = next;
       marked = new Set(model.marked ?? []);
-      images = model.panels.map((panel) => cachedImage(panel, model.value, panel.domain ?? model.domain));
+      images = model.panels.map((panel) => cachedImage(panel, model.value, panel.domain ?? model.domain, panel.log ?? model.log ?? false));
       labelWidth = measureLabels();
       if (cursor && (cursor.panel >= model.panels.length || cursor.i >= Math.min(model.n, model.region.row0 + drawnRows())
         || cursor.j >= model.n)) cursor = null;
