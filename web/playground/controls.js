@@ -19,7 +19,7 @@ const BOUND_CONTROLS = {
   trainable: 'trainable', torchSeed: 'torch-seed', dOut: 'd-out', heads: 'heads', kvHeads: 'kv-heads', headView: 'head-view',
   causal: 'causal', window: 'window', sinks: 'sinks', positional: 'positional', ropeBase: 'rope-base',
   ropePairing: 'rope-pairing', alibiSlopes: 'alibi-slopes', scaling: 'scaling', normalization: 'normalization',
-  query: 'query', stepScale: 'step-scale', stepSource: 'step-source', value: 'value', pooling: 'pooling',
+  query: 'query', stepScale: 'step-scale', stepSource: 'step-source', value: 'value', colorScale: 'color-scale', pooling: 'pooling',
   generate: 'generate', generationStep: 'generation-step',
 };
 const BOUND_ELSEWHERE = ['source'];
@@ -85,6 +85,7 @@ export function createControls({ state, vectors, onChange }) {
     }
     showHeadsFix();
     showZoomButtons();
+    showColorScale();
     stepScaleRange.value = String(Math.log10(state.stepScale));
     $('step-scale-field').hidden = state.stepSource !== 'tutorial';
     $('generation-transport').hidden = !state.generate;
@@ -157,6 +158,20 @@ export function createControls({ state, vectors, onChange }) {
   }
 
   // + and − only while they can act: in down to MIN_ZOOM_TOKENS rows, out up to the whole matrix.
+  // The colour scale applies to weights: over scores the control shows the linear scale they
+  // are drawn on, disabled, with the reason beside it (its description only then: a hidden
+  // element still describes a control); the setting waits for the weights.
+  function showColorScale() {
+    const scores = state.value === 'scores';
+    const control = $('color-scale');
+    control.disabled = scores;
+    if (scores) {
+      control.value = 'linear';
+      control.setAttribute('aria-describedby', 'color-scale-note');
+    } else control.removeAttribute('aria-describedby');
+    $('color-scale-note').hidden = !scores;
+  }
+
   function showZoomButtons() {
     const n = vectors.input()?.tokens.length ?? 0;
     const { size } = shownRegion(state, n);

@@ -40,6 +40,7 @@ const sentence = createSentence({ client, state, onChange: change, onError: (mes
 const table = createVectorTable({ state, onChange: change });
 const views = createAttentionViews({
   state, onSelectQuery: (query) => change(selectQuery(state, query)), onZoom: controls.zoomAround,
+  onLogScale: () => change({ colorScale: 'log' }),
   onExportable: (exportable) => matrixExports.enable(exportable),  // bound below, called once a result comes
 });
 const comparison = createComparison({

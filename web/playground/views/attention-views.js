@@ -3,12 +3,12 @@
 // key/value cache of generation step by step, then the step-by-step table and the cost panel. The heatmap also carries what tests and the
 // curious read: data-timing (milliseconds of the last update's steps) and data-wasm-bytes.
 import { specialsIn } from '../../shared/heatmap/colors.js';
-import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
+import { colorDomain, createHeatmap, logColorDomain, lowShare } from '../../shared/heatmap/heatmap.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { schemeTableau10 } from 'd3-scale-chromatic';
 import { formatCount } from '../../shared/format.js';
 import { kvHeadOf } from '../generation.js';
-import { groupedKvHeads } from '../state.js';
+import { groupedKvHeads, logColors } from '../state.js';
 import { renderCost, renderKvCache } from './cost.js';
 import { hideGeneration, renderGeneration } from './generation.js';
 import { createLines } from './lines.js';
@@ -20,6 +20,12 @@ const $ = (id) => document.getElementById(id);
 // Frame colours of the key/value groups: Tableau 10 without its orange and red, which the
 // selected query's outline uses.
 const GROUP_COLORS = [0, 6, 8, 3, 7, 4, 9, 5].map((k) => schemeTableau10[k]);
+
+// A linear scale of weights that draws nearly every cell in its darkest colours (under a causal
+// mask row 0 puts all its weight on itself, pinning the top at 1, while a long input's rows
+// spread theirs over i keys) makes the legend point to the log scale.
+const DARK_FRACTION = 0.1;    // the darkest tenth of the colours
+const DARK_HINT_SHARE = 0.9;  // of the cells drawn
 
 // With grouped-query attention, a head's panel knows its key/value head (kvHead, from 0), names
 // it (counted from 1, as the heads are) and is framed in its group's colour; without it,
@@ -47,7 +53,8 @@ function profileNote({ heads, n, stretch, queries }, pooling) {
 
 /**
  * Binds the views to the page: `state` decides what they show (colour, pooling, query);
- * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view;
+ * onSelectQuery(i) and onZoom(around) come from the heatmap and the lines view; onLogScale()
+ * from the legend's hint to use the log colour scale;
  * onExportable(exportable) hears whether the matrix shows a current result (drawn) or not
  * (greyed by markStale, or emptied by clear). Returns
  * {draw(view, labels) → milliseconds, redraw(), clear(), markStale(), shown(), showWasmMemory({wasmBytes, wasmInUse}),
@@ -55,12 +62,13 @@ function profileNote({ heads, n, stretch, queries }, pooling) {
  * showCost(rows, n), showKvCache(models), figure()}: figure() is the heatmap on display as
  * shared/heatmap/heatmap-svg.js draws it, or null.
  */
-export function createAttentionViews({ state, onSelectQuery, onZoom, onExportable }) {
+export function createAttentionViews({ state, onSelectQuery, onZoom, onLogScale, onExportable }) {
   const canvas = $('heatmap');
   const heatmap = createHeatmap(canvas, $('heatmap-tooltip'), { onSelectQuery, onZoom });
   const updateLegend = createLegend({
     bar: $('legend-bar'), axis: $('legend-axis'), title: $('legend-title'), swatches: $('legend-swatches'),
   });
+  $('legend-hint-log').addEventListener('click', onLogScale);
   const linesView = createLines($('lines'), $('lines-links'), { legend: $('lines-heads'), onSelectQuery });
   const stepsParts = {
     intro: $('steps-intro'), summary: $('steps-summary'), table: $('steps-table'), context: $('steps-context'), note: $('steps-note'),
@@ -79,20 +87,31 @@ export function createAttentionViews({ state, onSelectQuery, onZoom, onExportabl
     $('legend').hidden = empty;
   }
 
-  const legendHeading = () => (state.value === 'weights' ? 'Attention weight' : 'Score (after scaling and position)');
+  const legendHeading = () => (state.value === 'scores' ? 'Score (after scaling and position)'
+    : logColors(state) ? 'Attention weight, log scale' : 'Attention weight');
 
   // The heatmap's model of what is shown, for the canvas and the SVG figure alike: each panel
   // titled (and framed in its key/value group's colour) and, in generation step by step, the
-  // rows fed so far.
+  // rows fed so far; its colours linear or, for weights, logarithmic.
   function heatmapModel() {
     const { view: { computed: { n, heads, kvHeads }, region, rows, blocks }, labels } = shown;
     const panels = blocks.panels.map((panel) => ({
       ...panel, heads, title: `Head ${panel.head + 1} of ${heads}`, ...kvGroup(panel.head, heads, kvHeads),
     }));
+    const log = logColors(state);
     return {
       tokens: labels, n, region, rows, block: blocks.block, pooling: state.pooling, query: state.query, panels,
-      value: state.value, domain: colorDomain(panels, state.value),
+      value: state.value, log, domain: log ? logColorDomain(panels, n) : colorDomain(panels, state.value),
     };
+  }
+
+  // The hint beside the legend when linear weights draw nearly every cell dark.
+  function showLogHint(model) {
+    const share = model.value === 'weights' && !model.log ? lowShare(model.panels, 'weights', model.domain, DARK_FRACTION) : 0;
+    $('legend-hint').hidden = share < DARK_HINT_SHARE;
+    if (share >= DARK_HINT_SHARE) {
+      $('legend-hint-text').textContent = `${Math.floor(share * 100)}% of the cells are in the darkest tenth of the colours:`;
+    }
   }
 
   function redraw() {
@@ -102,7 +121,10 @@ export function createAttentionViews({ state, onSelectQuery, onZoom, onExportabl
     const model = heatmapModel();
     canvas.dataset.kvGroups = computed.kvHeads === null ? '' : model.panels.map((panel) => panel.kvHead).join(',');
     heatmap.draw(model);
-    updateLegend({ heading: legendHeading(), domain: model.domain, present: specialsIn(model.panels, model.value) });
+    updateLegend({
+      heading: legendHeading(), domain: model.domain, log: model.log, present: specialsIn(model.panels, model.value, model.domain[0]),
+    });
+    showLogHint(model);
     drawProfile($('profile'), { start: area.col0, count: area.size, ...profiles });
     $('profile-note').textContent = profileNote({ heads: shown.view.heads.length, n: computed.n, ...profiles }, state.pooling);
     linesView.draw({
@@ -196,7 +218,7 @@ export function createAttentionViews({ state, onSelectQuery, onZoom, onExportabl
         ...model,
         title: `Attention ${state.value} (${formatCount(n)} tokens${zoomed}${fed})`,
         names: { query: 'query', key: 'key' },
-        legends: [{ heading: legendHeading(), domain: model.domain }],
+        legends: [{ heading: legendHeading(), domain: model.domain, log: model.log }],
       };
     },
     showCost(rows, n) {

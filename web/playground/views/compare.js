@@ -4,17 +4,19 @@
 // buttons; and the comparison as an SVG figure. A and B are compared only when they have as
 // many tokens: B − A subtracts the same query and key positions.
 import { specialsIn } from '../../shared/heatmap/colors.js';
-import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
+import { colorDomain, createHeatmap, logColorDomain } from '../../shared/heatmap/heatmap.js';
 import { symmetricDomain } from '../../shared/heatmap/difference.js';
 import { createLegend } from '../../shared/heatmap/legend.js';
 import { formatCount, formatNumber } from '../../shared/format.js';
-import { settingsDifferences } from '../state.js';
+import { logColors, settingsDifferences } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_LISTED_TOKENS = 3;  // differing tokens named in the summary
 const STALE_NOTE = 'The page\'s settings now fail (the status line says why): what is greyed is the last B that worked.';
 
 const valueName = (value) => (value === 'weights' ? 'weight' : 'score');
+// The heading of A's and B's legend: "A and B: attention weight, log scale".
+const valuesHeading = ({ value, log }) => `A and B: attention ${valueName(value)}${log ? ', log scale' : ''}`;
 const signed = (value) => (value > 0 ? `+${formatNumber(value)}` : formatNumber(value).replace('-', '−'));
 
 /**
@@ -50,17 +52,19 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
     canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
   }
 
-  // The heatmap's model of what is shown, for state.value.
+  // The heatmap's model of what is shown, for state.value: A and B on the page's colour scale
+  // (logarithmic for weights when chosen), B − A on a linear one, since it is signed.
   function model() {
     const { compared: { block, a, b, difference }, region, rows, n, labels, heads: [headsA, headsB] } = shown;
     const value = state.value;
+    const log = logColors(state);
     const title = (name, heads) => `${name}: head ${a.head + 1} of ${heads}`;
     const pair = [{ ...a, title: title('A (pinned)', headsA) }, { ...b, title: title('B (now)', headsB) }];
-    const domain = colorDomain(pair, value);
+    const domain = log ? logColorDomain(pair, n) : colorDomain(pair, value);
     const differenceDomain = symmetricDomain(difference[value], difference.masked);
     return {
-      tokens: labels, n, region, rows, block, pooling: state.pooling, query: state.query, value, domain, compare: true,
-      panels: [...pair, { ...difference, title: 'B − A', scale: 'diverging', domain: differenceDomain }],
+      tokens: labels, n, region, rows, block, pooling: state.pooling, query: state.query, value, log, domain, compare: true,
+      panels: [...pair, { ...difference, title: 'B − A', scale: 'diverging', domain: differenceDomain, log: false }],
       columns: 3,
     };
   }
@@ -84,7 +88,8 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
     const [, , difference] = drawn.panels;
     const name = valueName(drawn.value);
     valuesLegend({
-      heading: `A and B: attention ${name}`, domain: drawn.domain, present: specialsIn(drawn.panels.slice(0, 2), drawn.value),
+      heading: valuesHeading(drawn), domain: drawn.domain, log: drawn.log,
+      present: specialsIn(drawn.panels.slice(0, 2), drawn.value, drawn.domain[0]),
     });
     differenceLegend({
       heading: `B − A of the ${name}s, ${signed(difference.domain[0])} to ${signed(difference.domain[1])} (blue: lower in B, red: higher in B)`,
@@ -136,7 +141,7 @@ export function createComparison({ state, onPin, onSelectQuery, onZoom, onExport
         title: `Attention ${name}s of A, B and B − A (head ${shown.compared.a.head + 1}, ${formatCount(shown.n)} tokens)`,
         names: { query: 'query', key: 'key' },
         legends: [
-          { heading: `A and B: attention ${name}`, domain: drawn.domain },
+          { heading: valuesHeading(drawn), domain: drawn.domain, log: drawn.log },
           { heading: `B − A (blue: lower in B, red: higher in B)`, domain: drawn.panels[2].domain, scale: 'diverging' },
         ],
       };
