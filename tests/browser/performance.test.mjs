@@ -228,7 +228,7 @@ describe('performance', () => {
     await waitForRows(page, LONG_TOKENS, LONG_TIMEOUT_MS);
     assert.ok(Number(await page.getAttribute(HEATMAP, 'data-block')) > 1, 'the matrix is pooled');
 
-    const redraws = { colour: [], query: [], pooling: [], hover: [] };
+    const redraws = { colour: [], query: [], pooling: [], logScale: [], hover: [] };
     const box = await page.locator(HEATMAP).boundingBox();
     for (let k = 0; k < REPEATS; ++k) {
       redraws.colour.push(await timeRedraw(page, () => page.selectOption('#value', k % 2 === 0 ? 'scores' : 'weights')));
@@ -236,6 +236,11 @@ describe('performance', () => {
       const point = { x: box.x + box.width * along, y: box.y + box.height * along };
       redraws.query.push(await timeRedraw(page, () => page.mouse.click(point.x, point.y)));
       redraws.pooling.push(await timeRedraw(page, () => page.selectOption('#pooling', k % 2 === 0 ? 'mean' : 'max')));
+    }
+    // The weights' colour scale, linear ↔ log: the cell images made again, log10 once per cell.
+    if (await page.inputValue('#value') !== 'weights') await timeRedraw(page, () => page.selectOption('#value', 'weights'));
+    for (let k = 0; k < REPEATS; ++k) {
+      redraws.logScale.push(await timeRedraw(page, () => page.selectOption('#color-scale', k % 2 === 0 ? 'log' : 'linear')));
     }
     // Hovering redraws the canvas with the cursor's outline, synchronously in the handler.
     for (let k = 0; k < HOVER_POINTS; ++k) {
