@@ -1135,6 +1135,25 @@ describe('Train page', () => {
     assert.match(notice, new RegExp(`^This run has not learned the task: held-out accuracy ${(100 * evaluation.accuracy).toFixed(1)}% where chance is 12\\.5% \\(the page counts a run as learned from 25\\.6%\\)`));
     assert.match(notice, /Charts 3–5 show what a model answering near chance does/);
     assert.match(await page.textContent('[data-testid="looks-summary"]'), /mean weight [\d.]+ \(a model near chance: no head here finds the answer\)/);
+    // the status line says it in words; the runs table marks its name with the presets' dagger
+    // (words in its place for a screen reader), which the note under the table explains
+    const pct = `${(100 * evaluation.accuracy).toFixed(1)}%`;
+    const notLearned = `; not learned: held-out accuracy ${pct}, near chance (12.5%).`;
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Trained 50 steps \(one seed\) in [\d.]+ s; not learned: /);
+    assert.ok((await page.textContent('[data-testid="train-status"]')).endsWith(notLearned));
+    const nameCells = () => page.$$eval('#runs-body td:nth-child(2)', (tds) => tds.map((td) => ({
+      text: td.textContent, mark: td.querySelector('[aria-hidden="true"]')?.textContent ?? null,
+      words: td.querySelector('.visually-hidden')?.textContent ?? null,
+    })));
+    const [marked] = await nameCells();
+    assert.deepEqual([marked.mark, marked.words], [' †', ' (near chance: not learned)']);
+    assert.ok(marked.text.startsWith('#1 ALiBi · 4 pairs of 8 +6 more † (near chance: not learned)settings'), marked.text);
+    assert.equal(await page.textContent('#runs-body td:nth-child(5)'), pct);
+    assert.equal(await page.isVisible('[data-testid="runs-not-learned"]'), true);
+    assert.equal(await page.textContent('[data-testid="runs-not-learned"]'), '† near chance: the run has not learned the task (its ' +
+      'held-out accuracy at the trained length is less than 15% of the way from chance to every answer right); its accuracy by ' +
+      'position is noise, not a shape.');
+    assert.deepEqual(await page.$$eval('#overlay-legend li', (items) => items.map((item) => item.textContent)), ['#1 ALiBi · 4 pairs of 8 +6 more († near chance)']);
 
     await page.click('button[data-preset="quick"]');
     assert.equal(await trainAndWait(page), 'finished');
@@ -1142,9 +1161,26 @@ describe('Train page', () => {
     assert.ok(learned.accuracy >= 1 / 8 + 0.15 * (1 - 1 / 8), `accuracy ${learned.accuracy}`);
     assert.equal(await page.isHidden('[data-testid="not-learned"]'), true, 'the quick run learns: no notice');
     assert.doesNotMatch(await page.textContent('[data-testid="looks-summary"]'), /near chance/);
-    // Show on the first run brings its notice back
+    assert.doesNotMatch(await page.textContent('[data-testid="train-status"]'), /not learned/);
+    assert.deepEqual((await nameCells()).map(({ mark }) => mark), [' †', null], 'the second run, which learned, unmarked');
+    // Show on the first run brings its notice back, and the status line's words
     await page.getByRole('button', { name: 'Show run 1 in the charts' }).click();
     assert.equal(await page.isVisible('[data-testid="not-learned"]'), true);
+    assert.match(await page.textContent('[data-testid="train-status"]'), /^Showing #1 ALiBi · 4 pairs of 8 \+6 more: trained 50 steps \(one seed\) in [\d.]+ s; not learned: /);
+    // on a phone the dagger stays in sight after the name cut short, and costs the card no line
+    // (its height with the mark taken out; the quick run's card, 104 px, is measured above)
+    await page.setViewportSize(PHONE);
+    const card = await page.$eval('#runs-body tr', (row) => {
+      const mark = row.querySelector('.not-learned-mark');
+      const box = mark.getBoundingClientRect();
+      const height = row.getBoundingClientRect().height;
+      const words = mark.nextElementSibling;
+      mark.remove();
+      words.remove();
+      return { height, unmarked: row.getBoundingClientRect().height, mark: box.width, right: box.right, room: row.getBoundingClientRect().right };
+    });
+    assert.equal(card.height, card.unmarked, 'the card as tall with the mark as without it');
+    assert.ok(card.mark > 4 && card.right <= card.room, `the dagger ${card.mark} px wide, ending at ${card.right} px of ${card.room}`);
     await close();
   });
 

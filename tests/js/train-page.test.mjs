@@ -8,7 +8,7 @@ import { settingProblems } from '../../web/train/checks.js';
 import { fieldOfEngineError } from '../../web/train/controls.js';
 import { curvesCsv, curvesJson, CURVES_FORMAT } from '../../web/train/exports.js';
 import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../web/train/model-file.js';
-import { LEARNED_FRACTION, learnedThreshold, learningOf, notLearnedText } from '../../web/train/learning.js';
+import { LEARNED_FRACTION, learnedThreshold, learningOf, notLearnedStatus, notLearnedText } from '../../web/train/learning.js';
 import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
   checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleMean, middleName, middlePairs, middleRange, positionsAt, runCaption, runName, runSummary, seedsNote, spread,
@@ -449,5 +449,14 @@ describe('Train: whether a run has learned the task', () => {
     assert.equal(notLearnedText(evaluatedRun([0.487])), '');
     assert.equal(notLearnedText(createRun({ id: 1, settings: settingsWith({}), seeds: [0] })), '');
     assert.equal(notLearnedText(null), '');
+  });
+
+  test('the status line\'s words for a run that has not learned: its accuracy and chance; nothing for one that learned', () => {
+    assert.equal(notLearnedStatus(evaluatedRun([0.09, 0.11, 0.14])), '; not learned: held-out accuracy 11.3% (mean of 3 seeds), near chance (3.1%)');
+    assert.equal(notLearnedStatus(evaluatedRun([0.2], { pairs: 4, keys: 8, values: 8, evaluateAt: [4] })),
+      '; not learned: held-out accuracy 20.0%, near chance (12.5%)');
+    assert.equal(notLearnedStatus(evaluatedRun([0.487])), '');
+    assert.equal(notLearnedStatus(createRun({ id: 1, settings: settingsWith({}), seeds: [0] })), '');
+    assert.equal(notLearnedStatus(null), '');
   });
 });

@@ -1,6 +1,7 @@
 // Whether a run has learned the task, from its held-out accuracy at the trained length after
 // training (finished, stopped or loaded): what the page says above charts 3–5, which read a
-// model's accuracy and attention by position as if it answered. Some presets do not learn in
+// model's accuracy and attention by position as if it answered, and how the runs table and
+// the status line mark such a run (near chance, the presets' dagger). Some presets do not learn in
 // their 1,400 steps (learned and sinusoidal positions, ALiBi with a bidirectional context: 11%,
 // 8% and 11% over three seeds, where chance is 3.1%); their curves by position are then noise
 // around chance, and a head that "looks most" at the answer is only the least uniform one.
@@ -40,4 +41,20 @@ export function notLearnedText(run) {
     `${percent(learning.chance)} (the page counts a run as learned from ${percent(learning.threshold)}). Charts 3–5 show ` +
     'what a model answering near chance does: noise, not a shape. Train it longer, or choose a preset that learns in ' +
     '1,400 steps (ALiBi or RoPE).';
+}
+
+// The runs table's mark of a run that has not learned: the presets' dagger (controls.js), which
+// the table's note explains, with words in its place for a screen reader.
+export const NOT_LEARNED_MARK = '†';
+export const NOT_LEARNED_WORDS = 'near chance: not learned';
+
+/**
+ * What the status line adds of a run that has not learned the task: '; not learned: held-out
+ * accuracy 9.4%, near chance (3.1%)', or '' for one that has (or has no evaluation yet).
+ */
+export function notLearnedStatus(run) {
+  const learning = run ? learningOf(run) : null;
+  if (!learning || learning.learned) return '';
+  const mean = learning.seeds > 1 ? ` (mean of ${learning.seeds} seeds)` : '';
+  return `; not learned: held-out accuracy ${percent(learning.accuracy)}${mean}, near chance (${percent(learning.chance)})`;
 }

@@ -12,7 +12,7 @@ import { createPublishedChart } from '../shared/published-chart.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
 import { createControls } from './controls.js';
 import { bindExports } from './exports.js';
-import { notLearnedText } from './learning.js';
+import { notLearnedStatus, notLearnedText } from './learning.js';
 import { createRunner, MAX_TEAM } from './runner.js';
 import { createRun, middleName, runName } from './runs.js';
 import { describeRun, parseHash, RUN_FIELDS, runSeeds, taskOptions, toHash } from './state.js';
@@ -158,8 +158,12 @@ function show(run) {
   runsTable.draw(runs, run);
 }
 
-// What the status line says of a run that is over: 'trained 300 steps (one seed) in 1.2 s'.
-function runText(run) {
+// What the status line says of a run that is over: 'trained 300 steps (one seed) in 1.2 s',
+// and of one that has not learned the task, that it has not ('…; not learned: held-out
+// accuracy 9.4%, near chance (3.1%)').
+const runText = (run) => `${trainingText(run)}${notLearnedStatus(run)}`;
+
+function trainingText(run) {
   const step = Math.min(...run.seeds.map((s) => s.step));
   const steps = countFormat(run.settings.steps);
   if (run.source === 'loaded') {

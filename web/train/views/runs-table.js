@@ -3,9 +3,12 @@
 // (the mean of those pairs, which the cell names: 45.3% (6–11)) and at its last pair, and
 // time; a checkbox overlays a run's accuracy by position on the chart below it, Show brings a
 // run back into the charts above, Use settings puts its settings back in the controls and the
-// link, Remove drops it (and frees its models). On a phone each run is a card (train.css) whose
-// settings fold behind a button of their own.
+// link, Remove drops it (and frees its models). A run that has not learned the task
+// (learning.js) has the presets' dagger after its name, as they do, and in the overlay's
+// legend, which the note under the table explains. On a phone each run is a card (train.css)
+// whose settings fold behind a button of their own.
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
+import { learningOf, LEARNED_FRACTION, NOT_LEARNED_MARK, NOT_LEARNED_WORDS } from '../learning.js';
 import { middlePairs, positionsAt, runName, runSummary } from '../runs.js';
 import { pairX } from './lengths.js';
 import { percent, percentFine, spreadSeries } from './readouts.js';
@@ -34,6 +37,22 @@ function button(text, onClick, label) {
 
 const statusWords = { finished: 'finished', stopped: 'stopped', loaded: 'loaded' };
 
+const notLearned = (run) => learningOf(run)?.learned === false;
+
+// What follows the name of a run that has not learned the task: the dagger, aria-hidden, and
+// its words for a screen reader in its place (none for a run that has learned).
+function notLearnedMark(run) {
+  if (!notLearned(run)) return [];
+  const mark = document.createElement('span');
+  mark.className = 'not-learned-mark';
+  mark.setAttribute('aria-hidden', 'true');
+  mark.textContent = ` ${NOT_LEARNED_MARK}`;
+  const words = document.createElement('span');
+  words.className = 'visually-hidden';
+  words.textContent = ` (${NOT_LEARNED_WORDS})`;
+  return [mark, words];
+}
+
 /** Returns draw(runs, shownRun); callbacks onShow(run), onUseSettings(run), onRemove(run). */
 export function createRunsTable({ onShow, onUseSettings, onRemove }) {
   const overlaid = new Set();  // ids of the runs on the overlay chart
@@ -43,6 +62,18 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
     legend: $('overlay-legend'),
   });
   let last = { runs: [], shown: null };
+  $('runs-not-learned').textContent = `${NOT_LEARNED_MARK} near chance: the run has not learned the task (its held-out accuracy ` +
+    `at the trained length is less than ${percent(LEARNED_FRACTION)} of the way from chance to every answer right); its accuracy by ` +
+    'position is noise, not a shape.';
+
+  // A run's entry in the overlay's legend: '#2 Sinusoidal († near chance; mean of 3 seeds, band: their range)'.
+  function overlayLabel(run, curve) {
+    const notes = [
+      ...(notLearned(run) ? [`${NOT_LEARNED_MARK} near chance`] : []),
+      ...(curve.seeds > 1 ? [`mean of ${curve.seeds} seeds, band: their range`] : []),
+    ];
+    return `${runName(run)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+  }
 
   function drawOverlay(runs) {
     const series = runs.filter((run) => overlaid.has(run.id)).flatMap((run) => {
@@ -50,7 +81,7 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
       if (!curve) return [];
       // the mean and its band alone (the series' last): the overlay compares runs, not their seeds
       return [spreadSeries({
-        id: `run-${run.id}`, label: `${runName(run)}${curve.seeds > 1 ? ` (mean of ${curve.seeds} seeds, band: their range)` : ''}`,
+        id: `run-${run.id}`, label: overlayLabel(run, curve),
         curve, seeds: curve.seeds,
         xs: curve.mean.map((_, i) => pairX(i, curve.pairs, 'relative')), colorIndex: seriesColor(run.id - 1), points: true,
       }).at(-1)];
@@ -86,7 +117,7 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
       nameText.className = 'run-name';
       nameText.textContent = runName(run);
       nameText.title = runName(run);
-      name.append(nameText);
+      name.append(nameText, ...notLearnedMark(run));
       const label = document.createElement('div');
       label.id = `run-${run.id}-settings`;
       label.className = 'run-settings muted small';
@@ -125,6 +156,7 @@ export function createRunsTable({ onShow, onUseSettings, onRemove }) {
     });
     $('runs-body').replaceChildren(...rows);
     $('runs-empty').hidden = runs.length > 0;
+    $('runs-not-learned').hidden = !runs.some(notLearned);
     $('runs-table').hidden = runs.length === 0;  // no header over no rows
     drawOverlay(runs);
   }
