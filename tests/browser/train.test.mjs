@@ -970,6 +970,48 @@ describe('Train page', () => {
     await close();
   });
 
+  test('chart 3 with several seeds: one length\'s band at a time, the trained length\'s, or the one chosen from the keyboard; the legend names it', async () => {
+    const { page, close } = await openPage(suite, `train.html${QUICK}&seeds=2`);
+    assert.equal(await trainAndWait(page), 'finished');
+    const { seeds } = await curves(page);
+    // the series whose band is drawn (a path with a shape), and what the legend says of the bands
+    const bands = () => page.$$eval('#lengths-chart path.band', (paths) => paths.filter((path) => path.getAttribute('d'))
+      .map((path) => path.parentElement.dataset.series));
+    const note = async () => (await page.$$eval('#lengths-legend li', (items) => items.map((item) => item.textContent)))
+      .find((text) => text.startsWith('lines:'));
+    assert.deepEqual(await bands(), ['pairs-4'], 'the trained length\'s band alone');
+    assert.equal(await note(), 'lines: mean of 2 seeds; band: lowest to highest seed, at 4 pairs (trained) only');
+    assert.equal(await page.isVisible('#band-pairs'), true);
+    assert.equal(await page.textContent('label[for="band-pairs"]'), 'band of the seeds at');
+    assert.deepEqual(await page.$$eval('#band-pairs option', (options) => options.map((option) => option.textContent)),
+      ['4 pairs (trained)', '6 pairs', '8 pairs']);
+    // from the keyboard: the select focused, the arrow down chooses 6 pairs
+    await page.focus('#band-pairs');
+    await page.keyboard.press('ArrowDown');
+    await page.waitForFunction(() => document.getElementById('lengths-chart').dataset.band === '6', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await bands(), ['pairs-6']);
+    assert.equal(await note(), 'lines: mean of 2 seeds; band: lowest to highest seed, at 6 pairs only');
+    // the band runs from the lower seed to the higher at each of the 6 positions; every seed's line stays
+    const at6 = seeds.map((seed) => seed.evaluations.find((e) => e.pairs === 6).accuracyByPosition);
+    const band = await pathData(page, 'lengths-chart', 'pairs-6', 'band');
+    assertClose(band.slice(0, 6).map(([, y]) => y), at6[0].map((v, i) => Math.max(v, at6[1][i])), PATH_TOLERANCE, 'the band\'s upper edge');
+    assertClose(band.slice(6).reverse().map(([, y]) => y), at6[0].map((v, i) => Math.min(v, at6[1][i])), PATH_TOLERANCE, 'its lower edge');
+    const seedLines = await page.$$eval('#lengths-chart .series.seed path.line', (paths) => paths.filter((path) => path.getAttribute('d')).length);
+    assert.equal(seedLines, 3 * 2, 'a thin line per seed at each length');
+    // the choice stays when the chart is drawn again for the other axis
+    await page.selectOption('#axis', 'position');
+    await page.waitForFunction(() => document.getElementById('lengths-chart').dataset.axis === 'position', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual(await bands(), ['pairs-6']);
+    // one seed: no band of seeds, and nothing to choose
+    await page.fill('#seeds', '1');
+    await page.waitForFunction(() => !location.hash.includes('seeds='), null, { timeout: TIMEOUT_MS });
+    assert.equal(await trainAndWait(page), 'finished');
+    assert.deepEqual(await bands(), []);
+    assert.equal(await page.isHidden('#band-pairs'), true);
+    assert.equal(await note(), undefined);
+    await close();
+  });
+
   test('chart 2: one seed\'s accuracy by position with its 95% Wilson interval on the questions each position was asked; the middle third\'s mean and the lowest pair read out, the runs table\'s middle that mean', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
     assert.equal(await trainAndWait(page), 'finished');

@@ -11,7 +11,7 @@ import { loadedSettings, META_FORMAT, modelMeta, parseModelFile } from '../../we
 import { LEARNED_FRACTION, learnedThreshold, learningOf, notLearnedStatus, notLearnedText } from '../../web/train/learning.js';
 import { isPresetRun, PRESETS, presetRun } from '../../web/train/presets.js';
 import {
-  checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleMean, middleName, middlePairs, middleRange, positionsAt, runCaption, runName, runSummary, seedsNote, spread,
+  bandLength, checkpointPositions, checkpointSeries, createRun, isTrainedLength, lowestOf, middleMean, middleName, middlePairs, middleRange, positionsAt, runCaption, runName, runSummary, seedsNote, spread,
 } from '../../web/train/runs.js';
 import {
   DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
@@ -261,6 +261,14 @@ describe('Train runs: means and spreads over seeds', () => {
     assert.deepEqual(runSummary(run), { accuracy: 0.5, first: 0.75, middle: 0.3125, last: 0.625 });
     assert.ok(Math.abs(positionsAt(run, 6).accuracy - (3.5 / 6 + 2 / 6) / 2) < 1e-12);
     assert.equal(runSummary(createRun({ id: 2, settings: settingsWith({}), seeds: [0] })), null);
+  });
+
+  test('chart 3 shows one length\'s band of seeds: the one chosen, else the trained length, else the first evaluated', () => {
+    const run = createRun({ id: 1, settings: settingsWith({ evaluateAt: [16, 24, 32] }), seeds: [0, 1] });
+    assert.equal(bandLength(run, [16, 24, 32], null), 16);
+    assert.equal(bandLength(run, [16, 24, 32], 24), 24);
+    assert.equal(bandLength(run, [16, 24, 32], 20), 16, 'a length this run was not evaluated at (another run\'s choice)');
+    assert.equal(bandLength(run, [24, 32], null), 24, 'no evaluation at the trained length');
   });
 });
 

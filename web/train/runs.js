@@ -95,6 +95,16 @@ export function runCaption(run, { k, pairs, example } = {}) {
 /** Whether `pairs` is the number of pairs the run's model was trained on, as far as the page knows. */
 export const isTrainedLength = (run, pairs) => run.trainingKnown && pairs === run.settings.pairs;
 
+/**
+ * The length whose band of seeds chart 3 shows, of the lengths `evaluated` (one band at a time:
+ * each is 40–60 points wide where seeds differ): `chosen` when it is one of them, else the
+ * trained length (a loaded model's, its settings' pairs), else the first.
+ */
+export function bandLength(run, evaluated, chosen) {
+  if (evaluated.includes(chosen)) return chosen;
+  return evaluated.includes(run.settings.pairs) ? run.settings.pairs : evaluated[0];
+}
+
 /** Element-wise mean, lowest and highest of equally long rows of numbers: {mean, low, high}. */
 export function spread(rows) {
   const length = rows[0]?.length ?? 0;

@@ -21,16 +21,19 @@ const SEED_STYLE = 'seed';
  * The chart series of a spread {mean, low, high, each: [{seed, values}]} at xs: when there is
  * more than one seed, a thin line per seed (id `${id}-seed-${seed}`, unlabelled: the legend's
  * entry is seedLinesLegend's), then the mean as the line with the band from the lowest to the
- * highest seed. With one seed, its line alone, with `band` when given ({lows, highs}).
+ * highest seed (unless seedsBand is false: a chart of several spreads shows one band at a time).
+ * With one seed, its line alone, with `band` when given ({lows, highs}).
  */
-export function spreadSeries({ id, label, xs, curve, seeds, colorIndex = seriesColor(0), points = false, band, pointTitles }) {
+export function spreadSeries({
+  id, label, xs, curve, seeds, colorIndex = seriesColor(0), points = false, band, pointTitles, seedsBand = true,
+}) {
   const several = seeds > 1;
   const seedLines = several ? curve.each.map(({ seed, values }) => ({
     id: `${id}-seed-${seed}`, label: '', xs: xs.slice(0, values.length), ys: values, colorIndex, style: SEED_STYLE,
   })) : [];
   return [...seedLines, {
     id, label, xs, ys: curve.mean, colorIndex, points, pointTitles,
-    band: several ? { lows: curve.low, highs: curve.high } : band,
+    band: several ? (seedsBand ? { lows: curve.low, highs: curve.high } : undefined) : band,
   }];
 }
 
@@ -48,9 +51,13 @@ export function chanceSeries(level, [x0, x1]) {
 }
 
 /**
- * For a chart of several runs or lengths: a legend entry (no line) saying that lines are means
- * over seeds and bands their range, when some series has more than one seed; else none.
+ * For a chart of several lengths: a legend entry (no line) saying that lines are means over
+ * seeds and the band their range at the one length `banded` names ('16 pairs (trained)'), when
+ * there is more than one seed; else none.
  */
-export function seedsLegend(seeds) {
-  return seeds > 1 ? [{ id: 'seeds-note', label: `lines: mean of ${seeds} seeds; bands: lowest to highest seed`, xs: [], ys: [], colorIndex: KEY_COLOR, style: 'faint' }] : [];
+export function seedsLegend(seeds, banded) {
+  return seeds > 1 ? [{
+    id: 'seeds-note', label: `lines: mean of ${seeds} seeds; band: lowest to highest seed, at ${banded} only`,
+    xs: [], ys: [], colorIndex: KEY_COLOR, style: 'faint',
+  }] : [];
 }
