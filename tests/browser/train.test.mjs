@@ -1012,6 +1012,75 @@ describe('Train page', () => {
     await close();
   });
 
+  test('chart 5 at 16 pairs: a strip along each axis gives every token\'s kind, with its legend; the separator, the query and the queried value keep their labels; so does the figure', async () => {
+    const hash = '#pairs=16&keys=32&values=32&dModel=16&pe=alibi&steps=50&batch=32&every=50&heldOut=512&evalAt=16';
+    const kinds = [...Array.from({ length: 16 }, () => ['key', 'value']).flat(), 'separator', 'query'];
+    for (const viewport of [DESKTOP, PHONE]) {
+      const { page, close } = await openPage(suite, `train.html${hash}`, { viewport });
+      assert.equal(await trainAndWait(page), 'finished');
+      await page.waitForFunction(() => document.getElementById('attention-map').dataset.rows === '34', null, { timeout: TIMEOUT_MS });
+      assert.deepEqual(await page.$$eval('#attention-kinds li', (items) => items.map((item) => item.textContent)), ['key', 'value', 'separator', 'query']);
+      assert.equal(await page.textContent('#attention-kinds-title'), 'Tokens (the strips along the axes)');
+      // each swatch in its kind's colour, four colours
+      const swatches = await page.$$eval('#attention-kinds .swatch', (items) => items.map((item) => getComputedStyle(item).backgroundColor));
+      assert.equal(new Set(swatches).size, 4, swatches.join(' '));
+      // the canvas: a row of pixels above the cells that reads, in the swatches' colours, the
+      // kinds of the 34 tokens in order (pixels of no kind's colour, at the cells' edges, aside)
+      const strip = await page.$eval('#attention-map', (canvas, colours) => {
+        const rgb = colours.map((css) => css.match(/\d+/g).slice(0, 3).map(Number));
+        const context = canvas.getContext('2d');
+        const rows = [];
+        for (let y = 0; y < canvas.height; ++y) {
+          const line = context.getImageData(0, y, canvas.width, 1).data;
+          const read = [];
+          for (let x = 0; x < line.length; x += 4) {
+            const kind = rgb.findIndex(([r, g, b]) => line[x] === r && line[x + 1] === g && line[x + 2] === b && line[x + 3] === 255);
+            if (kind >= 0 && read.at(-1) !== kind) read.push(kind);
+          }
+          rows.push(read.slice(0, 34).join(','));
+        }
+        return { rows, labelled: canvas.dataset.labelled.split(',').map(Number) };
+      }, swatches);
+      const expected = kinds.map((kind) => ['key', 'value', 'separator', 'query'].indexOf(kind)).join(',');
+      assert.ok(strip.rows.includes(expected), `${viewport.width} px: a row of the token kinds in order`);
+      const marked = (await page.getAttribute('#attention-map', 'data-marked')).split(',').map(Number);
+      assert.equal(marked.length, 2, 'the queried pair\'s key and value');
+      assert.ok(strip.labelled.includes(33), `${viewport.width} px: the query labelled (${strip.labelled})`);
+      assert.ok(strip.labelled.includes(marked[1]), `${viewport.width} px: the queried value labelled (${strip.labelled})`);
+      if (viewport === DESKTOP) assert.ok(strip.labelled.includes(32), `the separator labelled beside the query (${strip.labelled})`);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= viewport.width, `${viewport.width} px: nothing overflows`);
+      if (viewport === DESKTOP) {
+        // the figure: each panel's strips in the page's light colours, their legend, SEP labelled
+        const file = await downloadOf(page, 'button[data-svg="attention-map"]');
+        const figure = await page.evaluate((text) => {
+          const svg = new DOMParser().parseFromString(text, 'image/svg+xml');
+          const first = svg.querySelector('g.token-kinds');
+          return {
+            strips: svg.querySelectorAll('g.token-kinds').length,
+            fills: [...first.querySelectorAll('rect')].map((rect) => rect.getAttribute('fill')),
+            legend: [...svg.querySelectorAll('g.kinds-legend text')].map((t) => t.textContent),
+            legendFills: [...svg.querySelectorAll('g.kinds-legend rect')].map((rect) => rect.getAttribute('fill')),
+            texts: [...svg.querySelectorAll('text')].map((t) => t.textContent),
+            light: (() => {
+              document.documentElement.classList.add('light-figure');
+              const style = getComputedStyle(document.documentElement);
+              const colours = ['key', 'value', 'separator', 'query'].map((kind) => style.getPropertyValue(`--token-${kind}`).trim());
+              document.documentElement.classList.remove('light-figure');
+              return colours;
+            })(),
+          };
+        }, file.bytes.toString('utf8'));
+        assert.equal(figure.strips, 4, 'two layers of two heads');
+        assert.deepEqual(figure.legend, ['Tokens', 'key', 'value', 'separator', 'query']);
+        assert.deepEqual(figure.legendFills, figure.light);
+        const colourOf = Object.fromEntries(['key', 'value', 'separator', 'query'].map((kind, k) => [kind, figure.light[k]]));
+        assert.deepEqual(figure.fills, [...kinds, ...kinds].map((kind) => colourOf[kind]), 'the rows\' strip, then the columns\'');
+        assert.ok(figure.texts.includes('SEP'), 'the separator labelled in the figure');
+      }
+      await close();
+    }
+  });
+
   test('chart 2: one seed\'s accuracy by position with its 95% Wilson interval on the questions each position was asked; the middle third\'s mean and the lowest pair read out, the runs table\'s middle that mean', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`);
     assert.equal(await trainAndWait(page), 'finished');

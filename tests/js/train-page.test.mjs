@@ -17,7 +17,7 @@ import {
   DEFAULTS, describeRun, evaluationLengths, parseField, parseHash, RUN_FIELDS, toHash, trainerOptions,
 } from '../../web/train/state.js';
 import { questionsByPosition, wilsonInterval } from '../../web/train/intervals.js';
-import { maskedCells, tokenLabel } from '../../web/train/views/attention-map.js';
+import { maskedCells, TOKEN_KINDS, tokenKind, tokenLabel } from '../../web/train/views/attention-map.js';
 
 const settingsWith = (changes) => ({ ...structuredClone(DEFAULTS), ...changes });
 
@@ -410,6 +410,9 @@ describe('Train exports and read-outs', () => {
     const task = { keys: 8, values: 8 };
     assert.deepEqual([3, 8, 15, 16, 17, 18, 3].map((t, i, all) => tokenLabel(t, task, i === all.length - 1)),
       ['k3', 'v0', 'v7', 'SEP', 'RS', 'FR', 'q=k3']);
+    // their kinds, which the strips along the attention map's axes colour
+    assert.deepEqual([3, 8, 15, 16, 17, 18, 3].map((t, i, all) => TOKEN_KINDS.list[tokenKind(t, task, i === all.length - 1)].name),
+      ['key', 'value', 'value', 'separator', 'separator', 'separator', 'query']);
     assert.deepEqual(Array.from(maskedCells(3, 0)), [0, 1, 1, 0, 0, 1, 0, 0, 0]);
     assert.deepEqual(Array.from(maskedCells(3, 2)), [0, 0, 1, 0, 0, 1, 0, 0, 0]);
   });

@@ -130,9 +130,11 @@ function legendLayout(entries, width) {
 // (style.css and line-chart.css skip their dark colours for it).
 const LIGHT_FIGURE = 'light-figure';
 
-// What read() returns with the page in its light colours: they are taken, and the page's own
-// colours back, before the browser paints.
-function inLightColors(read) {
+/**
+ * What read() returns with the page in its light colours (a figure's, heatmap-svg.js's): they
+ * are taken, and the page's own colours back, before the browser paints.
+ */
+export function inLightColors(read) {
   const root = document.documentElement;
   root.classList.add(LIGHT_FIGURE);
   try {

@@ -6,13 +6,14 @@
 // in its <title>; bigger ones one embedded PNG per panel, one pixel per cell, scaled up
 // without smoothing, so that the file stays small and the cells crisp. The figure is drawn from
 // the canvas heatmap's model (heatmap.js): the same panel titles and frames, rows (generation step
-// by step draws the rows fed so far and outlines the rest), marked columns and labelled tokens.
+// by step draws the rows fed so far and outlines the rest), marked columns, labelled tokens and
+// the strips of token kinds along the axes, with their legend.
 // Light colours, whatever the page's scheme: a figure goes on paper.
-import { float32Text, wrapText } from '../downloads.js';
+import { float32Text, inLightColors, wrapText } from '../downloads.js';
 import { SVG_NS, svgElement } from '../svg.js';
 import { COLOR_SCALES, COLOR_STEPS, HATCH_LINE_PX, HATCH_PX, SPECIAL_COLORS, colorSteps, specialsIn } from './colors.js';
 import {
-  PENDING_DASH, cellImage, labelSteps, labelledPositions, pendingBand, pendingLabel, tokenLabel,
+  KIND_STRIP_PX, PENDING_DASH, axisInsets, cellImage, labelSteps, labelledPositions, pendingBand, pendingLabel, tokenLabel,
 } from './heatmap.js';
 import { belowLabel, legendAxis } from './legend.js';
 
@@ -28,7 +29,6 @@ const MULTIPLE_SIDE_PX = 300;   // of each of several
 const MAX_CELL_PX = 40;         // short inputs get cells up to this size
 const MAX_COLUMNS = 3;          // panels side by side, unless the figure says how many (columns)
 const PANEL_GAP_PX = 28;
-const LABEL_GAP_PX = 6;         // between a label and the matrix, with room for a frame
 const SWATCH_GAP_PX = 4;        // between a legend swatch and its name
 const FRAME_PX = 3;             // a panel's frame, when it has one (its key/value group's colour)
 const FRAME_GAP_PX = 2;         // between the frame and the cells
@@ -112,9 +112,33 @@ function drawPending(group, { left, top, side, height, first, last }) {
   }
 }
 
-// One panel: title, axis titles, token labels, the hatching, the cells, the outlines of the
-// query's row and the marked columns, and the panel's frame.
-function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
+// From the cells to the strip of token kinds and to the labels (heatmap.js axisInsets): outside
+// a frame, when panels have one.
+const insetsOf = (figure) => axisInsets({
+  kinds: figure.kinds, frameReach: figure.panels.some((panel) => panel.frame) ? FRAME_GAP_PX + FRAME_PX / 2 : 0,
+});
+
+// The strip of token kinds left of the drawn rows and above the columns, a cell per token.
+function drawKinds(group, figure, { left, top, cellPx, rows, kindColors }) {
+  const { region: { row0, col0, size }, kinds: { of } } = figure;
+  const { strip } = insetsOf(figure);
+  const strips = svgElement('g', { 'shape-rendering': 'crispEdges', class: 'token-kinds' });
+  for (let t = row0; t < row0 + rows; ++t) {
+    strips.append(svgElement('rect', {
+      x: left - strip - KIND_STRIP_PX, y: top + (t - row0) * cellPx, width: KIND_STRIP_PX, height: cellPx, fill: kindColors[of[t]],
+    }));
+  }
+  for (let t = col0; t < col0 + size; ++t) {
+    strips.append(svgElement('rect', {
+      x: left + (t - col0) * cellPx, y: top - strip - KIND_STRIP_PX, width: cellPx, height: KIND_STRIP_PX, fill: kindColors[of[t]],
+    }));
+  }
+  group.append(strips);
+}
+
+// One panel: title, axis titles, token labels, the strips of token kinds, the hatching, the
+// cells, the outlines of the query's row and the marked columns, and the panel's frame.
+function drawPanel(figure, panel, { x, y, side, labelPx, asRects, kindColors }) {
   const { tokens, region: { row0, col0, size }, block, query, value, names, numberFrom = 0 } = figure;
   const at = (position) => position + numberFrom;  // a token's number as the cells' titles give it
   const marked = figure.marked ?? [];
@@ -122,8 +146,9 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
   const group = svgElement('g', { transform: `translate(${x},${y})` });
   const cellPx = side / size;
   const drawnPx = rows * cellPx;
-  const top = LINE_PX * 2 + labelPx + LABEL_GAP_PX;   // the matrix, below the title, the key axis title and labels
-  const left = LINE_PX + labelPx + LABEL_GAP_PX;      // right of the query axis title and labels
+  const gap = insetsOf(figure).labels;
+  const top = LINE_PX * 2 + labelPx + gap;   // the matrix, below the title, the key axis title and labels
+  const left = LINE_PX + labelPx + gap;      // right of the query axis title and labels
   group.append(text(left, PANEL_TITLE_PX, panel.title, { 'font-size': PANEL_TITLE_PX, 'font-weight': 600, fill: panel.frame ?? MUTED }));
   group.append(text(left + side / 2, LINE_PX + FONT_PX, `${names.key} →`, { 'text-anchor': 'middle', fill: MUTED }));
   // turned to read upwards, so that its arrow points down the rows
@@ -131,22 +156,24 @@ function drawPanel(figure, panel, { x, y, side, labelPx, asRects }) {
     'text-anchor': 'middle', fill: MUTED, transform: `translate(${FONT_PX},${top + side / 2}) rotate(-90)`,
   }));
   const { step, standoutStep } = labelSteps(FONT_PX, cellPx);
-  const standouts = [query, ...marked];
+  const selected = [query, ...marked];
+  const standouts = [...selected, ...(figure.pinned ?? [])];
   const style = (t) => ({
     ...(tokens[t].unknown && { fill: UNKNOWN, 'font-style': 'italic' }),
-    ...(standouts.includes(t) && { fill: ACCENT, 'font-weight': 700 }),
+    ...(selected.includes(t) && { fill: ACCENT, 'font-weight': 700 }),
   });
   for (const t of labelledPositions(row0, rows, step, standouts, standoutStep)) {
-    group.append(text(left - LABEL_GAP_PX, top + (t - row0 + 0.5) * cellPx, tokenLabel(tokens[t].text), {
+    group.append(text(left - gap, top + (t - row0 + 0.5) * cellPx, tokenLabel(tokens[t].text), {
       'text-anchor': 'end', 'dominant-baseline': 'central', ...style(t),
     }));
   }
   for (const t of labelledPositions(col0, size, step, standouts, standoutStep)) {
     const cx = left + (t - col0 + 0.5) * cellPx;
     group.append(text(0, 0, tokenLabel(tokens[t].text), {
-      'dominant-baseline': 'central', transform: `translate(${cx},${top - LABEL_GAP_PX}) rotate(-90)`, ...style(t),
+      'dominant-baseline': 'central', transform: `translate(${cx},${top - gap}) rotate(-90)`, ...style(t),
     }));
   }
+  if (kindColors) drawKinds(group, figure, { left, top, cellPx, rows, kindColors });
   group.append(svgElement('rect', { x: left, y: top, width: side, height: drawnPx, fill: `url(#${HATCH_ID})` }));
   const values = panel[value];
   const domain = panel.domain ?? figure.domain;
@@ -224,12 +251,35 @@ function drawLegend(legend, l, { x, y, specials }) {
   return group;
 }
 
+// The legend of the strips along the axes, on one line: its heading, then a swatch and a name
+// per kind, each at its x ({heading, list: [{name}]}); width, the line's.
+function kindsLegendLayout({ heading, list }) {
+  const font = `${FONT_PX}px ${FONT_FAMILY}`;
+  let x = textWidth(heading, `600 ${font}`) + MARGIN_PX;
+  const placed = list.map(({ name }) => {
+    const at = x;
+    x += SWATCH_PX + SWATCH_GAP_PX + textWidth(name, font) + MARGIN_PX;
+    return { name, x: at };
+  });
+  return { placed, width: x - MARGIN_PX };
+}
+
+function drawKindsLegend(kinds, kindColors, { x, y }) {
+  const group = svgElement('g', { transform: `translate(${x},${y})`, class: 'kinds-legend' });
+  group.append(text(0, SWATCH_PX / 2, kinds.heading, { 'font-weight': 600, 'dominant-baseline': 'central' }));
+  kindsLegendLayout(kinds).placed.forEach(({ name, x: sx }, k) => {
+    group.append(svgElement('rect', { x: sx, y: 0, width: SWATCH_PX, height: SWATCH_PX, fill: kindColors[k] }));
+    group.append(text(sx + SWATCH_PX + SWATCH_GAP_PX, SWATCH_PX / 2, name, { 'dominant-baseline': 'central' }));
+  });
+  return group;
+}
+
 /**
  * The figure as an <svg> element. figure = {title, tokens: [{text}], n, region: {row0, col0,
  * size}, block, pooling, query, value ('weights' or 'scores'), names: {query, key} (axis
  * titles), domain, log, panels: [{title, cellRows, cellCols, scores, weights, masked, domain, log, scale,
- * frame}], legends: [{heading, domain, log, scale}]}, and optionally rows, marked and columns, as the canvas
- * heatmap's model has them (heatmap.js createHeatmap): the panels as the page pooled them, each
+ * frame}], legends: [{heading, domain, log, scale}]}, and optionally rows, marked, pinned, kinds
+ * and columns, as the canvas heatmap's model has them (heatmap.js createHeatmap): the panels as the page pooled them, each
  * with the scale ('sequential' or 'diverging'), domain and log of its colours (default: the figure's
  * domain and log, whether the colours follow the values' logarithm, default false) and the colour
  * of its frame, if it has one; and a caption (what produced the figure,
@@ -246,8 +296,9 @@ export function heatmapSvg(figure) {
   const labelPx = Math.ceil(Math.min(MAX_LABEL_PX, widest));
   const side = Math.min(panels.length === 1 ? SINGLE_SIDE_PX : MULTIPLE_SIDE_PX, size * MAX_CELL_PX);
   const columns = Math.min(figure.columns ?? MAX_COLUMNS, panels.length);
-  const panelWidth = LINE_PX + labelPx + LABEL_GAP_PX + side;
-  const panelHeight = LINE_PX * 2 + labelPx + LABEL_GAP_PX + side;
+  const labelGap = insetsOf(figure).labels;
+  const panelWidth = LINE_PX + labelPx + labelGap + side;
+  const panelHeight = LINE_PX * 2 + labelPx + labelGap + side;
   const rows = Math.ceil(panels.length / columns);
   const pooled = block > 1 ? ` Each cell is the ${pooling} of a block of ${block}×${block} tokens.` : '';
   const title = `${figure.title}.${pooled}`;
@@ -268,10 +319,15 @@ export function heatmapSvg(figure) {
     MARGIN_PX * 2 + columns * panelWidth + (columns - 1) * PANEL_GAP_PX,
     MARGIN_PX * 2 + textWidth(title, `600 ${TITLE_PX}px ${FONT_FAMILY}`),
     MARGIN_PX * 2 + LEGEND_BAR_PX.width * 2 + MARGIN_PX * 6,
+    ...(figure.kinds ? [MARGIN_PX * 2 + kindsLegendLayout(figure.kinds).width] : []),
     // the caption's longest word (a link, say), which its lines cannot cut
     ...(figure.caption ?? '').split(/\s+/).map((word) => MARGIN_PX * 2 + textWidth(word, font)),
   );
-  const captionTop = legendsTop + legends.length * legendHeight;
+  // the kinds' colours as the page's light scheme has them
+  const kindColors = figure.kinds && inLightColors(() => figure.kinds.list
+    .map(({ color }) => getComputedStyle(document.documentElement).getPropertyValue(color).trim()));
+  const kindsTop = legendsTop + legends.length * legendHeight;
+  const captionTop = kindsTop + (figure.kinds ? LINE_PX * 1.5 : 0);
   const captioned = figure.caption ? wrapText(figure.caption, width - 2 * MARGIN_PX, font) : [];
   const height = captionTop + captioned.length * LINE_PX + MARGIN_PX;
   const svg = svgElement('svg', {
@@ -285,11 +341,12 @@ export function heatmapSvg(figure) {
   panels.forEach((panel, p) => {
     const x = MARGIN_PX + (p % columns) * (panelWidth + PANEL_GAP_PX);
     const y = panelsTop + Math.floor(p / columns) * (panelHeight + PANEL_GAP_PX);
-    svg.append(drawPanel(figure, panel, { x, y, side, labelPx, asRects }));
+    svg.append(drawPanel(figure, panel, { x, y, side, labelPx, asRects, kindColors }));
   });
   legends.forEach((legend, l) => {
     svg.append(drawLegend(legend, l, { x: MARGIN_PX, y: legendsTop + l * legendHeight, specials: l === 0 ? specials : [] }));
   });
+  if (figure.kinds) svg.append(drawKindsLegend(figure.kinds, kindColors, { x: MARGIN_PX, y: kindsTop }));
   captioned.forEach((line, k) => svg.append(text(MARGIN_PX, captionTop + (k + 1) * LINE_PX - (LINE_PX - FONT_PX) / 2, line, { class: 'caption' })));
   return svg;
 }

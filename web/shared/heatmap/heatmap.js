@@ -1,9 +1,11 @@
 // The attention matrix on a canvas: one panel per head on display (small multiples, or one
 // large), cells filled through ImageData from the precomputed colour table (one 32-bit write
 // per cell) and scaled up without smoothing, masked cells hatched, token labels thinned to
-// what fits, the selected query row outlined, and marked columns (such as the tokens a query
-// should find) outlined too. A panel's cell image is made once per colour mapping, so
-// hovering, selecting a query or resizing only repaints.
+// what fits (but for the tokens that stand out), the selected query row outlined, marked
+// columns (such as the tokens a query should find) outlined too, and optionally a strip along
+// each axis that colours every token by its kind (the Train page's keys, values, separator
+// and query), which labels thinned to every other token cannot tell apart. A panel's cell
+// image is made once per colour mapping, so hovering, selecting a query or resizing only repaints.
 // Pointer and keyboard: hover or arrow keys show a cell in the tooltip, click or Enter
 // selects the query row, Ctrl + wheel or + / − / 0 zoom. Long inputs arrive already pooled into
 // blocks (the engine's poolBlocks, in the worker); labels and hit tests work in token positions
@@ -24,6 +26,8 @@ const TITLE_PX = 22;             // the "Head h" line above a panel
 const FRAME_PX = 3;              // a panel's frame, when it has one
 const FRAME_GAP_PX = 2;          // between the frame and the cells (inside LABEL_GAP_PX)
 const FRAME_MARGIN_PX = 4;       // a frame's reach past the cells: FRAME_GAP_PX + FRAME_PX / 2, rounded up
+export const KIND_STRIP_PX = 5;  // the strip of token kinds along each axis (model.kinds)
+const KIND_GAP_PX = 2;           // between the strip and the cells, or their frame
 const MAX_SIDE_PX = 760;         // the matrix of a single panel
 const MAX_CELL_PX = 56;          // short inputs get cells up to this size, not the whole width
 const MIN_PANEL_SIDE_PX = 150;   // small multiples go to fewer columns rather than below this
@@ -121,6 +125,18 @@ function roundedDown(x) {
 }
 
 /**
+ * How far from the cells a panel's strip of token kinds and its labels start, in pixels:
+ * {strip, labels}. The strip (when there are kinds) lies outside the panels' frame, which
+ * reaches frameReach past the cells (0 without one); the labels LABEL_GAP_PX beyond the strip,
+ * or from the cells without one. The canvas and the SVG figure lay their axes out by it, each
+ * with its own frame's reach.
+ */
+export function axisInsets({ kinds, frameReach = 0 }) {
+  const strip = frameReach + KIND_GAP_PX;
+  return { strip, labels: kinds ? strip + KIND_STRIP_PX + LABEL_GAP_PX : LABEL_GAP_PX };
+}
+
+/**
  * labelledPositions's steps for labels `fontPx` high on cells `cellPx` wide: {step, standoutStep},
  * in tokens. The canvas and the SVG figure, each with its own font, both thin by these.
  */
@@ -136,7 +152,8 @@ export function labelSteps(fontPx, cellPx) {
  * the standouts there (the selected query, then marked tokens, in that order of precedence),
  * each that keeps `standoutStep` (≤ step: standouts may stand closer than the thinned grid,
  * but not over each other) away from those before it, and every step-th position that keeps
- * `step` away from them. The canvas and the SVG figure (heatmap-svg.js) both label these.
+ * `step` away from them. The canvas and the SVG figure (heatmap-svg.js) both label these,
+ * their standouts the selected query, the marked tokens and the pinned ones (model.pinned).
  */
 export function labelledPositions(start, count, step, standouts, standoutStep = step) {
   const end = start + count;
@@ -242,8 +259,12 @@ function hatchPattern(context, back, stroke) {
  * domain and log (default the model's); the model's log: whether the colours follow the values'
  * logarithm over the domain (colors.js colorSteps; default false, linear); compare: the panels are A, B and B − A of one head, and the
  * tooltip shows the cell in all three; marked, token positions whose columns are outlined and
- * whose labels are always drawn and stand out; names {query, key}, what the tooltip calls a row
- * and a column (default 'query', 'key'); numberFrom, the number the tooltip gives the first
+ * whose labels are always drawn and stand out; pinned, token positions whose labels are drawn
+ * whenever there is room, after the query's and the marked ones (the Train page's separator);
+ * kinds {of: a kind's index per token, list: [{name, color}], heading}, each token's kind, drawn
+ * as a strip of colour along each axis (color: a CSS custom property, '--token-key', so that it
+ * follows the colour scheme; heading, the kinds' legend's in the SVG figure); names {query,
+ * key}, what the tooltip calls a row and a column (default 'query', 'key'); numberFrom, the number the tooltip gives the first
  * token (default 0); columns, the most panels side by side (default: as many as fit).
  */
 export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
@@ -282,8 +303,11 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     return Math.ceil(widest);
   }
 
+  // From the cells to the strip of kinds and to the labels: outside a frame, when panels have one.
+  const insets = () => axisInsets({ kinds: model.kinds, frameReach: model.panels.some((panel) => panel.frame) ? FRAME_MARGIN_PX : 0 });
+
   function computeLayout(width) {
-    const labelPx = labelWidth + LABEL_GAP_PX;
+    const labelPx = labelWidth + insets().labels;
     // Framed panels keep room for the frame after their cells (before them the label gap holds it).
     const framePx = model.panels.some((panel) => panel.frame) ? FRAME_MARGIN_PX : 0;
     const count = model.panels.length;
@@ -308,7 +332,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
   function drawLabels(rect, cellPx, colors) {
     const { row0, col0, size } = model.region;
     const { step, standoutStep } = labelSteps(FONT_PX, cellPx);
-    const standouts = [model.query, ...marked];
+    const gap = insets().labels;
+    const standouts = [model.query, ...marked, ...(model.pinned ?? [])];
     const shown = (start, count) => labelledPositions(start, count, step, standouts, standoutStep);
     const style = (t) => {
       const token = model.tokens[t];
@@ -320,15 +345,33 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     context.textBaseline = 'middle';
     context.textAlign = 'right';
     for (const t of shown(row0, drawnRows())) {
-      context.fillText(style(t), rect.x - LABEL_GAP_PX, rect.y + (t - row0 + 0.5) * cellPx, MAX_LABEL_PX);
+      context.fillText(style(t), rect.x - gap, rect.y + (t - row0 + 0.5) * cellPx, MAX_LABEL_PX);
     }
     context.textAlign = 'left';
-    for (const t of shown(col0, size)) {
+    const columns = shown(col0, size);
+    for (const t of columns) {
       context.save();
-      context.translate(rect.x + (t - col0 + 0.5) * cellPx, rect.y - LABEL_GAP_PX);
+      context.translate(rect.x + (t - col0 + 0.5) * cellPx, rect.y - gap);
       context.rotate(-Math.PI / 2);
       context.fillText(style(t), 0, 0, MAX_LABEL_PX);
       context.restore();
+    }
+    return columns;
+  }
+
+  // The strip of token kinds left of the drawn rows and above the columns, a cell's width per
+  // token, in each kind's colour (kindColors, resolved from the CSS once per render).
+  function drawKinds(rect, cellPx, rows, kindColors) {
+    const { row0, col0, size } = model.region;
+    const { strip } = insets();
+    const { of } = model.kinds;
+    for (let t = row0; t < row0 + rows; ++t) {
+      context.fillStyle = kindColors[of[t]];
+      context.fillRect(rect.x - strip - KIND_STRIP_PX, rect.y + (t - row0) * cellPx, KIND_STRIP_PX, cellPx);
+    }
+    for (let t = col0; t < col0 + size; ++t) {
+      context.fillStyle = kindColors[of[t]];
+      context.fillRect(rect.x + (t - col0) * cellPx, rect.y - strip - KIND_STRIP_PX, cellPx, KIND_STRIP_PX);
     }
   }
 
@@ -390,6 +433,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     const cellPx = layout.side / size;
     const rows = drawnRows();
     const pending = pendingBandOf(rows, cellPx);
+    const kindColors = model.kinds?.list.map(({ color }) => cssColor(color));
+    let labelled = [];  // the columns labelled (every panel labels the same)
     model.panels.forEach((panel, p) => {
       const rect = layout.rects[p];
       context.font = `600 ${FONT_PX + 1}px system-ui, sans-serif`;
@@ -413,7 +458,8 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
         context.lineWidth = FRAME_PX;
         context.strokeRect(rect.x - FRAME_GAP_PX, rect.y - FRAME_GAP_PX, layout.side + 2 * FRAME_GAP_PX, layout.side + 2 * FRAME_GAP_PX);
       }
-      drawLabels(rect, cellPx, colors);
+      if (kindColors) drawKinds(rect, cellPx, rows, kindColors);
+      labelled = drawLabels(rect, cellPx, colors);
       if (model.query >= row0 && model.query < row0 + rows) {
         outline(rect, cellPx, model.query, col0, 1, size, colors.accent);
       }
@@ -432,6 +478,7 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     canvas.dataset.heads = String(model.panels.length);
     canvas.dataset.block = String(model.block);
     canvas.dataset.marked = [...marked].sort((a, b) => a - b).join(',');
+    canvas.dataset.labelled = labelled.join(',');
   }
 
   // Token position under a CSS-pixel point: {panel, i, j}, or {panel, i, j: null} over the row labels.

@@ -1,10 +1,12 @@
 // Chart 5, the trained model's attention on one held-out sequence, per layer and head, in the
 // heatmap view the playground draws (shared/heatmap/): tokens labelled as keys (k5), values
 // (v12), the separator and the final query (q=k5); the queried pair's key and value marked;
-// the final position's row outlined (a click selects another row); hover for the weight.
+// the final position's row outlined (a click selects another row); hover for the weight. Where
+// the labels thin to every other token (16 pairs: the keys alone), a strip along each axis
+// colours every token by its kind, with its legend, and the separator keeps its label.
 import { specialsIn } from '../../shared/heatmap/colors.js';
 import { colorDomain, createHeatmap } from '../../shared/heatmap/heatmap.js';
-import { createLegend } from '../../shared/heatmap/legend.js';
+import { createLegend, swatchItem } from '../../shared/heatmap/legend.js';
 import { summaryList } from '../../shared/page/summary.js';
 import { runCaption } from '../runs.js';
 
@@ -19,6 +21,31 @@ export function tokenLabel(token, { keys, values }, isQuery = false) {
   if (token < keys) return isQuery ? `q=k${token}` : `k${token}`;
   if (token < keys + values) return `v${token - keys}`;
   return ['SEP', 'RS', 'FR'][token - keys - values] ?? `#${token}`;
+}
+
+// The kinds of token along the map's axes, in the order of TOKEN_KINDS.list, each in a colour
+// of its own (train.css, light and dark) that reads apart from the others in grey too.
+const KEY = 0;
+const VALUE = 1;
+const SEPARATOR = 2;
+const QUERY = 3;
+export const TOKEN_KINDS = {
+  heading: 'Tokens',
+  list: [
+    { name: 'key', color: '--token-key' },
+    { name: 'value', color: '--token-value' },
+    { name: 'separator', color: '--token-separator' },
+    { name: 'query', color: '--token-query' },
+  ],
+};
+
+/**
+ * A token's kind (an index of TOKEN_KINDS.list), as tokenLabel names it: a key, a value, the
+ * separator (and the other objectives' cues), or the query, the key that ends the sequence.
+ */
+export function tokenKind(token, { keys, values }, isQuery = false) {
+  if (token < keys) return isQuery ? QUERY : KEY;
+  return token < keys + values ? VALUE : SEPARATOR;
 }
 
 /**
@@ -54,6 +81,7 @@ export function createAttentionMap() {
     bar: $('attention-legend-bar'), axis: $('attention-legend-axis'), title: $('attention-legend-title'),
     swatches: $('attention-legend-swatches'),
   });
+  $('attention-kinds').replaceChildren(...TOKEN_KINDS.list.map(({ name, color }) => swatchItem({ css: `var(${color})`, label: name })));
 
   function redraw() {
     if (!shown) return;
@@ -73,12 +101,16 @@ export function createAttentionMap() {
         head: h, heads, title: `Layer ${l + 1} · head ${h + 1}`, cellRows: T, cellCols: T, weights, masked,
       })));
       const tokens = sequence.tokens.map((token, t) => ({ text: tokenLabel(token, { keys, values }, t === T - 1) }));
+      const kinds = { ...TOKEN_KINDS, of: sequence.tokens.map((token, t) => tokenKind(token, { keys, values }, t === T - 1)) };
       const q = sequence.queried;
       const model = {
         tokens, n: T, region: { row0: 0, col0: 0, size: T }, block: 1, pooling: 'max', query: T - 1, panels,
         value: 'weights', domain: colorDomain(panels, 'weights'),
         // the value before the key: where only one label fits, the value's stays (the query's row names the key)
         marked: [2 * q + 1, 2 * q],
+        // the separator's label too, where there is room beside the query's
+        pinned: kinds.of.flatMap((kind, t) => (kind === SEPARATOR ? [t] : [])),
+        kinds,
         // tokens numbered from 1 in the tooltip, as pairs are ('pair 1 of 4' is tokens #1 and #2)
         names: { query: 'position', key: 'looks at' }, numberFrom: 1, columns: heads,
       };
