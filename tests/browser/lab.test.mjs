@@ -161,6 +161,15 @@ describe('lab page', () => {
     const lowestPixel = points.reduce((best, [, y], k) => (y > points[best][1] ? k : best), 0);
     const lowest = Math.min(...context);
     assert.ok((context[lowestPixel] - lowest) / lowest < 1e-3, `lowest drawn at ${lowestPixel}, engine's at ${context.indexOf(lowest)}`);
+    // the log axis spans the curve, not whole decades: its highest point at the plot's top, its
+    // lowest at the bottom, and the right arm of the U rises 17% of the plot's height (4% from 0.1 to 10)
+    const plotHeight = await page.$eval('#position-chart .x-axis', (axis) => axis.transform.baseVal.consolidate().matrix.f);
+    const ys = points.map(([, y]) => y);
+    assert.ok(Math.abs(Math.min(...ys)) < 0.5 && Math.abs(Math.max(...ys) - plotHeight) < 0.5, `drawn from ${Math.min(...ys)} to ${Math.max(...ys)} of ${plotHeight}`);
+    const rightArm = (Math.max(...ys) - ys.at(-1)) / plotHeight;
+    const expectedArm = Math.log(context.at(-1) / lowest) / Math.log(Math.max(...context) / lowest);
+    assert.ok(Math.abs(rightArm - expectedArm) < 0.01 && rightArm > 0.15, `the right arm rises ${rightArm} of the height, ${expectedArm} expected`);
+    assert.deepEqual(await page.$$eval('#position-chart .y-axis .tick text', (nodes) => nodes.map((node) => node.textContent).filter(Boolean)), ['1', '2', '5']);
     assert.match(await page.textContent('#position-reading'), /a U: both ends above the middle/);
     assert.equal(await page.isVisible('#position-gap'), false, 'every share above the log axis\'s floor: no note');
     const summaryText = await page.textContent('[data-testid="position-summary"]');
@@ -495,11 +504,11 @@ describe('lab page', () => {
       assert.deepEqual(plot.clip, { tag: 'clipPath', width: plot.width, height: plot.height }, `${hash}: the line is clipped to the plot area`);
       assert.ok(plot.ids.length >= 5, `one clip path per line chart: ${plot.ids}`);
       assert.equal(new Set(plot.ids).size, plot.ids.length, `each chart's clip path has its own id: ${plot.ids}`);
-      // each labelled tick written as its value (none "0"), the lowest the decade of the lowest share shown
+      // each labelled tick written as its value (none "0"), the lowest the first decade at or above the lowest share shown
       const labels = plot.ticks.map(Number);
       assert.ok(labels.length >= 3 && labels.every((v) => v > 0) && new Set(labels).size === labels.length, `${hash}: ${plot.ticks}`);
       const lowest = Math.min(...shown);
-      assert.equal(Math.min(...labels), Number(`1e${Math.floor(Math.log10(lowest))}`), `${hash}: ${plot.ticks}, the lowest share shown ${lowest}`);
+      assert.equal(Math.min(...labels), Number(`1e${Math.ceil(Math.log10(lowest))}`), `${hash}: ${plot.ticks}, the lowest share shown ${lowest}`);
       // on a linear axis every position is drawn, and the note goes
       await page.uncheck('#log-scale');
       await page.waitForFunction(() => document.getElementById('position-gap').hidden, null, { timeout: TIMEOUT_MS });
@@ -508,9 +517,10 @@ describe('lab page', () => {
     }
   });
 
-  test('chart 1\'s tick labels lie inside its SVG and clear of its y axis title, at 1,400 and 390 px: the Sinks + window preset\'s log axis reads 1e-6, not 0.000001', async () => {
+  test('chart 1\'s tick labels lie inside its SVG and clear of its y axis title, at 1,400 and 390 px: the Sinks + window preset\'s log axis reads 1e-5, not 0.00001', async () => {
     // the labelled ticks of the log axis, top to bottom as the page lists them bottom to top
-    const yLabels = { '': ['0.1', '0.2', '0.5', '1', '2', '5', '10'], [STREAMING]: ['1e-6', '1e-5', '1e-4', '1e-3', '0.01', '0.1', '1', '10'] };
+    // (the defaults' curve spans 0.70 to 4.7 times the average: the axis spans that, not 0.1 to 10)
+    const yLabels = { '': ['1', '2', '5'], [STREAMING]: ['1e-5', '1e-4', '1e-3', '0.01', '0.1', '1'] };
     for (const [hash, labels] of Object.entries(yLabels)) {
       for (const viewport of [DESKTOP, PHONE]) {
         const { page, close } = await openPage(suite, `lab.html${hash}`, { viewport });

@@ -2,7 +2,9 @@
 // middle and last tenth of the context (the engine's summary, in double precision), compared with
 // a margin, on hand-made curves and on the engine's curves at the settings the page links to.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { format } from 'd3-format';
 import createAttention from '../../dist/wasm/attention.mjs';
 import { describeShape, stretchesOf } from '../../web/lab/views/shape.js';
 import { DEFAULTS, PRESETS, modelOptions, parseHash } from '../../web/lab/state.js';
@@ -86,4 +88,53 @@ test('describeShape: an end is above the middle by more than 10% of the larger o
     [{ first: 1.09, middle: 1, last: 0.91 }, 'nearly flat: no position is favoured'],
   ];
   for (const [stretches, words] of cases) assert.equal(describeShape(stretches), words, JSON.stringify(stretches));
+});
+
+test('chart 1\'s explanation: the defaults\' U is a balance for n = 1,024, tipping to primacy at 768 and recency at 1,536; depth alone keeps its shape at every n', () => {
+  const page = readFileSync(new URL('../../web/lab/lab.html', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const tenthsAt = (settings) => stretchesOf(curveOf(settings).summary);
+  const cases = [[768, 'primacy: the start dominates', [1.791, 0.8770, 0.9062]], [1024, 'a U: both ends above the middle — the middle is lost', [1.344, 0.9148, 1.130]],
+    [1536, 'recency: the end dominates', [0.6941, 0.9131, 1.611]]];
+  for (const [n, words, expected] of cases) {
+    const stretches = tenthsAt({ ...DEFAULTS, n });
+    ['first', 'middle', 'last'].forEach((key, k) => near(stretches[key], expected[k], `n = ${n}, ${key} tenth`));
+    assert.equal(describeShape(stretches), words, `n = ${n}`);
+    assert.ok(page.includes(`(${expected.map((v) => `${format('.3~g')(v)}×`).join(', ')})`), `the page quotes n = ${n}'s tenths`);
+  }
+  for (const n of [256, 512, 1024, 2048, 4096]) {
+    const depth = tenthsAt({ ...DEFAULTS, n, positional: 'none' });
+    ['first', 'middle', 'last'].forEach((key, k) => assert.ok(Math.abs(depth[key] - [3.5, 0.64, 0.37][k]) < 0.02 * [3.5, 0.64, 0.37][k] + 0.05,
+      `depth alone, n = ${n}, ${key} tenth: ${depth[key]}`));
+  }
+  assert.ok(page.includes('about 3.5×, 0.64× and 0.37× the average at every n from 256 to 4,096'));
+});
+
+test('no setting keeps a U across lengths: on a sample of the page\'s grid (L, α, slope), none is a U at more than 2 of the 9 lengths from 256 to 4,096', () => {
+  const lengths = [256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
+  const slopes = [-4, -3.5, -3, -2.75, -2.5, -2.25, -2].map((power) => Number((10 ** power).toPrecision(2)));
+  let most = 0;
+  for (const layers of [2, 4, 12, 32]) {
+    for (const residual of [0, 0.5, 0.7, 0.85, 0.95]) {
+      for (const slope of slopes) {
+        const us = lengths.filter((n) => describeShape(stretchesOf(curveOf({ ...DEFAULTS, n, layers, residual, slope }).summary)).startsWith('a U'));
+        most = Math.max(most, us.length);
+      }
+    }
+  }
+  assert.equal(most, 2);
+  const page = readFileSync(new URL('../../web/lab/lab.html', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  assert.ok(page.includes('none is a U at more than 2 of the 9 lengths from 256 to 4,096'));
+});
+
+test('a window\'s reach over L layers is L·(w − 1) tokens: the Sinks + window preset reaches all of 1,024 tokens (the first 2.2e-9 of the average without sinks); at 2,048 positions 4 to 522 get exactly 0', () => {
+  const streaming = preset('streaming');
+  const noSinks = curveOf({ ...streaming, sinks: 0 });
+  near(noSinks.values[0] / noSinks.summary.mean, 2.196e-9, 'the first token without sinks');
+  assert.equal(Array.from(noSinks.values).filter((v) => v === 0).length, 0);
+  const long = Array.from(curveOf({ ...streaming, n: 2048 }).values);
+  const zeros = long.flatMap((v, j) => (v === 0 ? [j] : []));
+  assert.deepEqual([zeros.length, zeros[0], zeros.at(-1)], [519, 4, 522]);
+  assert.equal(2047 - streaming.layers * (streaming.window - 1), 523, 'the first position the final token reaches beyond the sinks');
+  const page = readFileSync(new URL('../../web/lab/lab.html', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  assert.ok(page.includes('12 × 127 = 1,524') && page.includes('still gets 2.2e-9 of the average') && page.includes('at 2,048 tokens positions 4 to 522 get exactly 0'));
 });

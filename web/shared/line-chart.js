@@ -52,7 +52,7 @@ function yTitleShift(axis, title) {
  * boolean, band: {lows, highs} (shaded between them, at xs), id (the group's data-series),
  * title (the line's tooltip), pointTitles (each point's tooltip, in place of label: x → y),
  * opacity (the whole series')}.
- * With yLog, values ≤ 0 leave a gap. Lines and bands are clipped to the plot area. With
+ * With yLog, values ≤ 0 leave a gap, and the axis spans yDomain exactly (a linear one is widened to round ticks). Lines and bands are clipped to the plot area. With
  * integerX the x axis ticks only whole numbers. A yFormat or a yLabel given to draw() replaces
  * the chart's for that drawing (a y axis whose measure changes with a setting): the y axis title,
  * and the format in the ticks of a linear axis
@@ -80,7 +80,10 @@ export function createLineChart(svg, {
     const width = Math.max(MIN_WIDTH_PX, svg.parentElement.clientWidth);
     root.attr('width', width).attr('viewBox', `0 0 ${width} ${height}`);
     const innerHeight = height - MARGIN.top - MARGIN.bottom;
-    const y = (yLog ? scaleLog() : scaleLinear()).domain(yDomain).nice(Y_TICKS).range([innerHeight, 0]);
+    // a log axis spans the domain given, not widened to whole decades: a curve from 0.82 to 5.5
+    // would take the middle third of an axis from 0.1 to 10
+    const y = yLog ? scaleLog().domain(yDomain).range([innerHeight, 0])
+      : scaleLinear().domain(yDomain).nice(Y_TICKS).range([innerHeight, 0]);
     const left = yLog ? axisLeft(y).ticks(Y_TICKS).tickFormat(logAxisFormat(y.domain(), logTickLabel))
       : axisLeft(y).ticks(Y_TICKS, drawnYFormat);
     yAxis.call(left);

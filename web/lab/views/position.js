@@ -3,17 +3,12 @@
 // read-outs of the means of its first, middle and last tenths and a sentence naming the curve's
 // shape from the same means (shape.js).
 import { format } from 'd3-format';
-import { formatCount } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { createAnnouncer } from '../../shared/page/announcer.js';
 import { summaryList } from '../../shared/page/summary.js';
+import { LOG_FLOOR, gapNote, logDomain } from './log-axis.js';
 import { domainFromZero, percent, ratio, share, times } from './readouts.js';
 import { describeShape, stretchesOf } from './shape.js';
-
-// On the log scale, shares below this fraction of the largest leave a gap in the line (a
-// window's unreachable start is exactly 0; deep primacy's end reaches 1e-20 of its start), and a
-// note under the chart says how many positions it leaves out.
-const LOG_FLOOR = 1e-6;
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,15 +31,13 @@ export function createPositionView() {
     const floor = highest * LOG_FLOOR;
     const ys = settings.logScale ? shares.map((v) => (v > floor ? v : NaN)) : shares;
     const lowestShown = Math.min(...shares.filter((v) => v > floor));
-    const leftOut = settings.logScale ? shares.filter((v) => !(v > floor)).length : 0;
-    $('position-gap').hidden = leftOut === 0;
-    $('position-gap').textContent = leftOut === 0 ? '' : `The line leaves out ${formatCount(leftOut)} of the `
-      + `${formatCount(shares.length)} positions (${share(leftOut / shares.length)}): their shares are below a millionth `
-      + 'of the highest, too small for the log axis.';
+    const note = settings.logScale ? gapNote(shares, floor) : '';
+    $('position-gap').hidden = note === '';
+    $('position-gap').textContent = note;
     chart({
       series: [{ label: 'simulation', xs, ys, colorIndex: seriesColor(0) }],
       xDomain: [0, 1],
-      yDomain: settings.logScale ? [lowestShown, highest] : domainFromZero(highest),
+      yDomain: settings.logScale ? logDomain(lowestShown, highest) : domainFromZero(highest),
       yLog: settings.logScale,
     });
     // the means of the first, middle and last tenths, as the read-outs and the sentence write them: '1.34×', '3.15e-116×'
