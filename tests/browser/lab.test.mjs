@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { float32Text } from '../../web/shared/downloads.js';
 import { format } from 'd3-format';
 import { interpolateViridis } from 'd3-scale-chromatic';
+import { MITIGATIONS } from '../../web/lab/mitigations.js';
 import { DEFAULTS, GRID_LENGTHS, PRESETS, mitigationOption, modelOptions, needleOptions, parseHash } from '../../web/lab/state.js';
 import { stretchesOf } from '../../web/lab/views/shape.js';
 
@@ -893,9 +894,16 @@ describe('lab page', () => {
 
       const { page, close } = await openLab(hash);
       await page.waitForSelector('#mitigation-text .reading', { timeout: TIMEOUT_MS });
+      // a top-1 verdict says what its rates rest on: 8 seeded trials, steps of 12.5%
+      const trials = settings.metric === 'top1' ? ' Each depth\'s rate counts 8 seeded trials: it moves in steps of 12.5%, and a step or two can be chance.' : '';
       assert.equal(await page.textContent('#mitigation-text .reading'),
-        `With these settings it lowers the mean from ${f(before.summary.mean)} to ${f(after.summary.mean)} and ${worstChange}.`);
+        `With these settings it lowers the mean from ${f(before.summary.mean)} to ${f(after.summary.mean)} and ${worstChange}.${trials}`);
       assert.match(await page.textContent('#mitigation-summary'), new RegExp(`^mean${f(before.summary.mean)} → ${f(after.summary.mean)}worst depth`));
+      // the chart's accessible name: the section's heading, the mitigation's and the verdict, not all its text
+      const name = await page.$eval('#mitigation-chart', (svg) => svg.getAttribute('aria-labelledby').split(' ')
+        .map((id) => document.getElementById(id).textContent).join(' '));
+      assert.equal(name, `4. Mitigations ${MITIGATIONS[type].name} ${await page.textContent('#mitigation-text .reading')}`);
+      assert.ok(name.length < 200, `${name.length} characters`);
       await close();
     }
   });
@@ -1050,8 +1058,13 @@ describe('lab page', () => {
     await page.waitForSelector('#needle-chart .series path', { timeout: TIMEOUT_MS });
     assert.equal(await page.locator('#needle-chart circle').count(), 11);
     const readOuts = await page.$$eval('#needle-summary dd', (nodes) => nodes.map((node) => node.textContent));
+    // led by the worst depth: 10%, not the middle (the sweep's lowest value, at its second depth)
+    const retrieval = Array.from(sweep.retrieval);
+    assert.equal(retrieval.indexOf(Math.min(...retrieval)), 1);
+    assert.equal(readOuts[0], `${format('.3g')(Math.min(...retrieval))} at 10%`);
+    assert.equal(readOuts[0], '0.00144 at 10%');
     [sweep.summary.begin, sweep.summary.middle, sweep.summary.end, sweep.summary.maxOverMin].forEach((value, k) => {
-      near(numbersOf(readOuts[k])[0], value, `the sweep's read-out ${k}`);
+      near(numbersOf(readOuts[k + 1])[0], value, `the sweep's read-out ${k + 1}`);
     });
     // each point's tooltip: its depth and its mass in the read-outs' three significant digits, not float64's 17
     const pointTitles = (chart) => page.$$eval(`#${chart} .series`, (groups) => groups.map((g) => [...g.querySelectorAll('circle title')]

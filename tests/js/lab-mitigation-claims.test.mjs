@@ -1,8 +1,11 @@
 // The lab's texts about its own numbers (web/lab/mitigations.js, chart 3 of lab.html) held to
 // the engine's numbers at the settings they name: the defaults and the presets.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { format } from 'd3-format';
 import createAttention from '../../dist/wasm/attention.mjs';
+import { MITIGATIONS } from '../../web/lab/mitigations.js';
 import { DEFAULTS, PRESETS, drawsAtRandom, mitigationOption, modelOptions, needleOptions } from '../../web/lab/state.js';
 
 const engine = await createAttention();
@@ -12,12 +15,27 @@ const sweep = (settings, type) => Array.from(engine.needleSweep({
 }).retrieval);
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
-test('chart 3: with the defaults the position curve is highest at the start, the needle found best at the end, then the start, least in the middle', () => {
+test('chart 3: with the defaults the position curve is highest at the start, the needle found best at the end, worst near depth 10%, every depth from the second document to the middle below the middle; the page quotes the numbers', () => {
   const { summary } = engine.positionCurve(modelOptions(DEFAULTS));
   assert.ok(summary.begin > summary.end && summary.begin / summary.mean > 5, `position curve ${summary.begin / summary.mean}× at the start, ${summary.end / summary.mean}× at the end`);
   const needle = sweep(DEFAULTS);
-  const middle = needle[Math.floor(needle.length / 2)];
-  assert.ok(needle.at(-1) > needle[0] && needle[0] > middle, `needle ${needle[0]}, ${middle}, ${needle.at(-1)}`);
+  const mass = format('.3g');
+  assert.deepEqual([needle[0], needle[1], needle[5], needle.at(-1)].map(mass), ['0.00601', '0.00144', '0.00300', '0.0110']);
+  assert.equal(needle.indexOf(Math.min(...needle)), 1, 'the worst of 11 depths is 10%');
+  needle.slice(1).forEach((value, k) => k === 0 || assert.ok(value > needle[k], `rises from 10% to the end: ${needle}`));
+  // 201 depths, every 0.5%: the worst at 9.5%; every depth from 0.5% to 49.5% below the middle's
+  const fine = Array.from(engine.needleSweep({ ...modelOptions(DEFAULTS), ...needleOptions(DEFAULTS), depths: 201 }).retrieval);
+  assert.equal(fine.indexOf(Math.min(...fine)), 19);
+  assert.ok(fine.slice(1, 100).every((value) => value < fine[100]) && fine[0] > fine[100]);
+  // the worst depth is 10% or 20% of 11 at every length the grid shows from 256 on
+  for (const [n, worst] of [[256, 2], [512, 2], [768, 1], [1024, 1], [2048, 1], [4096, 1]]) {
+    const values = sweep({ ...DEFAULTS, n });
+    assert.equal(values.indexOf(Math.min(...values)), worst, `n = ${n}: ${values}`);
+  }
+  const page = readFileSync(new URL('../../web/lab/lab.html', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  for (const quote of ['a mass of 0.0110 at 100%', 'worst near depth 10% (0.00144)', 'less than the middle one (0.00300)', 'gets more (0.00601)']) {
+    assert.ok(page.includes(quote), quote);
+  }
 });
 
 test('reordering: with the defaults the mean falls; with the Recency preset the mean and the worst depth rise, the last depths lose', () => {
@@ -68,4 +86,15 @@ test('the needle note\'s trials: a sweep\'s seeded trials differ exactly when dr
     }
   }
   assert.equal(drawsAtRandom({ ...DEFAULTS, noise: 0, mitigation: 'reorder' }, { mitigated: true }), true);
+});
+
+test('the texts name the page\'s controls as the page labels them: query-aware\'s “Retrieval measured as” is chart 3\'s select, whose options include the top-1 rate', () => {
+  const page = readFileSync(new URL('../../web/lab/lab.html', import.meta.url), 'utf8');
+  // the element labelled by `heading`, up to its closing tag
+  const part = (heading, end) => page.slice(page.indexOf(`aria-labelledby="${heading}"`), page.indexOf(end, page.indexOf(`aria-labelledby="${heading}"`)));
+  const named = Object.values(MITIGATIONS).flatMap(({ what, model, helps }) => [...`${what} ${model} ${helps}`.matchAll(/“([^”]+)”/g)].map((m) => m[1]));
+  assert.deepEqual(named, ['Retrieval measured as']);
+  assert.match(MITIGATIONS['query-aware'].helps, /set “Retrieval measured as”, above chart 3, to the top-1 rate/);
+  assert.match(part('needle-heading', '</section>'), /<label for="metric">Retrieval measured as<\/label>\s*<select id="metric" name="metric">[^]*<option value="top1">top-1 rate over trials<\/option>/);
+  assert.doesNotMatch(part('controls-heading', '</form>'), /top-1/, 'the Measure fieldset has no top-1 option');
 });

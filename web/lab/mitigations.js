@@ -12,8 +12,8 @@ export const MITIGATIONS = {
       + 'too, not only the final one. The needle is picked up by the tokens after it, and reaches the final token '
       + 'along many paths instead of one.',
     helps: 'It helps when what is lost is the needle\'s attention: its mass can rise at every depth. Whether it then '
-      + 'beats every distractor is another question — switch the measure to the top-1 rate (with the defaults the '
-      + 'top-1 rate rises at the first document and falls at the last ones). Liu et al. found it nearly solved their '
+      + 'beats every distractor is another question — set “Retrieval measured as”, above chart 3, to the top-1 rate '
+      + '(with the defaults the top-1 rate rises at the first document and falls at the last ones). Liu et al. found it nearly solved their '
       + 'key-value retrieval task but changed multi-document QA little.',
   },
   calibration: {

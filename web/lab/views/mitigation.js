@@ -1,21 +1,27 @@
 // Chart 4, mitigations: the needle sweep before (dashed) and after the chosen mitigation, the
 // read-outs led by the mean and the worst depth (before → after), a sentence saying what the
 // mitigation did with these settings, and what it does in the literature and in the model.
+import { format } from 'd3-format';
+import { plural } from '../../shared/format.js';
 import { KEY_COLOR, createLineChart, seriesColor } from '../../shared/line-chart.js';
+import { drawsAtRandom } from '../state.js';
 import { COMPARE, MITIGATIONS } from '../mitigations.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { metricFormat, percent, ratio, retrievalAxis, retrievalTitles } from './readouts.js';
+import { metricFormat, percent, ratio, retrievalAxis, retrievalTitles, worstOf } from './readouts.js';
 
 const BEFORE_COLOR = KEY_COLOR;  // the sweep before is the reference
 const AFTER_COLOR = seriesColor(0);
 
 const $ = (id) => document.getElementById(id);
+const stepText = format('.3~%');  // one trial's step of a rate: 12.5%, 33.3%
 
-// The depth where a sweep retrieves least: {value, depth} (the first such depth).
-function worstOf(sweep) {
-  const values = Array.from(sweep.retrieval);
-  const k = values.indexOf(Math.min(...values));
-  return { value: values[k], depth: sweep.depths[k] };
+// What a top-1 verdict rests on: ' Each depth's rate counts 8 seeded trials: it moves in steps
+// of 12.5%, and a step or two can be chance.' ('' for the mass, and without noise, where every
+// trial would be the same and the engine runs one).
+function trialsNote(settings) {
+  if (settings.metric !== 'top1' || !drawsAtRandom(settings)) return '';
+  return ` Each depth's rate counts ${plural(settings.trials, 'seeded trial')}: it moves in steps of `
+    + `${stepText(1 / settings.trials)}, and a step or two can be chance.`;
 }
 
 // "raises X from a to b", "lowers …" or "leaves X at a" (as the read-outs write them).
@@ -73,12 +79,14 @@ export function createMitigationView() {
     ]);
     const chosen = MITIGATIONS[settings.mitigation];
     const heading = document.createElement('h3');
+    heading.id = 'mitigation-name';  // with the verdict, the chart's accessible name (lab.html)
     heading.textContent = chosen.name;
     const verdict = paragraph(chosen === info
       ? `With these settings it ${change('the mean', before.summary.mean, after.summary.mean, f)} and `
-        + `${change('the worst depth', worst[0].value, worst[1].value, f)}.`
+        + `${change('the worst depth', worst[0].value, worst[1].value, f)}.${trialsNote(computed)}`
       : `The chart still shows ${info.name}, until this mitigation's numbers come.`);
     verdict.className = 'reading';
+    verdict.id = 'mitigation-verdict';
     $('mitigation-text').replaceChildren(heading, verdict, ...[chosen.what, chosen.model, chosen.helps, COMPARE].map(paragraph));
   };
 }

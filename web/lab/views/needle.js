@@ -1,12 +1,12 @@
 // Chart 3, a needle in the haystack: retrieval of the needle at each depth (a line chart with
-// its read-outs), the same sweep for several context lengths as a depth × length grid, and a
+// its read-outs, led by the worst depth), the same sweep for several context lengths as a depth × length grid, and a
 // note on the context length the experiments use.
 import { formatCount, plural } from '../../shared/format.js';
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
 import { drawsAtRandom, NEEDLE_DEPTHS, RETRIEVER_NOISE } from '../state.js';
 import { createGrid } from './grid.js';
 import { summaryList } from '../../shared/page/summary.js';
-import { metricFormat, percent, ratio, retrievalAxis, retrievalTitles, times } from './readouts.js';
+import { metricFormat, percent, ratio, retrievalAxis, retrievalTitles, times, worstOf } from './readouts.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -47,7 +47,9 @@ export function createNeedleView() {
         xDomain: [0, 1], ...retrievalAxis(settings, Math.max(...sweep.retrieval)),
       });
       const f = metricFormat(settings);
+      const worst = worstOf(sweep);
       summaryList($('needle-summary'), [
+        ['worst depth', `${f(worst.value)} at ${percent(worst.depth)}`],
         ['first document', f(sweep.summary.begin)], ['middle', f(sweep.summary.middle)],
         ['last document', f(sweep.summary.end)], ['max ÷ min', ratio(sweep.summary.maxOverMin)],
       ]);

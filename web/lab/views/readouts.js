@@ -16,6 +16,13 @@ const HEADROOM = 1.05;  // a linear y axis reaches this far above the highest va
 /** A y domain from 0 to a little above `highest` ([0, 1] when there is nothing to show). */
 export const domainFromZero = (highest) => [0, highest * HEADROOM || 1];
 
+/** The depth where a needle sweep retrieves least: {value, depth} (the first such depth). */
+export function worstOf(sweep) {
+  const values = Array.from(sweep.retrieval);
+  const k = values.indexOf(Math.min(...values));
+  return { value: values[k], depth: sweep.depths[k] };
+}
+
 /** How the needle experiments' retrieval reads: attention mass, or a top-1 rate. */
 export const metricFormat = (settings) => (settings.metric === 'mass' ? mass : percent);
 
