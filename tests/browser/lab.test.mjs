@@ -388,7 +388,9 @@ describe('lab page', () => {
 
   test('a screen reader hears a chart\'s reading once a drag stops, not at every step: the visible reading is no live region, its spoken copy is written once', async () => {
     const { page, close } = await openPage(suite, 'lab.html');
-    await page.waitForFunction(() => document.getElementById('position-reading-spoken').textContent !== '', null, { timeout: TIMEOUT_MS });
+    // the first readings spoken, both charts', before the drag
+    await page.waitForFunction(() => ['position-reading-spoken', 'rope-reading-spoken'].every((id) => document.getElementById(id).textContent !== ''),
+      null, { timeout: TIMEOUT_MS });
     for (const id of ['position-reading', 'rope-reading']) {
       assert.equal(await page.getAttribute(`#${id}`, 'aria-live'), null, `${id}: not live`);
       assert.equal(await page.getAttribute(`#${id}-spoken`, 'aria-live'), 'polite');

@@ -73,12 +73,14 @@ describe('at given distances', () => {
 });
 
 describe('lab chart 2', () => {
-  test('the distances: every one up to 64, then log-spaced up to the longest, ascending and none twice', () => {
-    const distances = ropeDistances(4096);
-    assert.deepEqual(distances.slice(0, 65), Array.from({ length: 65 }, (_, d) => d));
-    assert.equal(distances.at(-1), 4096);
-    distances.slice(1).forEach((d, k) => assert.ok(d > distances[k], `${d} after ${distances[k]}`));
+  test('the distances: every one from 0 to the longest, so that the bound\'s 13-token ripple is drawn, not aliased (base 10,000: 80 crossings of its mean from 500 to 1,023, from 0.127 to 0.411)', () => {
+    assert.deepEqual(ropeDistances(4096), Array.from({ length: 4097 }, (_, d) => d));
     assert.deepEqual(ropeDistances(16), Array.from({ length: 17 }, (_, d) => d));
+    const { decay } = ropeCurves(engine, { headWidth: ROPE_HEAD_WIDTH, base: 10000, strength: 6, bases: [10000], maxDistance: 1023 });
+    const drawn = decay[0].values.slice(500);
+    const mean = drawn.reduce((sum, v) => sum + v, 0) / drawn.length;
+    const crossings = drawn.slice(1).filter((v, k) => (v - mean) * (drawn[k] - mean) < 0).length;
+    assert.deepEqual([crossings, Math.min(...drawn).toFixed(3), Math.max(...drawn).toFixed(3)], [80, '0.127', '0.411']);
   });
 
   for (const [base, strength, maxDistance] of [[500, 6, 1024], [10000, 6, 1024], [500000, 6, 1024], [10000, 0, 256],

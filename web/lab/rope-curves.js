@@ -4,21 +4,12 @@
 // distance_weights), and RoFormer's bound of a query–key dot product for each base; each
 // divided by its value at distance 0. Runs in the lab's worker.
 
-// Distances sampled: every distance up to this, then log-spaced (the chart's x axis is
-// logarithmic).
-const DENSE_DISTANCES = 64;
-const LOG_SAMPLES = 160;
-
-/** The distances 0..maxDistance at which chart 2 is sampled, ascending. */
-export function ropeDistances(maxDistance) {
-  const distances = new Set();
-  for (let d = 0; d <= Math.min(DENSE_DISTANCES, maxDistance); ++d) distances.add(d);
-  const ratio = Math.log(maxDistance / DENSE_DISTANCES) / LOG_SAMPLES;
-  for (let k = 1; k <= LOG_SAMPLES && maxDistance > DENSE_DISTANCES; ++k) {
-    distances.add(Math.min(maxDistance, Math.round(DENSE_DISTANCES * Math.exp(ratio * k))));
-  }
-  return [...distances].sort((a, b) => a - b);
-}
+/**
+ * The distances 0..maxDistance at which chart 2 is drawn: every one. RoFormer's bound oscillates
+ * with a period of about 13 tokens near a thousand (base 10,000: 80 crossings of its mean from 500
+ * to 1,023), which any sparser sampling aliases into a slower, narrower wave.
+ */
+export const ropeDistances = (maxDistance) => Array.from({ length: maxDistance + 1 }, (_, d) => d);
 
 /**
  * {weight: {base, strength, distances, values}, decay: [{base, distances, values}]}: the
@@ -29,8 +20,8 @@ export function ropeDistances(maxDistance) {
 export function ropeCurves(engine, { headWidth, base, strength, bases, maxDistance }) {
   const distances = ropeDistances(maxDistance);  // distances[0] is 0
   const relative = (values) => Array.from(values, (value) => value / values[0]);
-  const kernel = engine.distanceWeights({ positional: { type: 'rope', base, headWidth, strength }, distances });
+  const kernel = engine.distanceWeights({ positional: { type: 'rope', base, headWidth, strength }, maxDistance });
   const weight = { base, strength, distances, values: relative(kernel) };
-  const decay = bases.map((b) => ({ base: b, distances, values: relative(engine.ropeDecay({ headWidth, base: b, distances })) }));
+  const decay = bases.map((b) => ({ base: b, distances, values: relative(engine.ropeDecay({ headWidth, base: b, maxDistance })) }));
   return { weight, decay };
 }
