@@ -429,13 +429,13 @@ describe('lab page', () => {
     await close();
   });
 
-  test('each slider announces the value it stands for (aria-valuetext): "1,024 tokens" not 12, "off" not 0, "0.003" not -2.5, kept in sync', async () => {
+  test('each slider announces the value it stands for (aria-valuetext): "1,024 tokens" not 12, "off" not 0, "0.003" not 9, kept in sync', async () => {
     const { page, close } = await openLab();
     const SLIDERS = ['n', 'layers', 'residual', 'slope', 'rope-strength', 'window', 'sinks', 'signal', 'noise', 'trials'];
     const spoken = () => page.$$eval(SLIDERS.map((id) => `#${id}`).join(', '),
       (sliders) => Object.fromEntries(sliders.map((slider) => [slider.id, [slider.value, slider.getAttribute('aria-valuetext')]])));
     assert.deepEqual(await spoken(), {
-      n: ['12', '1,024 tokens'], layers: ['12', '12'], residual: ['0.85', '0.85'], slope: ['-2.5', '0.003'],
+      n: ['12', '1,024 tokens'], layers: ['12', '12'], residual: ['0.85', '0.85'], slope: ['9', '0.003'],
       'rope-strength': ['6', '6'], window: ['0', 'off'], sinks: ['0', 'needs a window'], signal: ['3', '3'], noise: ['1', '1'],
       trials: ['8', '8'],
     });
@@ -443,13 +443,32 @@ describe('lab page', () => {
     await page.focus('#n');
     await page.keyboard.press('ArrowLeft');
     await page.locator('#window').fill('6');
-    await page.locator('#slope').fill('-2');
+    await page.locator('#slope').fill('12');
     await page.evaluate(() => { window.location.hash = `${window.location.hash}&sinks=4&ropeStrength=2.5`; });
     await page.waitForFunction(() => document.getElementById('sinks').getAttribute('aria-valuetext') === '4', null, { timeout: TIMEOUT_MS });
     const moved = await spoken();
     assert.deepEqual([moved.n, moved.window, moved.slope, moved.sinks, moved['rope-strength']],
-      [['11', '768 tokens'], ['6', '128 tokens'], ['-2', '0.01'], ['4', '4'], ['2.5', '2.5']]);
+      [['11', '768 tokens'], ['6', '128 tokens'], ['12', '0.01'], ['4', '4'], ['2.5', '2.5']]);
     assert.equal(await page.evaluate(() => window.location.hash), '#n=768&slope=0.01&ropeStrength=2.5&window=128&sinks=4');
+    await close();
+  });
+
+  test('the slope slider steps through stops on which the defaults\' and the presets\' slopes lie: one step down and back is 0.003 again, the preset still pressed', async () => {
+    const { page, close } = await openLab();
+    const pressed = () => page.$eval('[data-preset="u-shape"]', (button) => button.getAttribute('aria-pressed'));
+    const slope = () => page.$eval('#slope', (slider) => [slider.min, slider.max, slider.step, slider.value, slider.getAttribute('aria-valuetext')]);
+    assert.deepEqual(await slope(), ['0', '21', '1', '9', '0.003']);
+    await page.focus('#slope');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => window.location.hash === '#slope=0.002', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual([await slope(), await pressed()], [['0', '21', '1', '8', '0.002'], 'false']);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => window.location.hash === '', null, { timeout: TIMEOUT_MS });
+    assert.deepEqual([await slope(), await pressed()], [['0', '21', '1', '9', '0.003'], 'true']);
+    // the Recency preset's 0.005 is the next stop up
+    await page.click('[data-preset="recency"]');
+    await page.waitForFunction(() => document.getElementById('slope').getAttribute('aria-valuetext') === '0.005', null, { timeout: TIMEOUT_MS });
+    assert.equal((await slope())[3], '10');
     await close();
   });
 
@@ -861,7 +880,7 @@ describe('lab page', () => {
 
     // the slope: a sweep and a grid (held); the sweep drawn, the section computing
     let before = await sweepPath();
-    await slide('slope', -2);  // 0.01
+    await slide('slope', 12);  // 0.01
     await sweepRedrawn(before);
     assert.equal(await timing(), 'computing…');
     // n: the sweep alone (the grid's lengths do not depend on n); drawn while the slope's grid is held

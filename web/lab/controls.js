@@ -4,12 +4,13 @@
 import { format } from 'd3-format';
 import { formatCount, plural } from '../shared/format.js';
 import { DOCUMENT_COUNTS, SOURCE } from '../shared/published-data.js';
-import { isPresetOf, LENGTHS, PRESETS, RANGES, SLOPE_LOG_RANGE, sliderToSlope, WINDOWS } from './state.js';
+import { isPresetOf, LENGTHS, PRESETS, RANGES, SLOPES, WINDOWS } from './state.js';
 
 const $ = (id) => document.getElementById(id);
 const slopeText = format('.2~e');
-const slopeToSlider = (slope) => Math.log10(slope);
 const nearestIndex = (list, value) => list.reduce((best, v, k) => (Math.abs(v - value) < Math.abs(list[best] - value) ? k : best), 0);
+// the slope slider's stop nearest to `slope` on a log scale (a link's slope may lie between them)
+const slopeToSlider = (slope) => nearestIndex(SLOPES.map(Math.log10), Math.log10(slope));
 
 // Each control, by name: the settings it sets and the scope of what it changes.
 const CONTROLS = {
@@ -18,7 +19,7 @@ const CONTROLS = {
   residual: [(el) => ({ residual: Number(el.value) }), 'mechanisms'],
   causal: [(el) => ({ causal: el.checked }), 'mechanisms'],
   positional: [(el) => ({ positional: el.value }), 'mechanisms'],
-  slope: [(el) => ({ slope: sliderToSlope(Number(el.value)) }), 'mechanisms'],
+  slope: [(el) => ({ slope: SLOPES[Number(el.value)] }), 'mechanisms'],
   ropeBase: [(el) => ({ ropeBase: Number(el.value) }), 'mechanisms'],
   ropeStrength: [(el) => ({ ropeStrength: Number(el.value) }), 'mechanisms'],
   window: [(el) => ({ window: WINDOWS[Number(el.value)] }), 'mechanisms'],
@@ -48,7 +49,7 @@ export function readControl(element) {
 export function setUpControls({ onPreset }) {
   $('n').max = String(LENGTHS.length - 1);
   $('window').max = String(WINDOWS.length - 1);
-  [$('slope').min, $('slope').max] = SLOPE_LOG_RANGE.map(String);
+  $('slope').max = String(SLOPES.length - 1);
   for (const [name, [min, max, step]] of Object.entries(RANGES)) {
     Object.assign(document.querySelector(`input[name="${name}"]`), { min, max, step });
   }

@@ -16,8 +16,16 @@ export const ROPE_BASES = [500, 10000, 500000];
 export const ROPE_HEAD_WIDTH = 64;
 /** Depths of the needle experiments, evenly from the first document to the last. */
 export const NEEDLE_DEPTHS = 11;
-/** The ALiBi slope slider runs over log10(slope) in this range. */
-export const SLOPE_LOG_RANGE = [-4, -0.5];
+// The slope slider's stops in each decade: about even steps on a log scale (×1.3 to ×1.7), on
+// which the defaults' and the presets' slopes (0.003, 0.005) lie, so that the slider returns to them.
+const SLOPE_MANTISSAS = [1, 1.5, 2, 3, 5, 7];
+const SLOPE_DECADES = [-4, -3, -2, -1];
+const SLOPE_TOP = 0.3;  // the last stop: a decay steep enough to leave only the last few tokens
+/** ALiBi slopes the slope slider steps through, from 0.0001 to 0.3. */
+export const SLOPES = SLOPE_DECADES.flatMap((power) => SLOPE_MANTISSAS.map((m) => Number((m * 10 ** power).toPrecision(2))))
+  .filter((slope) => slope <= SLOPE_TOP);
+/** A link's slope may lie anywhere in this range, between the stops too. */
+const [SLOPE_MIN, SLOPE_MAX] = [1e-4, 0.32];
 
 /** Defaults: a U-shaped curve (tests/native/lab/ and tests/js use them too). */
 export const DEFAULTS = Object.freeze({
@@ -63,11 +71,6 @@ const CHOICES = {
   mitigation: ['query-aware', 'calibration', 'ms-poe', 'reorder'],
 };
 const FLAGS = ['causal', 'logScale'];
-const SLOPE_DIGITS = 2;          // significant digits of a slope set by the slider
-
-/** The ALiBi slope at a position of the slope slider (log10 of the slope), as the link keeps it. */
-export const sliderToSlope = (value) => Number((10 ** value).toPrecision(SLOPE_DIGITS));
-const [SLOPE_MIN, SLOPE_MAX] = SLOPE_LOG_RANGE.map(sliderToSlope);
 const STEP_SLACK = 1e-9;        // a value within this many steps of a step counts as on it
 
 // Why `text` is not a value of setting `key` (a rule such as 'a whole number from 1 to 32'),
