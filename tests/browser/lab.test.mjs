@@ -982,6 +982,31 @@ describe('lab page', () => {
     }
   });
 
+  test('chart 3\'s "Retrieval measured as" select is as wide as its options and inside its panel at every width from 320 to 1,920 px', async () => {
+    const { page, close } = await openLab();
+    for (const width of [320, 390, 600, 768, 950, 1000, 1200, 1280, 1400, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(100);
+      const drawn = await page.$eval('#metric', (select) => {
+        const panel = select.closest('section');
+        const padding = Number.parseFloat(getComputedStyle(panel).paddingRight);
+        const [box, panelBox] = [select, panel].map((element) => element.getBoundingClientRect());
+        const widths = [...select.options].map((option) => {
+          select.value = option.value;
+          select.style.width = 'max-content';
+          const fitted = select.getBoundingClientRect().width;
+          select.style.width = '';
+          return fitted;
+        });
+        select.value = 'mass';
+        return { width: box.width, fitted: Math.max(...widths), inside: box.left >= panelBox.left && box.right <= panelBox.right - padding };
+      });
+      assert.ok(drawn.width >= drawn.fitted - 1, `${width} px: the select ${drawn.width} px wide, its widest option ${drawn.fitted} px`);
+      assert.equal(drawn.inside, true, `${width} px: inside the panel`);
+    }
+    await close();
+  });
+
   test('the published chart draws each model\'s closed-book (dashed) and oracle (dotted) accuracy at the data\'s values on its y axis, keyed in the legend and in the SVG', async () => {
     const { page, close } = await openLab();
     // the y of a value on the chart's axis, from two of its ticks (translate(0,y) and the value they read); d3-axis
