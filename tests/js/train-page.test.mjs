@@ -437,8 +437,8 @@ describe('Train: whether a run has learned the task', () => {
   });
 
   test('the presets that stay near chance in 1,400 steps are not learned, the weakest that learns is (the seeds\' mean)', () => {
-    // over seeds 0–2 (README, "What it finds"; the ALiBi bidirectional run measured by a reviewer)
-    for (const [name, accuracies] of [['learned', [0.09, 0.11, 0.14]], ['sinusoidal', [0.08, 0.08, 0.09]], ['bidirectional', [0.112]]]) {
+    // over seeds 0–2 (README, "What it finds": the seeds' range and mean)
+    for (const [name, accuracies] of [['learned', [0.09, 0.11, 0.14]], ['sinusoidal', [0.08, 0.08, 0.09]], ['bidirectional', [0.10, 0.11, 0.12]]]) {
       const learning = learningOf(evaluatedRun(accuracies));
       assert.equal(learning.learned, false, name);
       assert.equal(learning.chance, 1 / 32);
