@@ -697,15 +697,19 @@ describe('Train page', () => {
   test('on a desktop the runs table fits its panel, every button in sight; in a panel narrower than the table each run is a card', async () => {
     const { page, close } = await openPage(suite, `train.html${QUICK}`, { viewport: DESKTOP });
     assert.equal(await trainAndWait(page), 'finished');
-    const layout = () => page.$eval('#runs-body tr', (row) => {
+    // measured two frames after a resize, in one task: the page's ResizeObserver draws the table
+    // again (its rows replaced) in the frame after it, and a row found before that was once
+    // measured after it, out of the document
+    const layout = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+      const row = document.querySelector('#runs-body tr');
       const box = row.closest('.table-scroll');
-      return {
+      resolve({
         header: row.closest('table').tHead.getBoundingClientRect().height,
         scrolls: box.scrollWidth > box.clientWidth,
         room: box.getBoundingClientRect().right,
         buttons: [...row.querySelectorAll('.actions button')].map((button) => ({ text: button.textContent, right: button.getBoundingClientRect().right })),
-      };
-    });
+      });
+    }))));
     // the table needs about 905 px (the buttons one over another): a panel of 973 px at 1,400 has
     // room (at 1,400 px the Remove button was cut at the panel's edge, 1,033 px of table in 973)
     for (const [width, table] of [[1920, true], [1400, true], [1200, false], [1000, false]]) {
