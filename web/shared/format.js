@@ -65,14 +65,17 @@ export function listBriefly(items) {
  */
 export function logAxisFormat([low, high], format) {
   const mantissas = Math.log10(high / low) <= ONE_TWO_FIVE_DECADES ? [1, 2, 5] : [1];
-  return (value) => {
-    const mantissa = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
-    return mantissas.some((m) => Math.abs(mantissa - m) < 1e-6) ? format(value) : '';
-  };
+  return (value) => (isMultipleOfPowerOfTen(value, mantissas) ? format(value) : '');
 }
 
 /** 10 to the power `exponent`, exactly as its decimal reads: 10 ** -5 is 0.000009999999999999999. */
 export const powerOfTen = (exponent) => Number(`1e${exponent}`);
+
+/** Whether `value` (> 0) is one of `mantissas` times a power of ten: 0.02 is, of [1, 2, 5]. */
+export function isMultipleOfPowerOfTen(value, mantissas) {
+  const mantissa = value / powerOfTen(Math.floor(Math.log10(value) + 1e-9));
+  return mantissas.some((m) => Math.abs(mantissa - m) < 1e-6);
+}
 
 /**
  * A log axis's tick label, four characters from 1e-9 to 1e+9: the shortest exact form up to

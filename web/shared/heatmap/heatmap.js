@@ -303,13 +303,15 @@ export function createHeatmap(canvas, tooltip, { onSelectQuery, onZoom }) {
     return Math.ceil(widest);
   }
 
-  // From the cells to the strip of kinds and to the labels: outside a frame, when panels have one.
-  const insets = () => axisInsets({ kinds: model.kinds, frameReach: model.panels.some((panel) => panel.frame) ? FRAME_MARGIN_PX : 0 });
+  // A frame's reach past the cells, when the panels have one; from the cells to the strip of
+  // kinds and to the labels, outside it.
+  const frameReach = () => (model.panels.some((panel) => panel.frame) ? FRAME_MARGIN_PX : 0);
+  const insets = () => axisInsets({ kinds: model.kinds, frameReach: frameReach() });
 
   function computeLayout(width) {
     const labelPx = labelWidth + insets().labels;
     // Framed panels keep room for the frame after their cells (before them the label gap holds it).
-    const framePx = model.panels.some((panel) => panel.frame) ? FRAME_MARGIN_PX : 0;
+    const framePx = frameReach();
     const count = model.panels.length;
     const columns = count === 1 ? 1
       : Math.max(1, Math.min(count, model.columns ?? count,

@@ -5,7 +5,7 @@
 import { axisBottom } from 'd3-axis';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { select } from 'd3-selection';
-import { logTickLabel, powerOfTen } from '../format.js';
+import { isMultipleOfPowerOfTen, logTickLabel, powerOfTen } from '../format.js';
 import { COLOR_SCALES, COLOR_STEPS, MASKED, SPECIAL_COLORS } from './colors.js';
 
 const AXIS_HEIGHT_PX = 24;
@@ -49,8 +49,7 @@ export function fittingLogTicks(scale) {
   const powers = [];
   for (let exponent = first; exponent <= last; ++exponent) powers.push(powerOfTen(exponent));
   if (powers.length < 2) {
-    const mantissa = (tick) => tick / powerOfTen(Math.floor(Math.log10(tick) + 1e-9));
-    const ticks = scale.ticks().filter((tick) => LOG_MANTISSAS.some((m) => Math.abs(mantissa(tick) - m) < 1e-6));
+    const ticks = scale.ticks().filter((tick) => isMultipleOfPowerOfTen(tick, LOG_MANTISSAS));
     return { ticks: labelsApart(scale, ticks, format) ? ticks : powers, format };
   }
   for (let stride = 1; ; ++stride) {
