@@ -6,6 +6,7 @@
 // to a line of their settings (option-groups.js).
 import { showProblem, typedProblem } from '../shared/page/control-problems.js';
 import { headChoices, settingProblems } from './checks.js';
+import { daggerMark } from './learning.js';
 import { createOptionGroups } from './option-groups.js';
 import { isPresetRun, PRESETS, presetRun } from './presets.js';
 import { fieldLabel, fieldRange, formatField, parseField } from './state.js';
@@ -104,17 +105,8 @@ export function createControls({ settings, onChange, onPreset, onTrain, onPause,
     const element = document.createElement('button');
     element.type = 'button';
     element.textContent = preset.label;
-    if (preset.note) {
-      // a dagger for the eye, which the presets' text explains, and the words for a screen reader
-      const mark = document.createElement('span');
-      mark.className = 'preset-note';
-      mark.setAttribute('aria-hidden', 'true');
-      mark.textContent = ' †';
-      const note = document.createElement('span');
-      note.className = 'visually-hidden';
-      note.textContent = ` (${preset.note})`;
-      element.append(mark, note);
-    }
+    // a dagger for the eye, which the presets' text explains, and the words for a screen reader
+    if (preset.note) element.append(...daggerMark('preset-note', preset.note));
     element.dataset.preset = preset.id;
     element.addEventListener('click', () => {
       typed.clear();

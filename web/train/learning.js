@@ -49,6 +49,22 @@ export const NOT_LEARNED_MARK = '†';
 export const NOT_LEARNED_WORDS = 'near chance: not learned';
 
 /**
+ * The dagger after a name, as the presets near chance and the runs that have not learned have
+ * it: [the dagger, hidden from a screen reader, with class `className`; `words` in brackets in its
+ * place, for a screen reader alone].
+ */
+export function daggerMark(className, words) {
+  const mark = document.createElement('span');
+  mark.className = className;
+  mark.setAttribute('aria-hidden', 'true');
+  mark.textContent = ` ${NOT_LEARNED_MARK}`;
+  const spoken = document.createElement('span');
+  spoken.className = 'visually-hidden';
+  spoken.textContent = ` (${words})`;
+  return [mark, spoken];
+}
+
+/**
  * What the status line adds of a run that has not learned the task: '; not learned: held-out
  * accuracy 9.4%, near chance (3.1%)', or '' for one that has (or has no evaluation yet).
  */

@@ -8,7 +8,7 @@
 // legend, which the note under the table explains. On a phone each run is a card (train.css)
 // whose settings fold behind a button of their own.
 import { createLineChart, seriesColor } from '../../shared/line-chart.js';
-import { learningOf, LEARNED_FRACTION, NOT_LEARNED_MARK, NOT_LEARNED_WORDS } from '../learning.js';
+import { daggerMark, learningOf, LEARNED_FRACTION, NOT_LEARNED_MARK, NOT_LEARNED_WORDS } from '../learning.js';
 import { middlePairs, positionsAt, runName, runSummary } from '../runs.js';
 import { pairX } from './lengths.js';
 import { percent, percentFine, spreadSeries } from './readouts.js';
@@ -41,17 +41,7 @@ const notLearned = (run) => learningOf(run)?.learned === false;
 
 // What follows the name of a run that has not learned the task: the dagger, aria-hidden, and
 // its words for a screen reader in its place (none for a run that has learned).
-function notLearnedMark(run) {
-  if (!notLearned(run)) return [];
-  const mark = document.createElement('span');
-  mark.className = 'not-learned-mark';
-  mark.setAttribute('aria-hidden', 'true');
-  mark.textContent = ` ${NOT_LEARNED_MARK}`;
-  const words = document.createElement('span');
-  words.className = 'visually-hidden';
-  words.textContent = ` (${NOT_LEARNED_WORDS})`;
-  return [mark, words];
-}
+const notLearnedMark = (run) => (notLearned(run) ? daggerMark('not-learned-mark', NOT_LEARNED_WORDS) : []);
 
 /** Returns draw(runs, shownRun); callbacks onShow(run), onUseSettings(run), onRemove(run). */
 export function createRunsTable({ onShow, onUseSettings, onRemove }) {
